@@ -1,0 +1,53 @@
+# skirmish — developer commands. `make demo` and `make test` work on a fresh machine:
+# each creates .venv if needed and installs the project with its dev extras.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+export SDL_VIDEODRIVER ?= dummy
+export SDL_AUDIODRIVER ?= dummy
+export MPLBACKEND ?= Agg
+export PYGAME_HIDE_SUPPORT_PROMPT = 1
+
+.PHONY: demo test test-all lint typecheck contracts check bench soak clean venv
+
+venv: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev,distributed,rl]'
+	touch $(STAMP)
+
+## The main job: AI-vs-AI battles on the shipped 5v5 scenario, headless.
+demo: $(STAMP)
+	$(BIN)/skirmish battle scenarios/skirmish-5v5.yaml -n 40 --seed 1 --red cautious --blue aggressive --out out/demo --log out/demo/logs
+
+## The test suite (slow soak tests run in their short CI form).
+test: $(STAMP)
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile
+
+test-all: $(STAMP)
+	SKIRMISH_SOAK=full $(BIN)/python -m pytest -q -n 2 --dist loadfile
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+contracts: $(STAMP)
+	$(BIN)/lint-imports
+
+## Everything CI checks.
+check: test lint typecheck contracts
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/cover.py --quick
+	$(BIN)/python benchmarks/paths.py
+	$(BIN)/python benchmarks/battles.py --quick
+	$(BIN)/python benchmarks/render.py
+
+clean:
+	rm -rf out .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,43 @@
+"""Choosing points inside legal regions (shared by every policy).
+
+Contract: ``choose_point(option, rng, n)`` returns a point that the option's
+validator accepts, drawn from ``option.region`` with the injected generator,
+or ``None`` if none of ``n`` candidates is legal.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import shapely
+
+from game.commands import Option
+
+
+def sample_in(region: Any, n: int, rng: np.random.Generator) -> np.ndarray:
+    """Up to ``n`` points drawn uniformly inside ``region`` (rejection sampling on its bounds)."""
+    if region is None or region.is_empty:
+        return np.empty((0, 2))
+    minx, miny, maxx, maxy = region.bounds
+    pts = np.column_stack([rng.uniform(minx, maxx, 4 * n), rng.uniform(miny, maxy, 4 * n)])
+    inside = shapely.contains_xy(region, pts[:, 0], pts[:, 1])
+    return pts[inside][:n]
+
+
+def legal_points(option: Option, candidates: np.ndarray) -> list[tuple[float, float]]:
+    """The candidates the option's validator accepts, as tuples."""
+    out = []
+    for x, y in candidates:
+        p = (float(x), float(y))
+        if option.validate is None or option.validate(p) is None:
+            out.append(p)
+    return out
+
+
+def choose_point(option: Option, rng: np.random.Generator, n: int = 12) -> tuple[float, float] | None:
+    """A random legal point of ``option`` (``None`` if none found among ``n`` tries)."""
+    pts = legal_points(option, sample_in(option.region, n, rng))
+    if not pts:
+        return None
+    return pts[int(rng.integers(len(pts)))]

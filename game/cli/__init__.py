@@ -1,0 +1,82 @@
+"""The ``skirmish`` command line.
+
+Contract: each subcommand lives in its own module ``game.cli.<name>`` exposing a
+click command of that name; this group imports them lazily so ``skirmish
+--help`` stays fast and a headless command never imports pygame. Every user
+error exits with status 2 and a one-line cause (no traceback).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+from typing import Any
+
+import click
+
+from game import __version__
+from game.errors import SkirmishError
+
+#: subcommand -> (module, attribute, one-line help)
+SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
+    "check": ("game.cli.check", "check", "Validate scenario files."),
+    "schema": ("game.cli.check", "schema", "Print the scenario JSON Schema."),
+    "los": ("game.cli.los", "los", "Line of sight and cover between two units."),
+    "odds": ("game.cli.odds", "odds", "Exact odds of a defence under a ruleset."),
+    "battle": ("game.cli.battle", "battle", "Run headless AI-vs-AI battles."),
+    "replay": ("game.cli.replay", "replay", "Verify (or view) a recorded battle."),
+    "render": ("game.cli.render", "render", "Draw a scenario to a PNG."),
+    "play": ("game.cli.play", "play", "Play a scenario in a window."),
+    "rulesets": ("game.cli.rulesets", "rulesets", "List the rulesets and their options."),
+}
+
+
+class LazyGroup(click.Group):
+    """A click group whose subcommands are imported only when used."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return [name for name, (mod, _, _) in SUBCOMMANDS.items() if importlib.util.find_spec(mod) is not None]
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        entry = SUBCOMMANDS.get(cmd_name)
+        if entry is None:
+            return None
+        module, attr, _ = entry
+        try:
+            mod = importlib.import_module(module)
+        except ModuleNotFoundError as e:
+            if e.name == module:
+                return None
+            raise
+        cmd: click.Command = getattr(mod, attr)
+        return cmd
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(n, SUBCOMMANDS[n][2]) for n in self.list_commands(ctx)]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="skirmish")
+def cli() -> None:
+    """skirmish: tactical grid combat with exact cover and five defence rulesets."""
+
+
+def main(argv: list[str] | None = None) -> Any:
+    """Console entry point: user errors exit 2 with one line, never a traceback."""
+    try:
+        return cli.main(args=argv, prog_name="skirmish", standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        sys.exit(1)
+    except click.exceptions.Exit as e:
+        sys.exit(e.exit_code)
+    except click.ClickException as e:
+        e.show()
+        sys.exit(2)
+    except SkirmishError as e:
+        click.echo(f"error: {e}", err=True)
+        sys.exit(2)

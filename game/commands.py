@@ -1,0 +1,255 @@
+"""Frozen command values: what a unit (or its controller) asks the match to do.
+
+Contract: commands are plain immutable values with a ``unit`` field naming the
+acting unit. ``game.match.Match.apply`` accepts a command only if it matches one
+of the options of the pending :class:`Decision` (see :func:`matches`); otherwise
+it raises ``IllegalCommand`` and changes nothing. Points are ``(x, y)`` inches.
+
+Turn commands: Move, Step, Face, ChangePosture, Attack, Maneuver, EndTurn.
+Reaction commands (answers to a defence prompt): Defend, Interpose, DodgeMove,
+Follow.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
+
+Point = tuple[float, float]
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """Move along the shortest free path to ``to``."""
+
+    unit: str
+    to: Point = (0.0, 0.0)
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """A short move (GURPS step: 1 yard) that some maneuvers allow beside an attack."""
+
+    unit: str
+    to: Point = (0.0, 0.0)
+
+
+@dataclass(frozen=True, slots=True)
+class Face:
+    """Turn to face ``degrees`` (0 = east, 90 = south)."""
+
+    unit: str
+    degrees: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class ChangePosture:
+    unit: str
+    posture: str = "standing"
+
+
+@dataclass(frozen=True, slots=True)
+class Attack:
+    """Attack ``target`` with the named weapon; ``options`` are ruleset-specific flags."""
+
+    unit: str
+    target: str = ""
+    weapon: str = ""
+    options: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Maneuver:
+    """A ruleset-specific turn action, e.g. ``all_out_defence`` or ``choose_dodge``."""
+
+    unit: str
+    name: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class EndTurn:
+    unit: str
+
+
+@dataclass(frozen=True, slots=True)
+class Defend:
+    """Answer to a defence prompt.
+
+    ``kind`` is the defence (``none``, ``dodge``, ``parry``, ``block``, ...);
+    ``weapon`` the parrying weapon; ``retreat_to`` a point for a retreat;
+    ``drop`` a GURPS dodge-and-drop; ``acrobatic`` a GURPS acrobatic dodge;
+    ``combo`` an ap-pool attribute combination or other ruleset choice.
+    """
+
+    unit: str
+    kind: str = "none"
+    weapon: str | None = None
+    retreat_to: Point | None = None
+    drop: bool = False
+    acrobatic: bool = False
+    combo: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Interpose:
+    """GURPS sacrificial dodge: ``unit`` steps to ``to`` to take an attack aimed at ``friend``."""
+
+    unit: str
+    friend: str = ""
+    to: Point | None = None
+    drop: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class DodgeMove:
+    """The move after a successful ap-pool dodge; ``to=None`` stays put."""
+
+    unit: str
+    to: Point | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Follow:
+    """GURPS: the attacker follows a retreating defender with its unused step (``None``: stays)."""
+
+    unit: str
+    to: Point | None = None
+
+
+Command = Move | Step | Face | ChangePosture | Attack | Maneuver | EndTurn | Defend | Interpose | DodgeMove | Follow
+
+COMMAND_TYPES: dict[str, type] = {
+    t.__name__: t
+    for t in (Move, Step, Face, ChangePosture, Attack, Maneuver, EndTurn, Defend, Interpose, DodgeMove, Follow)
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Modifier:
+    """One modifier behind a roll, with where it comes from (shown to players)."""
+
+    source: str
+    value: float
+    applies_to: str = "roll"  # free text per ruleset: "skill", "defence", "difficulty", "dice", ...
+
+    def __str__(self) -> str:
+        sign = "+" if self.value >= 0 else ""
+        v = int(self.value) if float(self.value).is_integer() else self.value
+        return f"{sign}{v} {self.source}"
+
+
+@dataclass(frozen=True)
+class Option:
+    """One legal choice of a decision.
+
+    ``command`` is a template. If ``point_field`` is set, that field is free:
+    any value ``v`` for which ``validate(v)`` returns ``None`` is legal (the
+    function returns a reason string otherwise); ``region`` is the shapely
+    geometry of legal points, for drawing and for AI sampling (``None`` for
+    non-spatial free fields such as ``Face.degrees``).
+    """
+
+    command: Any
+    label: str
+    p_success: float | None = None
+    modifiers: tuple[Modifier, ...] = ()
+    point_field: str | None = None
+    region: Any = None
+    validate: Callable[[Any], str | None] | None = field(default=None, compare=False)
+    detail: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    def with_point(self, value: Any) -> Any:
+        """The command with the free field set to ``value``."""
+        if self.point_field is None:
+            return self.command
+        return replace(self.command, **{self.point_field: value})
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What the match is waiting for: ``unit`` must choose one of ``options``.
+
+    ``kind`` is ``turn`` (the active unit's turn), ``defence``, ``dodge_move``,
+    ``follow`` or ``interpose``. ``context`` describes the attack being
+    answered (attacker, weapon, roll, modifiers) for prompts and AI.
+    """
+
+    unit: str
+    kind: str
+    options: tuple[Option, ...]
+    context: dict[str, Any] = field(default_factory=dict)
+
+
+def _same_except(a: Any, b: Any, free: str | None) -> bool:
+    if type(a) is not type(b):
+        return False
+    return all(f.name == free or getattr(a, f.name) == getattr(b, f.name) for f in fields(a))
+
+
+def _finite_point(v: Any) -> bool:
+    return (
+        isinstance(v, tuple)
+        and len(v) == 2
+        and all(isinstance(c, (int, float)) and math.isfinite(c) for c in v)
+    )
+
+
+def matches(option: Option, command: Any) -> str | None:
+    """``None`` if ``command`` is legal under ``option``; else why not (for error messages)."""
+    if not _same_except(option.command, command, option.point_field):
+        return "does not match"
+    if option.point_field is None:
+        return None
+    value = getattr(command, option.point_field)
+    if option.region is not None and not _finite_point(value):
+        return f"{option.point_field} must be a finite (x, y) point"
+    if option.validate is not None:
+        return option.validate(value)
+    return None
+
+
+def find_option(decision: Decision, command: Any) -> Option:
+    """The option ``command`` matches; raises ``ValueError`` with the closest reason otherwise."""
+    reasons: list[str] = []
+    for opt in decision.options:
+        why = matches(opt, command)
+        if why is None:
+            return opt
+        if why != "does not match":
+            reasons.append(f"{opt.label}: {why}")
+    if getattr(command, "unit", None) != decision.unit:
+        raise ValueError(f"it is {decision.unit}'s decision ({decision.kind}), not {getattr(command, 'unit', '?')}'s")
+    if reasons:
+        raise ValueError("; ".join(reasons))
+    labels = ", ".join(o.label for o in decision.options)
+    raise ValueError(f"{type(command).__name__} is not among the legal choices ({labels})")
+
+
+def command_to_json(cmd: Any) -> dict[str, Any]:
+    """A JSON-safe dict for the event log and saves (tuples become lists)."""
+    out: dict[str, Any] = {"type": type(cmd).__name__}
+    for f in fields(cmd):
+        v = getattr(cmd, f.name)
+        out[f.name] = list(v) if isinstance(v, tuple) else v
+    return out
+
+
+def command_from_json(data: dict[str, Any]) -> Any:
+    """Inverse of :func:`command_to_json`; raises ``ValueError`` on anything malformed."""
+    if not isinstance(data, dict) or data.get("type") not in COMMAND_TYPES:
+        raise ValueError(f"not a command: {data!r}")
+    cls = COMMAND_TYPES[data["type"]]
+    kwargs: dict[str, Any] = {}
+    names = {f.name for f in fields(cls)}
+    for k, v in data.items():
+        if k == "type":
+            continue
+        if k not in names:
+            raise ValueError(f"{data['type']} has no field {k!r}")
+        kwargs[k] = tuple(v) if isinstance(v, list) else v
+    try:
+        return cls(**kwargs)
+    except TypeError as e:
+        raise ValueError(str(e)) from None

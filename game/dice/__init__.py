@@ -1,0 +1,84 @@
+"""Dice: exact distributions and seeded, logged rolls.
+
+Contract:
+- Every random draw of a match goes through one :class:`Dice` bound to the
+  match's single seeded ``numpy.random.Generator``; each call logs one ``roll``
+  event (purpose, unit, dice, faces), so a log replays byte for byte.
+- Exact distributions are plain numpy arrays indexed by total (``pmf[k]`` =
+  P(total == k)), built by convolution; no sampling anywhere in odds code.
+  Family-specific distributions live in sibling modules (``game.dice.gurps``,
+  ``game.dice.pools``, ``game.dice.cortex``, ``game.dice.aff``,
+  ``game.dice.aims``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+RollLogger = Callable[[dict[str, Any]], None]
+
+
+@lru_cache(maxsize=256)
+def die_pmf(sides: int) -> np.ndarray:
+    """P(face == k) for k in 0..sides (index 0 is impossible)."""
+    if sides < 1:
+        raise ValueError(f"a die needs at least one side, not {sides}")
+    p = np.zeros(sides + 1)
+    p[1:] = 1.0 / sides
+    p.setflags(write=False)
+    return p
+
+
+@lru_cache(maxsize=256)
+def sum_pmf(n: int, sides: int) -> np.ndarray:
+    """Exact distribution of the total of ``n`` dice with ``sides`` faces (index = total)."""
+    if n < 0:
+        raise ValueError(f"cannot roll {n} dice")
+    out = np.array([1.0])
+    for _ in range(n):
+        out = np.convolve(out, die_pmf(sides))
+    out.setflags(write=False)
+    return out
+
+
+def convolve_all(pmfs: list[np.ndarray]) -> np.ndarray:
+    """Distribution of the sum of independent totals given by ``pmfs``."""
+    out = np.array([1.0])
+    for p in pmfs:
+        out = np.convolve(out, p)
+    return out
+
+
+def cdf_le(pmf: np.ndarray, k: float) -> float:
+    """P(total <= k)."""
+    k = int(np.floor(k))
+    if k < 0:
+        return 0.0
+    return float(pmf[: k + 1].sum())
+
+
+class Dice:
+    """Seeded, logged dice for one match.
+
+    Args:
+        rng: the match's one ``numpy.random.Generator``.
+        log: called with a ``roll`` event payload for every draw.
+    """
+
+    def __init__(self, rng: np.random.Generator, log: RollLogger | None = None) -> None:
+        self.rng = rng
+        self._log = log
+
+    def roll(self, n: int, sides: int, purpose: str, unit: str | None = None) -> list[int]:
+        """Roll ``n`` dice with ``sides`` faces; returns the faces in order."""
+        faces = [int(v) for v in self.rng.integers(1, sides + 1, size=n)] if n > 0 else []
+        if self._log is not None:
+            self._log({"purpose": purpose, "unit": unit, "dice": f"{n}d{sides}", "faces": faces})
+        return faces
+
+    def total(self, n: int, sides: int, purpose: str, unit: str | None = None) -> int:
+        return sum(self.roll(n, sides, purpose, unit))

@@ -1,0 +1,125 @@
+"""The event log: every state change and every random draw, one JSON line each.
+
+Contract:
+- Each event is a flat JSON object ``{"seq", "round", "type", ...}``; ``seq``
+  counts from 0. Positions are ``[x, y]`` in inches, rounded to
+  :data:`POS_DECIMALS` places so logs are stable text.
+- Types include ``match_start`` (seed, scenario hash, ruleset, version, every
+  unit's id/side/position/facing/posture), ``round_start`` (with a state hash),
+  ``turn_start``, ``command``, ``move``, ``step``, ``posture``, ``facing``,
+  ``attack``, ``roll``, ``defense``, ``retreat``, ``dodge_move``, ``drop_prone``,
+  ``damage``, ``status``, ``casualty``, ``ap``, ``turn_end``, ``match_end``.
+- The same seed, scenario and version give a byte-identical log: serialisation
+  is ``json.dumps(event, separators=(",", ":"))`` in insertion order, and
+  nothing time- or address-dependent is ever logged.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+POS_DECIMALS = 6
+
+
+def round_pos(p: Iterable[float]) -> list[float]:
+    """``[x, y]`` rounded for the log."""
+    return [round(float(c), POS_DECIMALS) for c in p]
+
+
+def _clean(value: Any) -> Any:
+    """JSON-safe copy: tuples -> lists, numpy scalars -> Python, sets -> sorted lists."""
+    if isinstance(value, dict):
+        return {str(k): _clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean(v) for v in value]
+    if isinstance(value, (set, frozenset)):
+        return sorted(_clean(v) for v in value)
+    if isinstance(value, float):
+        return round(value, 9)
+    if hasattr(value, "item") and callable(value.item):  # numpy scalar
+        return _clean(value.item())
+    if isinstance(value, (str, int, bool)) or value is None:
+        return value
+    return str(value)
+
+
+class EventLog:
+    """An append-only list of events, optionally mirrored to listeners."""
+
+    def __init__(self) -> None:
+        self.events: list[dict[str, Any]] = []
+        self._listeners: list[Callable[[dict[str, Any]], None]] = []
+
+    def subscribe(self, fn: Callable[[dict[str, Any]], None]) -> None:
+        """Call ``fn(event)`` for every event appended from now on."""
+        self._listeners.append(fn)
+
+    def append(self, round_no: int, type_: str, fields: dict[str, Any]) -> dict[str, Any]:
+        event: dict[str, Any] = {"seq": len(self.events), "round": round_no, "type": type_}
+        for k, v in fields.items():
+            if k in event:
+                raise ValueError(f"event field {k!r} is reserved")
+            event[k] = _clean(v)
+        self.events.append(event)
+        for fn in self._listeners:
+            fn(event)
+        return event
+
+    def __len__(self) -> int:
+        return len(self.events)
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return iter(self.events)
+
+    def of_type(self, *types: str) -> list[dict[str, Any]]:
+        return [e for e in self.events if e["type"] in types]
+
+    def lines(self) -> Iterator[str]:
+        for e in self.events:
+            yield json.dumps(e, separators=(",", ":"))
+
+    def to_text(self) -> str:
+        return "".join(line + "\n" for line in self.lines())
+
+    def write(self, path: str | Path) -> Path:
+        """Write the log atomically (temp file + rename): never a half-written file."""
+        return atomic_write_text(Path(path), self.to_text())
+
+
+def atomic_write_text(path: Path, text: str) -> Path:
+    """Write ``text`` to ``path`` via a temp file in the same folder and ``os.replace``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def read_log(path: str | Path) -> list[dict[str, Any]]:
+    """Parse a JSON-lines log; raises ``ValueError`` naming the bad line."""
+    events: list[dict[str, Any]] = []
+    with open(path, encoding="utf-8") as fh:
+        for n, line in enumerate(fh, 1):
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise ValueError(f"{path}:{n}: not JSON ({e.msg})") from None
+            if not isinstance(obj, dict) or not {"seq", "round", "type"} <= obj.keys():
+                raise ValueError(f"{path}:{n}: not an event (needs seq, round, type)")
+            events.append(obj)
+    return events

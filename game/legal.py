@@ -1,0 +1,94 @@
+"""Legal commands of the active unit's turn, as a :class:`~game.commands.Decision`.
+
+Contract: ``turn_decision(match, uid)`` lists every legal turn command with its
+AP cost in the label and the ruleset's odds on attacks: Move (free point,
+validated by the exact shortest path and the ruleset's AP cost), Step (one
+yard, once per turn, if the ruleset prices a step), Face, ChangePosture (each
+posture the ruleset allows), the ruleset's attacks and maneuvers, and EndTurn.
+It returns ``None`` when the turn should end by itself (no AP and no free step).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+from components.spatial import Posture
+from game.commands import ChangePosture, Decision, EndTurn, Face, Move, Option, Step
+
+if TYPE_CHECKING:
+    from game.match import Match
+
+
+def _finite_degrees(v: Any) -> str | None:
+    if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v):
+        return None
+    return "degrees must be a finite number"
+
+
+def turn_decision(match: Match, uid: str) -> Decision | None:
+    rules = match.rules
+    ap = match.ap(uid)
+    turn = match.turn(uid)
+    costs = rules.action_costs(match, uid)
+    options: list[Option] = []
+
+    step_cost = costs.get("step")
+    can_step = step_cost is not None and not turn.stepped and step_cost <= ap.current
+    if ap.current <= 0 and not (can_step and step_cost == 0):
+        return None
+
+    per_ap = rules.inches_per_ap(match, uid)
+    if per_ap > 0 and ap.current > 0:
+        max_len = per_ap * ap.current
+        region = match.move_region(uid, max_len)
+
+        def validate_move(to: Any, uid: str = uid, region: Any = region) -> str | None:
+            why: str | None = region.validate(to)
+            if why:
+                return str(why)
+            length = match.path_length(uid, to)
+            if length is None:
+                return "no free path there"
+            cost = rules.move_ap_cost(match, uid, length)
+            if cost is None:
+                return f"path of {length:.2f} in is too far with {match.ap(uid).current} AP"
+            return None
+
+        options.append(
+            Option(
+                Move(uid, (0.0, 0.0)),
+                f"move (up to {max_len:.1f} in)",
+                point_field="to",
+                region=region.geometry,
+                validate=validate_move,
+                detail={"inches_per_ap": per_ap, "max_len": max_len},
+            )
+        )
+    if can_step:
+        step_len = 1.0 / match.yards_per_inch  # one yard, in inches
+        region = match.step_region(uid, step_len)
+        options.append(
+            Option(
+                Step(uid, (0.0, 0.0)),
+                f"step (1 yd, {step_cost} AP)",
+                point_field="to",
+                region=region.geometry,
+                validate=region.validate,
+            )
+        )
+    face_cost = costs.get("face")
+    if face_cost is not None and face_cost <= ap.current:
+        options.append(Option(Face(uid, 0.0), f"face ({face_cost} AP)", point_field="degrees", validate=_finite_degrees))
+    posture_cost = costs.get("posture")
+    if posture_cost is not None and posture_cost <= ap.current:
+        current = match.posture(uid)
+        for p in Posture:
+            if p != current and rules.posture_allowed(match, uid, p):
+                options.append(Option(ChangePosture(uid, p.value), f"posture {p.value} ({posture_cost} AP)"))
+    attack_cost = costs.get("attack")
+    if attack_cost is not None and attack_cost <= ap.current:
+        options.extend(rules.attack_options(match, uid))
+    options.extend(rules.maneuver_options(match, uid))
+    options.append(Option(EndTurn(uid), "end turn"))
+    return Decision(uid, "turn", tuple(options), context={"ap": ap.current, "round": match.round})

@@ -1,0 +1,235 @@
+"""The one interface every ruleset implements, and the battle facade it acts through.
+
+Contract:
+- A ruleset is a subclass of :class:`Ruleset`. It is pure rules: it never
+  imports pygame or esper and never touches the ECS directly. It reads and
+  changes the match only through the :class:`Battle` facade the engine passes
+  in, so every state change is logged as an event and every draw comes from
+  the match's one seeded generator (``battle.dice``).
+- Attacks and maneuvers are generators: they ``yield`` a
+  :class:`~game.commands.Decision` whenever a unit must choose (a defence, a
+  retreat point, the 2" dodge move) and receive the chosen command back from
+  ``send``. The engine routes the decision to a human or an AI policy and
+  validates the answer against the decision's options before sending it.
+- ``Stats`` is a pydantic model of one profile stat block for this ruleset
+  (``scenarios/profiles.yaml``, key = :attr:`Ruleset.name`); ``Options`` is a
+  pydantic model of the ruleset's options (scenario ``options:`` / CLI
+  ``--option key=value``). Both forbid unknown keys.
+- Odds are exact: every defence option carries ``p_success`` computed by
+  enumeration/convolution (``game.dice``), never by sampling.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Generator, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Protocol
+
+from pydantic import BaseModel, ConfigDict
+
+from components.sight import SightFacts
+from components.spatial import Body, Posture
+from components.state import ActionPoints, DefenseState, Health, TurnState
+from game.commands import Attack, Decision, Maneuver, Option, Point
+from game.dice import Dice
+
+#: What an attack/maneuver generator yields and receives.
+Flow = Generator[Decision, Any, None]
+
+
+class StrictModel(BaseModel):
+    """Base for stat blocks and options: unknown keys are errors, values frozen."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class NoOptions(StrictModel):
+    """A ruleset with no options."""
+
+
+@dataclass(frozen=True)
+class Region:
+    """A legal area for a point choice: shapely geometry (for drawing and sampling) + validator."""
+
+    geometry: Any
+    validate: Any  # Callable[[Point], str | None]
+
+
+class Battle(Protocol):
+    """What a ruleset may read and do. Implemented by ``game.match.Match``.
+
+    Reads return live components; rulesets may update the per-turn bookkeeping
+    objects (:class:`DefenseState`, :class:`TurnState`) directly, but must
+    change health, AP, position, posture and status only through the methods
+    below, which write the events.
+    """
+
+    dice: Dice
+    round: int
+    yards_per_inch: float
+
+    # ---- reading -------------------------------------------------------
+    def units(self, alive: bool = True) -> list[str]:
+        """Unit ids in scenario order (only those still in action if ``alive``)."""
+        ...
+
+    def side(self, uid: str) -> str: ...
+    def stats(self, uid: str) -> Any: ...
+    def profile(self, uid: str) -> str: ...
+    def pos(self, uid: str) -> Point: ...
+    def facing(self, uid: str) -> float: ...
+    def posture(self, uid: str) -> Posture: ...
+    def body(self, uid: str) -> Body: ...
+    def health(self, uid: str) -> Health: ...
+    def ap(self, uid: str) -> ActionPoints: ...
+    def defense(self, uid: str) -> DefenseState: ...
+    def turn(self, uid: str) -> TurnState: ...
+    def active_unit(self) -> str | None: ...
+    def sight(self, attacker: str, target: str) -> SightFacts:
+        """Current sight/cover facts from ``attacker`` to ``target``."""
+        ...
+
+    def distance(self, a: str, b: str) -> float:
+        """Centre-to-centre distance in inches."""
+        ...
+
+    def enemies(self, uid: str) -> list[str]: ...
+    def friends(self, uid: str) -> list[str]: ...
+
+    # ---- legal regions (movement geometry) -----------------------------
+    def step_region(self, uid: str, max_len: float) -> Region: ...
+    def retreat_region(self, uid: str, attacker: str, min_len: float, max_len: float) -> Region: ...
+    def dodge_region(self, uid: str, max_len: float) -> Region: ...
+    def interpose_region(self, uid: str, friend: str, attacker: str, step_len: float) -> Region: ...
+    def move_region(self, uid: str, max_len: float) -> Region:
+        """Points reachable by a free path of length <= ``max_len``."""
+        ...
+
+    def path_length(self, uid: str, to: Point) -> float | None:
+        """Shortest free path length for ``uid`` to ``to`` (None: unreachable)."""
+        ...
+
+    # ---- changing (each writes its event) -------------------------------
+    def emit(self, type: str, **fields: Any) -> None:
+        """Append an event of ``type`` (``attack``, ``defense``, ``status``, ...)."""
+        ...
+
+    def damage(self, uid: str, deltas: dict[str, int], source: str | None, **detail: Any) -> None:
+        """Add ``deltas`` to ``uid``'s health tracks and log a ``damage`` event (the ledger)."""
+        ...
+
+    def set_status(self, uid: str, flag: str, on: bool, reason: str) -> None:
+        """Set/clear a status flag; setting ``dead``/``unconscious``/``out`` logs a ``casualty``."""
+        ...
+
+    def spend_ap(self, uid: str, n: int, reason: str) -> None: ...
+    def move_unit(self, uid: str, to: Point, kind: str, ap: int = 0) -> None:
+        """Move along the shortest free path; ``kind`` is the event type (move, step, retreat, dodge_move)."""
+        ...
+
+    def set_posture(self, uid: str, posture: Posture, kind: str = "posture", ap: int = 0) -> None:
+        """Change posture; ``kind="drop_prone"`` for dodge-and-drop."""
+        ...
+
+    def set_facing(self, uid: str, degrees: float, ap: int = 0) -> None: ...
+
+
+@dataclass(frozen=True)
+class UnitSetup:
+    """What a ruleset gives a unit at the start of a match."""
+
+    health: Health
+    ap_max: int
+
+
+class Ruleset(ABC):
+    """A rule system. Subclasses set :attr:`name`, :attr:`Stats`, :attr:`Options`, :attr:`source`."""
+
+    name: ClassVar[str]
+    source: ClassVar[str]  # the rule text it implements, e.g. "gurps-active-defense.txt"
+    Stats: ClassVar[type[StrictModel]]
+    Options: ClassVar[type[StrictModel]] = NoOptions
+
+    def __init__(self, options: dict[str, Any] | None = None) -> None:
+        self.options = self.Options.model_validate(options or {})
+
+    # ---- set-up ----------------------------------------------------------
+    @classmethod
+    def parse_stats(cls, block: dict[str, Any]) -> StrictModel:
+        """Validate one raw profile block (raises ``pydantic.ValidationError``)."""
+        return cls.Stats.model_validate(block)
+
+    @classmethod
+    @abstractmethod
+    def default_stats(cls) -> StrictModel:
+        """The ruleset's standard trooper (used when a unit names no profile)."""
+
+    @abstractmethod
+    def setup_unit(self, stats: Any) -> UnitSetup:
+        """Health tracks and AP maximum for a unit with these stats."""
+
+    # ---- rounds and turns --------------------------------------------------
+    @abstractmethod
+    def initiative(self, battle: Battle, units: Sequence[str]) -> list[str]:
+        """Activation order for a new round (roll through ``battle.dice`` if the rules roll)."""
+
+    def start_round(self, battle: Battle) -> None:
+        """Hook at the start of each round (after initiative). Default: nothing."""
+
+    @abstractmethod
+    def start_turn(self, battle: Battle, uid: str) -> bool:
+        """Start ``uid``'s turn: refresh AP (via the engine's ``ap`` object), roll what the
+        rules roll at turn start (e.g. consciousness). Return False if the unit cannot act."""
+
+    @abstractmethod
+    def inches_per_ap(self, battle: Battle, uid: str) -> float:
+        """How far one AP of movement takes this unit now (0: cannot move)."""
+
+    def move_ap_cost(self, battle: Battle, uid: str, length: float) -> int | None:
+        """AP to move a path of ``length`` inches (None: too far this turn)."""
+        per = self.inches_per_ap(battle, uid)
+        if per <= 0:
+            return None
+        import math
+
+        cost = max(1, math.ceil(length / per - 1e-9))
+        return cost if cost <= battle.ap(uid).current else None
+
+    @abstractmethod
+    def action_costs(self, battle: Battle, uid: str) -> dict[str, int]:
+        """AP costs of ``attack``, ``posture``, ``face``, ``step`` for this unit now
+        (a missing key means the action is not allowed)."""
+
+    @abstractmethod
+    def attack_options(self, battle: Battle, uid: str) -> list[Option]:
+        """Every legal :class:`~game.commands.Attack` now, one option per target × weapon
+        (× ruleset flags), each with ``p_success`` (exact chance to hurt) and modifiers."""
+
+    def maneuver_options(self, battle: Battle, uid: str) -> list[Option]:
+        """Ruleset-specific :class:`~game.commands.Maneuver` options. Default: none."""
+        return []
+
+    @abstractmethod
+    def attack(self, battle: Battle, cmd: Attack) -> Flow:
+        """Resolve an attack: roll, yield defence decisions, apply damage, through ``battle``."""
+
+    def maneuver(self, battle: Battle, cmd: Maneuver) -> Flow:
+        """Resolve a maneuver. Default: unknown."""
+        raise ValueError(f"{self.name} has no maneuver {cmd.name!r}")
+        yield  # pragma: no cover - makes this a generator
+
+    def posture_allowed(self, battle: Battle, uid: str, posture: Posture) -> bool:
+        """Whether ``uid`` may change to ``posture`` now. Default: yes."""
+        return True
+
+    def on_moved(self, battle: Battle, uid: str, kind: str, length: float) -> None:
+        """Hook after any movement of ``uid`` (e.g. defence-dice rerolls dodge dice). Default: nothing."""
+
+    def on_damaged(self, battle: Battle, uid: str) -> None:
+        """Hook after ``uid`` took damage (e.g. cover dice reroll). Default: nothing."""
+
+    def describe(self) -> str:
+        """One line for ``--help``-style listings."""
+        doc = (type(self).__doc__ or "").strip().splitlines()
+        return doc[0] if doc else self.name

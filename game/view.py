@@ -1,0 +1,137 @@
+"""A read-only view of a match: what AI policies and the renderer may see.
+
+Contract: nothing returned here lets the caller change the match. Units come
+as frozen :class:`UnitView` snapshots; sight facts are frozen values. The view
+is cheap to make and always reflects the match's current state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from components.sight import SightFacts
+from components.terrain import ObstacleSpec
+from game.commands import Decision
+
+if TYPE_CHECKING:
+    from game.match import Match
+
+
+@dataclass(frozen=True, slots=True)
+class UnitView:
+    id: str
+    side: str
+    pos: tuple[float, float]
+    facing: float
+    posture: str
+    base: float
+    size: float
+    ap: int
+    ap_max: int
+    health: tuple[tuple[str, int], ...]
+    maxima: tuple[tuple[str, int], ...]
+    status: tuple[str, ...]
+    alive: bool
+    profile: str
+    controller: str
+
+
+class MatchView:
+    """Read-only access to one match."""
+
+    def __init__(self, match: Match) -> None:
+        self._m = match
+
+    @property
+    def round(self) -> int:
+        return self._m.round
+
+    @property
+    def ruleset(self) -> str:
+        return self._m.ruleset_name
+
+    @property
+    def width(self) -> float:
+        return self._m.spec.width
+
+    @property
+    def height(self) -> float:
+        return self._m.spec.height
+
+    @property
+    def cell(self) -> float:
+        return self._m.spec.cell
+
+    @property
+    def obstacles(self) -> tuple[ObstacleSpec, ...]:
+        return self._m.spec.obstacles
+
+    @property
+    def sides(self) -> tuple[str, ...]:
+        return self._m.spec.sides
+
+    @property
+    def pending(self) -> Decision | None:
+        return self._m.pending
+
+    @property
+    def active(self) -> str | None:
+        return self._m.active
+
+    @property
+    def outcome(self) -> Any:
+        return self._m.outcome
+
+    @property
+    def yards_per_inch(self) -> float:
+        return self._m.yards_per_inch
+
+    def unit(self, uid: str) -> UnitView:
+        m = self._m
+        h = m.health(uid)
+        ap = m.ap(uid)
+        body = m.body(uid)
+        return UnitView(
+            id=uid,
+            side=m.side(uid),
+            pos=m.pos(uid),
+            facing=m.facing(uid),
+            posture=str(m.posture(uid)),
+            base=body.base,
+            size=body.size,
+            ap=ap.current,
+            ap_max=ap.maximum,
+            health=tuple(sorted(h.tracks.items())),
+            maxima=tuple(sorted(h.maxima.items())),
+            status=tuple(sorted(h.status)),
+            alive=not h.out_of_action,
+            profile=m.profile(uid),
+            controller=m.controllers.get(m.side(uid), "random"),
+        )
+
+    def units(self, alive: bool = True) -> list[UnitView]:
+        return [self.unit(u) for u in self._m.units(alive=alive)]
+
+    def enemies(self, uid: str) -> list[str]:
+        return self._m.enemies(uid)
+
+    def friends(self, uid: str) -> list[str]:
+        return self._m.friends(uid)
+
+    def sight(self, attacker: str, target: str) -> SightFacts:
+        return self._m.sight(attacker, target)
+
+    def distance(self, a: str, b: str) -> float:
+        return self._m.distance(a, b)
+
+    def path_length(self, uid: str, to: tuple[float, float]) -> float | None:
+        return self._m.path_length(uid, to)
+
+    def events(self, since: int = 0) -> list[dict[str, Any]]:
+        return self._m.log.events[since:]
+
+    @property
+    def arena(self) -> Any:
+        """The geometry of the table (read-only queries: cover at points, paths, regions)."""
+        return self._m.arena
