@@ -16,6 +16,7 @@ import math
 from typing import Any
 
 import numpy as np
+import shapely
 
 from components.sight import SightFacts
 from components.spatial import POSTURE_HEIGHT, Posture, normalize_degrees
@@ -43,6 +44,9 @@ class Arena:
         self.sight_index = SightIndex(spec.obstacles, spec.width, spec.height)
         self.cache = SightCache(self.sight_index, self.table())
         self.nav = NavMesh(spec.obstacles, spec.width, spec.height)
+        # Paths are asked for several times per move (validate, price, apply): memoise them
+        # until any unit changes place.
+        self._paths: dict[tuple[str, float, float], Path | None] = {}
 
     # ------------------------------------------------------------ state
     def table(self) -> UnitTable:
@@ -58,14 +62,23 @@ class Arena:
 
     def update(self, uid: str, pos: Point, height: float, facing: float) -> None:
         i = self.index_of[uid]
+        if self.xy[i, 0] != pos[0] or self.xy[i, 1] != pos[1]:
+            self._paths.clear()
         self.xy[i] = pos
         self.height[i] = height
         self.facing[i] = facing
         self.cache.move_unit(i, (float(pos[0]), float(pos[1])), float(height), float(facing))
 
     def remove(self, uid: str) -> None:
-        """Take a unit off the table (out of action)."""
-        self.alive[self.index_of[uid]] = False
+        """Take a unit off the table (out of action).
+
+        Its row moves far off the map so it can never be a cover unit nor make anyone
+        hidden; nobody asks for sight to or from it any more.
+        """
+        i = self.index_of[uid]
+        self.alive[i] = False
+        self._paths.clear()
+        self.cache.move_unit(i, (-1.0e4 - 10.0 * i, -1.0e4), 0.0, float(self.facing[i]))
 
     def refresh(self) -> None:
         """Recompute whatever the last changes made stale."""
@@ -73,13 +86,7 @@ class Arena:
 
     # ------------------------------------------------------------ sight
     def sight(self, attacker: str, target: str) -> SightFacts:
-        facts = self.cache.facts(self.index_of[attacker], self.index_of[target])
-        if all(self.alive[self.index_of[u]] for u in facts.intervening):
-            return facts
-        from dataclasses import replace
-
-        kept = tuple(u for u in facts.intervening if self.alive[self.index_of[u]])
-        return replace(facts, intervening=kept)
+        return self.cache.facts(self.index_of[attacker], self.index_of[target])
 
     # --------------------------------------------------------- movement
     def blockers(self, uid: str | None) -> tuple[np.ndarray, tuple[str, ...]]:
@@ -96,9 +103,12 @@ class Arena:
         return (float(self.xy[i, 0]), float(self.xy[i, 1])), float(self.base[i])
 
     def path(self, uid: str, to: Point) -> Path | None:
-        start, r = self._me(uid)
-        blk, ids = self.blockers(uid)
-        return self.nav.path(start, (float(to[0]), float(to[1])), r, blk, ids)
+        key = (uid, float(to[0]), float(to[1]))
+        if key not in self._paths:
+            start, r = self._me(uid)
+            blk, ids = self.blockers(uid)
+            self._paths[key] = self.nav.path(start, (key[1], key[2]), r, blk, ids)
+        return self._paths[key]
 
     def free_reason(self, uid: str, to: Point) -> str | None:
         _, r = self._me(uid)
@@ -106,9 +116,16 @@ class Arena:
         return self.nav.free_reason((float(to[0]), float(to[1])), r, blk, ids)
 
     def move_region(self, uid: str, max_len: float) -> Region:
+        """Where a move of at most ``max_len`` may end.
+
+        The geometry is only the disc of radius ``max_len`` clipped to the map (cheap: it is
+        built for every turn decision, and serves for sampling and for drawing the reach); the
+        validator is exact: a free shortest path no longer than ``max_len``. The window draws the
+        exact geodesic reach with ``nav.reachable`` when it needs it.
+        """
         start, r = self._me(uid)
-        blk, ids = self.blockers(uid)
-        geom = regions.dodge_disc(start, r, max_len, blk, self.nav)
+        w, h = self.spec.width, self.spec.height
+        geom = shapely.box(r, r, w - r, h - r).intersection(shapely.Point(start).buffer(max_len, quad_segs=16))
 
         def validate(p: Any) -> str | None:
             why = self.free_reason(uid, p)
@@ -126,48 +143,33 @@ class Arena:
     def step_region(self, uid: str, max_len: float) -> Region:
         start, r = self._me(uid)
         blk, ids = self.blockers(uid)
-        geom = regions.step_region(start, r, max_len, blk, self.nav)
-
-        def validate(p: Any) -> str | None:
-            if math.dist(p, start) > max_len + 1e-9:
-                return f"a step is at most {max_len:.2f} in"
-            why = self.free_reason(uid, p)
-            if why:
-                return why
-            blk2, _ = self.blockers(uid)
-            return None if self.nav.segment_clear(start, p, r, blk2) else "the way is blocked"
-
-        return Region(geom, validate)
+        geom = regions.step_region(self.nav, start, r, max_len, blk)
+        return Region(geom, lambda p: regions.is_legal_step(self.nav, p, start, r, max_len, blk, ids))
 
     def retreat_region(self, uid: str, attacker_pos: Point, min_len: float, max_len: float) -> Region:
         start, r = self._me(uid)
         blk, ids = self.blockers(uid)
-        geom = regions.retreat_region(start, attacker_pos, r, min_len, max_len, blk, self.nav)
-
-        def validate(p: Any) -> str | None:
-            blk2, ids2 = self.blockers(uid)
-            return regions.is_legal_retreat(p, start, attacker_pos, r, min_len, max_len, blk2, self.nav, ids2)
-
-        return Region(geom, validate)
+        geom = regions.retreat_region(self.nav, start, attacker_pos, r, min_len, max_len, blk)
+        return Region(
+            geom,
+            lambda p: regions.is_legal_retreat(
+                self.nav, p, start, attacker_pos, r, min_len, max_len, blk, ids
+            ),
+        )
 
     def dodge_region(self, uid: str, max_len: float) -> Region:
         start, r = self._me(uid)
         blk, ids = self.blockers(uid)
-        geom = regions.dodge_disc(start, r, max_len, blk, self.nav)
-
-        def validate(p: Any) -> str | None:
-            blk2, ids2 = self.blockers(uid)
-            return regions.is_legal_dodge_move(p, start, r, max_len, blk2, self.nav, ids2)
-
-        return Region(geom, validate)
+        geom = regions.dodge_disc(self.nav, start, r, max_len, blk)
+        return Region(geom, lambda p: regions.is_legal_dodge_move(self.nav, p, start, r, max_len, blk, ids))
 
     def interpose_region(self, uid: str, friend_pos: Point, attacker_pos: Point, step_len: float) -> Region:
         start, r = self._me(uid)
         blk, ids = self.blockers(uid)
-        geom = regions.interpose_points(friend_pos, attacker_pos, start, r, step_len, blk, self.nav)
-
-        def validate(p: Any) -> str | None:
-            blk2, ids2 = self.blockers(uid)
-            return regions.is_legal_interpose(p, friend_pos, attacker_pos, start, r, step_len, blk2, self.nav, ids2)
-
-        return Region(geom, validate)
+        geom = regions.interpose_points(self.nav, friend_pos, attacker_pos, start, r, step_len, blk)
+        return Region(
+            geom,
+            lambda p: regions.is_legal_interpose(
+                self.nav, p, friend_pos, attacker_pos, start, r, step_len, blk, ids
+            ),
+        )

@@ -118,11 +118,25 @@ class Follow:
     to: Point | None = None
 
 
-Command = Move | Step | Face | ChangePosture | Attack | Maneuver | EndTurn | Defend | Interpose | DodgeMove | Follow
+Command = (
+    Move | Step | Face | ChangePosture | Attack | Maneuver | EndTurn | Defend | Interpose | DodgeMove | Follow
+)
 
 COMMAND_TYPES: dict[str, type] = {
     t.__name__: t
-    for t in (Move, Step, Face, ChangePosture, Attack, Maneuver, EndTurn, Defend, Interpose, DodgeMove, Follow)
+    for t in (
+        Move,
+        Step,
+        Face,
+        ChangePosture,
+        Attack,
+        Maneuver,
+        EndTurn,
+        Defend,
+        Interpose,
+        DodgeMove,
+        Follow,
+    )
 }
 
 
@@ -220,7 +234,9 @@ def find_option(decision: Decision, command: Any) -> Option:
         if why != "does not match":
             reasons.append(f"{opt.label}: {why}")
     if getattr(command, "unit", None) != decision.unit:
-        raise ValueError(f"it is {decision.unit}'s decision ({decision.kind}), not {getattr(command, 'unit', '?')}'s")
+        raise ValueError(
+            f"it is {decision.unit}'s decision ({decision.kind}), not {getattr(command, 'unit', '?')}'s"
+        )
     if reasons:
         raise ValueError("; ".join(reasons))
     labels = ", ".join(o.label for o in decision.options)

@@ -79,7 +79,9 @@ def turn_decision(match: Match, uid: str) -> Decision | None:
         )
     face_cost = costs.get("face")
     if face_cost is not None and face_cost <= ap.current:
-        options.append(Option(Face(uid, 0.0), f"face ({face_cost} AP)", point_field="degrees", validate=_finite_degrees))
+        options.append(
+            Option(Face(uid, 0.0), f"face ({face_cost} AP)", point_field="degrees", validate=_finite_degrees)
+        )
     posture_cost = costs.get("posture")
     if posture_cost is not None and posture_cost <= ap.current:
         current = match.posture(uid)

@@ -45,6 +45,7 @@ from game.errors import IllegalCommand, UnknownName
 from game.events import EventLog, round_pos
 from game.rules import get_ruleset
 from game.rules.base import Flow, Region, Ruleset
+from game.scenario import resolve_stats
 from systems import install_processors
 
 _world_ids = itertools.count()
@@ -88,7 +89,9 @@ class Match:
         self.round = 0
         self.round_limit = int(round_limit or spec.round_limit)
         self.yards_per_inch = spec.yards_per_inch
-        self.controllers = {s: (controllers or {}).get(s, spec.controllers.get(s, "random")) for s in spec.sides}
+        self.controllers = {
+            s: (controllers or {}).get(s, spec.controllers.get(s, "random")) for s in spec.sides
+        }
 
         self.world = f"skirmish-match-{next(_world_ids)}"
         self._eid: dict[str, int] = {}
@@ -125,7 +128,7 @@ class Match:
 
     def _build_world(self) -> None:
         for u in self.spec.units:
-            stats = self._stats_for(u.profile)
+            stats = resolve_stats(self.spec, u, self.ruleset_name)
             setup = self.rules.setup_unit(stats)
             eid = esper.create_entity(
                 Identity(u.id, u.side),
@@ -141,15 +144,6 @@ class Match:
                 Controller(self.controllers.get(u.side, "random")),
             )
             self._eid[u.id] = eid
-
-    def _stats_for(self, profile: str | None) -> Any:
-        name = profile or "trooper"
-        block = self.spec.profiles.get(name, {}).get(self.ruleset_name)
-        if block is None:
-            if profile is None:
-                return self.rules.default_stats()
-            raise UnknownName(f"profile {name!r} has no {self.ruleset_name} stat block")
-        return self.rules.parse_stats(block)
 
     def close(self) -> None:
         """Delete this match's esper world (a finished match need not be kept in memory)."""
@@ -423,7 +417,13 @@ class Match:
         for k, v in deltas.items():
             h.tracks[k] = h.tracks.get(k, 0) + int(v)
         self.emit(
-            "damage", unit=uid, source=source, deltas=dict(deltas), before=before, after=dict(h.tracks), **detail
+            "damage",
+            unit=uid,
+            source=source,
+            deltas=dict(deltas),
+            before=before,
+            after=dict(h.tracks),
+            **detail,
         )
         self.rules.on_damaged(self, uid)
 
@@ -450,7 +450,9 @@ class Match:
     def move_unit(self, uid: str, to: Point, kind: str, ap: int = 0) -> None:
         path = self.arena.path(uid, to)
         if path is None:
-            raise IllegalCommand(f"{uid} cannot reach {round_pos(to)}: {self.arena.free_reason(uid, to) or 'no path'}")
+            raise IllegalCommand(
+                f"{uid} cannot reach {round_pos(to)}: {self.arena.free_reason(uid, to) or 'no path'}"
+            )
         self.spend_ap(uid, ap, kind)
         p: Position = self._c(uid, Position)
         frm = (p.x, p.y)
@@ -473,7 +475,13 @@ class Match:
         old = stance.posture
         stance.posture = Posture(posture)
         self.arena.update(uid, self.pos(uid), self._height(uid), self.facing(uid))
-        self.emit(kind, unit=uid, **{"from": str(old), "to": str(stance.posture)}, ap=ap, at=round_pos(self.pos(uid)))
+        self.emit(
+            kind,
+            unit=uid,
+            **{"from": str(old), "to": str(stance.posture)},
+            ap=ap,
+            at=round_pos(self.pos(uid)),
+        )
 
     def set_facing(self, uid: str, degrees: float, ap: int = 0) -> None:
         self.spend_ap(uid, ap, "facing")

@@ -36,7 +36,9 @@ class LazyGroup(click.Group):
     """A click group whose subcommands are imported only when used."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return [name for name, (mod, _, _) in SUBCOMMANDS.items() if importlib.util.find_spec(mod) is not None]
+        return [
+            name for name, (mod, _, _) in SUBCOMMANDS.items() if importlib.util.find_spec(mod) is not None
+        ]
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         entry = SUBCOMMANDS.get(cmd_name)

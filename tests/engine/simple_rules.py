@@ -20,7 +20,7 @@ class SimpleStats(StrictModel):
     hp: int = 3
     ap: int = 2
     reach: float = 1.5
-    range: float = 12.0
+    range: float = 30.0
 
 
 class SimpleRuleset(Ruleset):

@@ -1,0 +1,138 @@
+"""Benchmark: one frame of the window with every overlay on, 64x64" map, 40 units, headless.
+
+Run: ``.venv/bin/python benchmarks/render.py [--frames N] [--size WxH] [--seed S] [--ruleset R]``.
+The map has ~200 random obstacles (low and high walls, rotated boxes) and 20 units a side;
+the frame is drawn with ``SDL_VIDEODRIVER=dummy`` onto a window-sized surface by the same
+:class:`game.render.renderer.Renderer` the window uses, with the first red unit selected, an
+enemy targeted (sight line, silhouette, odds), a path preview and the threat map. Reported:
+the threat map's full computation (once per match change), the first frame after a match
+change (derived data recomputed), a frame after a pan (static layer redrawn) and the steady
+frame (caches warm, as in 60 fps play). The last line is
+``render 64x64/40 units: <ms> ms/frame with all overlays``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import statistics
+import time
+
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+
+import numpy as np
+import pygame
+import shapely
+
+from components.specs import ScenarioSpec, UnitSpec
+from components.terrain import ObstacleSpec
+from game.match import Match
+from game.render.inspect import path_preview
+from game.render.renderer import Renderer
+from game.render.ui import OVERLAYS, UiState
+from game.view import MatchView
+
+SIDE = 64.0
+N_OBSTACLES, PER_SIDE = 200, 20
+
+
+def make_spec(rng: np.random.Generator, ruleset: str) -> ScenarioSpec:
+    """A 64x64 map with ~200 obstacles and 20 units a side in free spots of their thirds."""
+    obstacles: list[ObstacleSpec] = []
+    for k in range(N_OBSTACLES):
+        cx, cy = rng.uniform(2, SIDE - 2, 2)
+        hw, hh = rng.uniform(0.2, 1.6), rng.uniform(0.2, 0.6)
+        ang = rng.uniform(0, math.pi)
+        local = np.array([[-hw, -hh], [hw, -hh], [hw, hh], [-hw, hh]])
+        rot = np.array([[math.cos(ang), -math.sin(ang)], [math.sin(ang), math.cos(ang)]])
+        pts = local @ rot.T + [cx, cy]
+        height = 0.5 if k % 3 else 2.0
+        obstacles.append(ObstacleSpec(f"o{k}", tuple((float(x), float(y)) for x, y in pts), height))
+    blocked = shapely.union_all([shapely.Polygon(o.polygon) for o in obstacles]).buffer(0.6)
+    units: list[UnitSpec] = []
+    taken: list[tuple[float, float]] = []
+    for side, (x0, x1) in (("red", (1.0, 20.0)), ("blue", (44.0, 63.0))):
+        n = 0
+        while n < PER_SIDE:
+            p = (float(rng.uniform(x0, x1)), float(rng.uniform(1.0, SIDE - 1.0)))
+            if blocked.contains(shapely.Point(p)) or any(math.dist(p, q) < 1.2 for q in taken):
+                continue
+            taken.append(p)
+            n += 1
+            units.append(UnitSpec(f"{side}-{n}", side, p, facing=0.0 if side == "red" else 180.0))
+    return ScenarioSpec(
+        name="render benchmark",
+        ruleset=ruleset,
+        width=SIDE,
+        height=SIDE,
+        obstacles=tuple(obstacles),
+        units=tuple(units),
+        sides=("red", "blue"),
+        sha256="0" * 64,
+    )
+
+
+def timed(fn, n: int) -> list[float]:
+    out = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        fn()
+        out.append((time.perf_counter() - t0) * 1000.0)
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--frames", type=int, default=200)
+    ap.add_argument("--size", default="1280x800")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--ruleset", default="ap-pool")
+    args = ap.parse_args()
+    w, h = (int(v) for v in args.size.lower().split("x"))
+
+    pygame.init()
+    screen = pygame.display.set_mode((w, h))
+    t0 = time.perf_counter()
+    match = Match(make_spec(np.random.default_rng(args.seed), args.ruleset), seed=args.seed)
+    print(f"match built in {time.perf_counter() - t0:.2f} s")
+    view = MatchView(match)
+    renderer = Renderer(view, (w, h))
+    viewer = match.pending.unit if match.pending else "red-1"
+    enemies = view.enemies(viewer)
+    target = min(enemies, key=lambda e: view.distance(viewer, e))
+    ui = UiState(overlays=set(OVERLAYS), selected=viewer, target=target)
+    me = view.unit(viewer).pos
+    ui.hover = (me[0] + 3.0, me[1] + 1.0)
+    ui.preview = path_preview(
+        view, match.pending, ui.hover, lambda length: match.rules.move_ap_cost(match, viewer, length)
+    )
+
+    tm = renderer.scene.threat(viewer)
+    t0 = time.perf_counter()
+    tm.advance(None)
+    threat_ms = (time.perf_counter() - t0) * 1000.0
+    print(f"threat map: {tm.nx}x{tm.ny} cells x {len(enemies)} enemies: {threat_ms:.0f} ms (once per change)")
+
+    first = timed(lambda: renderer.draw(screen, ui, {"red", "blue"}, threat_budget=None), 1)[0]
+    print(f"first frame (derived data computed): {first:.1f} ms")
+
+    def after_pan() -> None:
+        renderer.camera.pan(1, 0)
+        renderer.draw(screen, ui, {"red", "blue"}, threat_budget=None)
+
+    pans = timed(after_pan, 20)
+    print(f"frame after a pan (static layer redrawn): {statistics.median(pans):.2f} ms median")
+    steady = timed(lambda: renderer.draw(screen, ui, {"red", "blue"}, threat_budget=None), args.frames)
+    redraws = renderer.static.redraws
+    timed(lambda: renderer.draw(screen, ui, {"red", "blue"}, threat_budget=None), 10)
+    assert renderer.static.redraws == redraws, "the static layer was redrawn without a camera change"
+    mean, p95 = statistics.fmean(steady), float(np.percentile(steady, 95))
+    print(f"steady frames: mean {mean:.2f} ms, median {statistics.median(steady):.2f} ms, p95 {p95:.2f} ms")
+    match.close()
+    print(f"render 64x64/40 units: {mean:.2f} ms/frame with all overlays")
+
+
+if __name__ == "__main__":
+    main()

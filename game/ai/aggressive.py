@@ -1,0 +1,123 @@
+"""The ``aggressive`` policy: close with the enemy and attack the best-odds target.
+
+Contract: ``aggressive_policy(view, decision, rng)`` returns a legal command.
+Reactions (defences, retreats, dodge moves, follows, interpositions) go to the
+shared :func:`game.ai.reactions.react`. On its own turn the unit
+
+1. attacks, whenever it can, with the option of highest
+   :func:`~game.ai.tactics.attack_value` (exact ``p_hurt`` × expected share of
+   the target's remaining health: finishing blows first);
+2. otherwise moves towards its quarry: the enemy with the smallest straight
+   distance weighted by health (a wounded enemy counts as nearer). It follows
+   the exact shortest path (other units block, the quarry does not) up to
+   base contact, keeping the AP of one attack when it can afford to;
+3. otherwise steps closer if the ruleset offers a step, stands up if it lies
+   down, and ends its turn.
+
+The policy never picks a turn maneuver (all-out defence and the like): it
+wants every AP for closing and striking.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from game.ai import tactics as t
+from game.ai.reactions import react
+from game.commands import ChangePosture, Decision, EndTurn, Move, Option, Step
+
+#: Gap (inches) left between the bases when moving into contact.
+CONTACT_GAP = 0.05
+#: A move shorter than this (inches) is not worth its AP.
+MIN_MOVE = 0.05
+#: Fractions of the planned distance tried when the full one is refused.
+SHRINK = (1.0, 0.85, 0.65, 0.45, 0.25)
+#: Random samples of the move region tried when the path cannot be followed.
+SAMPLES = 32
+
+
+def aggressive_policy(view: Any, decision: Decision, rng: np.random.Generator) -> Any:
+    """See the module docstring."""
+    if decision.kind != "turn":
+        return react(view, decision, rng)
+    uid = decision.unit
+    best = t.best_attack(view, decision)
+    if best is not None:
+        return best.command
+    quarry = choose_quarry(view, uid)
+    if quarry is not None:
+        move = t.find(decision, Move, point=True)
+        if move is not None:
+            p = close_in(view, decision, move, quarry, rng)
+            if p is not None:
+                return move.with_point(p)
+        step = t.find(decision, Step, point=True)
+        if step is not None:
+            p = close_in(view, decision, step, quarry, rng)
+            if p is not None:
+                return step.with_point(p)
+    stand = next(
+        (
+            o
+            for o in decision.options
+            if isinstance(o.command, ChangePosture) and o.command.posture == "standing"
+        ),
+        None,
+    )
+    if stand is not None and view.unit(uid).posture in ("prone", "crawling", "sitting"):
+        return stand.command
+    return EndTurn(uid)
+
+
+def choose_quarry(view: Any, uid: str) -> str | None:
+    """The enemy to close with: nearest, a wounded one counting as nearer (ties: first listed)."""
+    here = view.unit(uid).pos
+    best, best_key = None, math.inf
+    for e in view.enemies(uid):
+        key = math.dist(here, view.unit(e).pos) * (0.5 + 0.5 * t.condition(view, e))
+        if key < best_key - 1e-12:
+            best, best_key = e, key
+    return best
+
+
+def move_budget(view: Any, decision: Decision, opt: Option) -> float:
+    """How far to go: the option's reach, less the AP of one attack when the unit can afford both."""
+    d = opt.detail or {}
+    max_len = float(d.get("max_len", math.inf))
+    per_ap = float(d.get("inches_per_ap", 0.0))
+    ap = int((decision.context or {}).get("ap", 0))
+    attack = t.action_costs(view, decision.unit).get("attack")
+    if per_ap > 0 and attack is not None and ap - attack >= 1:
+        return min(max_len, per_ap * (ap - attack))
+    return max_len
+
+
+def close_in(view: Any, decision: Decision, opt: Option, quarry: str, rng: np.random.Generator) -> Any:
+    """A legal point of ``opt`` (a Move or Step) that brings the unit nearer to ``quarry``, or None."""
+    unit = t.me(view, decision.unit)
+    goal = view.unit(quarry).pos
+    stop = unit.base + view.unit(quarry).base + CONTACT_GAP
+    now = math.dist(unit.xy, goal)
+    if now <= stop + MIN_MOVE:
+        return None
+    # A step is one yard (DESIGN §1); a move goes as far as the budget allows.
+    budget = move_budget(view, decision, opt) if isinstance(opt.command, Move) else 1.0 / view.yards_per_inch
+    path = t.route(view, unit, goal, ignore=quarry)
+    if path is not None:
+        for f in SHRINK:
+            p = t.rounded(t.along(path.points, budget * f, stop))
+            if math.dist(p, unit.xy) < MIN_MOVE:
+                break
+            if opt.validate is None or opt.validate(p) is None:
+                return p
+    # No usable path (blocked, or the region is smaller than the path suggests): the legal sample
+    # nearest the quarry, if it is nearer than where the unit stands.
+    pts = t.candidates(opt, rng, SAMPLES)
+    if len(pts) == 0:
+        return None
+    d = np.hypot(pts[:, 0] - goal[0], pts[:, 1] - goal[1])
+    order = [i for i in np.lexsort((np.arange(len(pts)), d)) if d[i] < now - MIN_MOVE]
+    return t.first_legal(opt, pts, order)

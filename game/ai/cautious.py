@@ -1,0 +1,216 @@
+"""The ``cautious`` policy: fight from cover, shoot at exposed enemies, never charge.
+
+Contract: ``cautious_policy(view, decision, rng)`` returns a legal command.
+Reactions go to the shared :func:`game.ai.reactions.react`. On its own turn the
+unit weighs candidate positions (the spot it stands on, points along its path
+towards the nearest enemy, and a uniform sample of the legal move region) with
+one vectorized call of the exact cover kernel
+(:func:`game.ai.tactics.cover_matrix`) and scores each as
+
+    ``SHOT × best shot − THREAT × mean threat + ADVANCE × progress``
+
+where *best shot* is the largest ``1 − cover`` of an enemy seen from there
+(enemies beyond :data:`SHOT_RANGE` count less), *mean threat* how much of the
+unit the enemies would see there (nearer ones weighted more), and *progress*
+how much nearer the nearest enemy the point is, as a share of the move: it only
+matters while no enemy can be shot from anywhere considered, so the unit
+advances carefully and fights from the best cover once it finds a shot.
+
+1. It attacks when it can with the best-odds option (exact ``p_hurt`` ×
+   expected damage share, :func:`~game.ai.tactics.attack_value`), unless its
+   position is poor and a better one is in reach with the AP for the attack
+   kept: then it moves first.
+2. With no attack (or after it), it moves to the best-scoring legal candidate
+   if that beats staying by :data:`MOVE_GAIN` ("shoot and scoot").
+3. Otherwise it takes a lower posture if that lowers its threat by at least
+   :data:`POSTURE_GAIN` without losing its best shot, and ends its turn.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from game.ai import tactics as t
+from game.ai.aggressive import move_budget
+from game.ai.reactions import react
+from game.commands import ChangePosture, Decision, EndTurn, Move, Option
+
+#: Weights of the position score (see the module docstring).
+SHOT = 1.0
+THREAT = 1.5
+ADVANCE = 0.5
+#: A move must improve the score by this much.
+MOVE_GAIN = 0.05
+#: Before an attack, move first only if that improves the score by this much.
+MOVE_FIRST_GAIN = 0.25
+#: A lower posture must cut the threat by this much (and keep the best shot within SHOT_KEEP).
+POSTURE_GAIN = 0.1
+SHOT_KEEP = 0.05
+#: Candidate points: uniform samples of the region, and points along the path to the nearest enemy.
+SAMPLES = 40
+PATH_POINTS = 4
+#: Postures it may take to hide, lowest last; it never goes prone (too slow to get up again).
+HIDING_POSTURES = ("crouching", "kneeling")
+
+
+@dataclass(frozen=True)
+class Scored:
+    """Candidate points with their scores and the parts of the score."""
+
+    points: np.ndarray
+    score: np.ndarray
+    shot: np.ndarray
+    threat: np.ndarray
+
+
+def cautious_policy(view: Any, decision: Decision, rng: np.random.Generator) -> Any:
+    """See the module docstring."""
+    if decision.kind != "turn":
+        return react(view, decision, rng)
+    uid = decision.unit
+    move = t.find(decision, Move, point=True)
+    best = t.best_attack(view, decision)
+    if best is not None:
+        if move is not None:
+            got = better_position(view, decision, move, rng, keep_attack=True, gain=MOVE_FIRST_GAIN)
+            if got is not None:
+                return move.with_point(got)
+        return best.command
+    if move is not None:
+        # No target yet and no shot fired this turn: go and find one, from cover to cover.
+        seek = not t.attacked_this_turn(view, uid)
+        got = better_position(view, decision, move, rng, keep_attack=False, gain=MOVE_GAIN, advance=seek)
+        if got is not None:
+            return move.with_point(got)
+    hide = lower_posture(view, decision)
+    if hide is not None:
+        return hide.command
+    return EndTurn(uid)
+
+
+def score_points(
+    view: Any,
+    uid: str,
+    points: np.ndarray,
+    reach: float,
+    height: float | None = None,
+    advance: bool = False,
+) -> Scored:
+    """Score ``points`` for ``uid`` (see the module docstring).
+
+    Args:
+        view: the match view.
+        uid: the unit.
+        points: (m, 2) candidate centres.
+        reach: the move's length, the scale of *progress*.
+        height: silhouette height to assume (a posture change); default the current one.
+        advance: add the progress term (the unit has no target yet).
+    """
+    unit = t.me(view, uid)
+    _, rows = t.enemy_rows(view, uid)
+    pts = np.asarray(points, dtype=np.float64).reshape(-1, 2)
+    if len(rows) == 0:
+        zero = np.zeros(len(pts))
+        return Scored(pts, zero, zero, zero)
+    exposed, shot_cover = t.cover_matrix(view, unit, pts, rows, height)
+    weights = t.distance_weights(pts, view, rows)
+    shot = ((1.0 - shot_cover) * weights).max(axis=1)
+    threat = t.threat(exposed, weights) / len(rows)
+    score = SHOT * shot - THREAT * threat
+    if advance:
+        exy = view.arena.xy[rows]
+        dist = np.hypot(pts[:, None, 0] - exy[None, :, 0], pts[:, None, 1] - exy[None, :, 1])
+        nearest_now = float(np.hypot(exy[:, 0] - unit.xy[0], exy[:, 1] - unit.xy[1]).min())
+        score = score + ADVANCE * (nearest_now - dist.min(axis=1)) / max(reach, 1.0)
+    return Scored(pts, score, shot, threat)
+
+
+def _path_points(view: Any, uid: str, reach: float) -> list[t.Point]:
+    """Points along the shortest path towards the nearest enemy, up to ``reach``."""
+    unit = t.me(view, uid)
+    enemies = view.enemies(uid)
+    if not enemies or not math.isfinite(reach) or reach <= 0:
+        return []
+    nearest = min(enemies, key=lambda e: (math.dist(unit.xy, view.unit(e).pos), e))
+    goal = view.unit(nearest).pos
+    path = t.route(view, unit, goal, ignore=nearest)
+    if path is None:
+        return []
+    stop = unit.base + view.unit(nearest).base + 0.05
+    return [t.along(path.points, reach * (k + 1) / PATH_POINTS, stop) for k in range(PATH_POINTS)]
+
+
+def better_position(
+    view: Any,
+    decision: Decision,
+    move: Option,
+    rng: np.random.Generator,
+    *,
+    keep_attack: bool,
+    gain: float,
+    advance: bool = False,
+) -> t.Point | None:
+    """The best legal candidate of ``move`` if it beats staying by ``gain``, else None.
+
+    With ``keep_attack`` only points within the move budget that keeps one attack's AP
+    are considered (:func:`game.ai.aggressive.move_budget`), and a point must still offer
+    a shot.
+    """
+    uid = decision.unit
+    unit = t.me(view, uid)
+    reach = float((move.detail or {}).get("max_len", math.inf))
+    budget = move_budget(view, decision, move) if keep_attack else reach
+    if keep_attack and budget >= reach - 1e-9:
+        return None  # moving would use the attack's AP
+    extra = [unit.xy, *(_path_points(view, uid, budget) if advance else [])]
+    pts = t.candidates(move, rng, SAMPLES, extra)
+    if keep_attack:
+        pts = pts[np.hypot(pts[:, 0] - unit.xy[0], pts[:, 1] - unit.xy[1]) <= budget]
+    if len(pts) <= 1:
+        return None
+    s = score_points(view, uid, pts, reach if math.isfinite(reach) else 1.0, advance=advance)
+    stay = float(s.score[0])
+    ok = s.score >= stay + gain
+    ok[0] = False
+    if keep_attack:
+        ok &= s.shot > 0.0
+    moved = np.hypot(pts[:, 0] - unit.xy[0], pts[:, 1] - unit.xy[1]) >= 0.05
+    ok &= moved
+    if not ok.any():
+        return None
+    idx = np.flatnonzero(ok)
+    order = idx[np.lexsort((idx, -s.score[idx]))]
+    return t.first_legal(move, pts, order)
+
+
+def lower_posture(view: Any, decision: Decision) -> Option | None:
+    """A posture option that hides the unit better without costing its best shot, or None."""
+    uid = decision.unit
+    current = view.unit(uid).posture
+    if current not in ("standing", *HIDING_POSTURES):
+        return None
+    offered = {
+        o.command.posture: o
+        for o in decision.options
+        if isinstance(o.command, ChangePosture) and o.command.posture in HIDING_POSTURES
+    }
+    if not offered or not view.enemies(uid):
+        return None
+    unit = t.me(view, uid)
+    here = np.array([unit.xy])
+    base = score_points(view, uid, here, 1.0)
+    best: tuple[float, Option] | None = None
+    for name in HIDING_POSTURES:
+        opt = offered.get(name)
+        if opt is None or t.posture_height(view, uid, name) >= unit.height - 1e-9:
+            continue
+        s = score_points(view, uid, here, 1.0, height=t.posture_height(view, uid, name))
+        cut = float(base.threat[0] - s.threat[0])
+        keeps_shot = float(s.shot[0]) >= float(base.shot[0]) - SHOT_KEEP
+        if cut >= POSTURE_GAIN and keeps_shot and (best is None or cut > best[0] + 1e-12):
+            best = (cut, opt)
+    return best[1] if best is not None else None

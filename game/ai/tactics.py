@@ -1,0 +1,296 @@
+"""Shared judgement for the built-in AI policies: health, odds, cover at candidate points.
+
+Contract:
+- Everything here only reads the match through the :class:`~game.view.MatchView`
+  (and its ``arena``, for the vectorized cover kernel and paths) and draws
+  randomness only from the generator passed in. Nothing changes the match.
+- :func:`condition` is a unit's remaining health as a fraction in [0, 1],
+  whatever the ruleset's tracks mean: a track that started at its maximum
+  (hit points) counts down, one that started at 0 (wounds, stun) counts up.
+  :func:`remaining` is the same in track points (the smallest margin of any track).
+- :func:`attack_value` ranks an attack option: the probability it hurts
+  (``detail["p_hurt"]``, else ``p_success``) times the share of the target's
+  remaining health it is expected to take (``detail["expected_damage"]``), so a
+  likely finishing blow beats a scratch on a fresh target.
+- :func:`cover_matrix` runs the geometry's exact cover kernel for a unit placed
+  at many candidate points against many enemies in one numpy call: both how well
+  each enemy sees the unit there (exposure) and how well the unit would see each
+  enemy from there (its shot). :func:`threat` folds the exposure into one number
+  per point.
+- Chosen points are rounded to :data:`POINT_DECIMALS` places *before* they are
+  validated: the event log stores commands rounded, and a replay must apply the
+  very same point the policy chose.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import weakref
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from components.spatial import EYE_FRACTION, POSTURE_HEIGHT, Posture
+from game.ai.points import sample_in
+from game.commands import Attack, Decision, Option
+
+#: Decimal places of every point an AI chooses (the log keeps 9; 6 is a micro-inch).
+POINT_DECIMALS = 6
+
+#: Enemies farther than this (inches) count for less in threat sums (1/(1 + d/THREAT_RANGE)).
+THREAT_RANGE = 24.0
+
+Point = tuple[float, float]
+
+# Health each unit started with, per view (read once from the match_start event).
+_START: weakref.WeakKeyDictionary[Any, dict[str, dict[str, int]]] = weakref.WeakKeyDictionary()
+
+
+def _start_health(view: Any) -> dict[str, dict[str, int]]:
+    got = _START.get(view)
+    if got is None:
+        got = {}
+        for e in view.events(0)[:1]:
+            if e.get("type") == "match_start":
+                got = {u["id"]: dict(u.get("health", {})) for u in e.get("units", [])}
+        _START[view] = got
+    return got
+
+
+def _margins(view: Any, uid: str) -> list[tuple[float, float]]:
+    """(points left, maximum) per health track of ``uid``."""
+    u = view.unit(uid)
+    start = _start_health(view).get(uid, {})
+    maxima = dict(u.maxima)
+    out = []
+    for track, value in u.health:
+        top = maxima.get(track, 0)
+        if top <= 0:
+            continue
+        if start.get(track, top) >= top:  # started full: counts down (hit points)
+            left = float(value)
+        else:  # started empty: counts up (wounds, stun)
+            left = float(top - value)
+        out.append((max(0.0, left), float(top)))
+    return out
+
+
+# Units that attacked in their current turn, per view, kept up to date from the log.
+_TURNS: weakref.WeakKeyDictionary[Any, tuple[int, set[str]]] = weakref.WeakKeyDictionary()
+
+
+def attacked_this_turn(view: Any, uid: str) -> bool:
+    """Whether ``uid`` has attacked since its last ``turn_start`` (reads only new log events)."""
+    seen, attacked = _TURNS.get(view, (0, set()))
+    new = view.events(seen)
+    for e in new:
+        if e["type"] == "turn_start":
+            attacked.discard(e["unit"])
+        elif e["type"] == "command" and e["command"].get("type") == "Attack":
+            attacked.add(e["unit"])
+    _TURNS[view] = (seen + len(new), attacked)
+    return uid in attacked
+
+
+def condition(view: Any, uid: str) -> float:
+    """Remaining health of ``uid`` in [0, 1] (1 = untouched, 0 = at a track's limit)."""
+    m = _margins(view, uid)
+    if not m:
+        return 1.0
+    return min(min(1.0, left / top) for left, top in m)
+
+
+def remaining(view: Any, uid: str) -> float:
+    """Smallest number of track points ``uid`` can still lose (at least 1)."""
+    m = _margins(view, uid)
+    return max(1.0, min((left for left, _ in m), default=1.0))
+
+
+def attack_value(view: Any, opt: Option) -> float:
+    """Expected share of the target's remaining health this attack takes (see module doc)."""
+    d = opt.detail or {}
+    p = d.get("p_hurt", opt.p_success)
+    p = float(p) if p is not None else 0.0
+    dmg = d.get("expected_damage")
+    target = getattr(opt.command, "target", "")
+    if dmg is None or not target:
+        return p
+    return p * min(1.0, float(dmg) / remaining(view, target)) + 1e-3 * p
+
+
+def attacks(decision: Decision) -> list[Option]:
+    """The attack options of a decision."""
+    return [o for o in decision.options if isinstance(o.command, Attack)]
+
+
+def best_attack(view: Any, decision: Decision) -> Option | None:
+    """The attack option with the highest :func:`attack_value` (first on ties), or None."""
+    best: Option | None = None
+    best_v = -1.0
+    for o in attacks(decision):
+        v = attack_value(view, o)
+        if v > best_v + 1e-12:
+            best, best_v = o, v
+    return best
+
+
+def find(decision: Decision, cmd_type: type, point: bool | None = None) -> Option | None:
+    """The first option whose command is a ``cmd_type`` (and is/isn't a point option)."""
+    for o in decision.options:
+        if isinstance(o.command, cmd_type) and (point is None or (o.point_field is not None) == point):
+            return o
+    return None
+
+
+# --------------------------------------------------------------------------- the table
+@dataclass(frozen=True)
+class Me:
+    """A unit as the geometry sees it: arena row, centre, base radius and silhouette height."""
+
+    uid: str
+    row: int
+    xy: Point
+    base: float
+    height: float
+
+
+def me(view: Any, uid: str) -> Me:
+    arena = view.arena
+    i = arena.index_of[uid]
+    return Me(
+        uid, i, (float(arena.xy[i, 0]), float(arena.xy[i, 1])), float(arena.base[i]), float(arena.height[i])
+    )
+
+
+def posture_height(view: Any, uid: str, posture: str) -> float:
+    """Silhouette height ``uid`` would have in ``posture``."""
+    return POSTURE_HEIGHT[Posture(posture)] * float(view.unit(uid).size)
+
+
+def enemy_rows(view: Any, uid: str) -> tuple[list[str], np.ndarray]:
+    """Ids of the enemies in action and their arena rows."""
+    ids = view.enemies(uid)
+    arena = view.arena
+    return ids, np.array([arena.index_of[e] for e in ids], dtype=np.int64)
+
+
+def cover_matrix(
+    view: Any, unit: Me, points: np.ndarray, rows: np.ndarray, height: float | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Exact cover for ``unit`` standing at each of ``points`` against the enemies in ``rows``.
+
+    Args:
+        view: the match view.
+        unit: the unit (its base; its height unless ``height`` is given).
+        points: (m, 2) candidate centres.
+        rows: (k,) arena rows of the enemies.
+        height: silhouette height to assume there (a posture change), default the current one.
+
+    Returns:
+        ``(exposed, shot)``: (m, k) cover fractions of the unit at each point as each enemy
+        sees it, and of each enemy as the unit would see it from that point (1.0: no sight).
+    """
+    pts = np.asarray(points, dtype=np.float64).reshape(-1, 2)
+    m, k = len(pts), len(rows)
+    if m == 0 or k == 0:
+        return np.ones((m, k)), np.ones((m, k))
+    arena = view.arena
+    h = float(unit.height if height is None else height)
+    # One kernel call for both directions. Sources: the k enemies, then the m points.
+    src_xy = np.concatenate([arena.xy[rows], pts])
+    src_eye = np.concatenate([EYE_FRACTION * arena.height[rows], np.full(m, EYE_FRACTION * h)])
+    enemy_of = np.tile(np.arange(k, dtype=np.int64), m)  # pair p -> enemy (point-major order)
+    point_of = np.repeat(np.arange(m, dtype=np.int64), k)  # pair p -> point
+    ex, ey = arena.xy[rows][enemy_of, 0], arena.xy[rows][enemy_of, 1]
+    res = arena.sight_index.cover_kernel(
+        src_xy,
+        src_eye,
+        np.concatenate([enemy_of, k + point_of]),
+        np.concatenate([pts[point_of, 0], ex]),
+        np.concatenate([pts[point_of, 1], ey]),
+        np.concatenate([np.full(m * k, unit.base), arena.base[rows][enemy_of]]),
+        np.concatenate([np.full(m * k, h), arena.height[rows][enemy_of]]),
+    )
+    frac = np.asarray(res.fraction, dtype=np.float64)
+    return frac[: m * k].reshape(m, k), frac[m * k :].reshape(m, k)
+
+
+def distance_weights(points: np.ndarray, view: Any, rows: np.ndarray) -> np.ndarray:
+    """(m, k) weights of each enemy's threat at each point: nearer enemies matter more."""
+    arena = view.arena
+    d = np.hypot(
+        points[:, None, 0] - arena.xy[rows][None, :, 0], points[:, None, 1] - arena.xy[rows][None, :, 1]
+    )
+    return 1.0 / (1.0 + d / THREAT_RANGE)
+
+
+def threat(exposed: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """(m,) weighted sum over enemies of how much of the unit each one sees."""
+    if exposed.size == 0:
+        return np.zeros(exposed.shape[0])
+    return np.asarray(((1.0 - exposed) * weights).sum(axis=1))
+
+
+# --------------------------------------------------------------------------- points
+def rounded(p: Iterable[float]) -> Point:
+    x, y = p
+    return (round(float(x), POINT_DECIMALS), round(float(y), POINT_DECIMALS))
+
+
+def candidates(option: Option, rng: np.random.Generator, n: int, extra: Sequence[Point] = ()) -> np.ndarray:
+    """Candidate points for a point option: ``extra`` first, then ``n`` uniform samples of its region."""
+    pts = [np.asarray(extra, dtype=np.float64).reshape(-1, 2), sample_in(option.region, n, rng)]
+    out = np.concatenate(pts) if pts else np.empty((0, 2))
+    return np.round(out, POINT_DECIMALS)
+
+
+def first_legal(option: Option, points: np.ndarray, order: Iterable[int], tries: int = 8) -> Point | None:
+    """The first point (in ``order``) the option's validator accepts, trying at most ``tries``."""
+    for n, i in enumerate(order):
+        if n >= tries:
+            break
+        p = rounded(points[int(i)])
+        if option.validate is None or option.validate(p) is None:
+            return p
+    return None
+
+
+def along(path_points: Sequence[Point], budget: float, stop_short: float = 0.0) -> Point:
+    """The point ``budget`` inches along a polyline, but at least ``stop_short`` before its end."""
+    pts = [(float(p[0]), float(p[1])) for p in path_points]
+    total = sum(math.dist(a, b) for a, b in itertools.pairwise(pts))
+    go = max(0.0, min(budget, total - stop_short))
+    for a, b in itertools.pairwise(pts):
+        seg = math.dist(a, b)
+        if go <= seg:
+            t = go / seg if seg > 0 else 0.0
+            return (a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1]))
+        go -= seg
+    return pts[-1]
+
+
+def route(view: Any, unit: Me, goal: Point, ignore: str | None = None) -> Any:
+    """Shortest free path of ``unit`` towards ``goal`` (other units block, except ``ignore``)."""
+    arena = view.arena
+    keep = arena.alive.copy()
+    keep[unit.row] = False
+    if ignore is not None:
+        keep[arena.index_of[ignore]] = False
+    blk = np.column_stack([arena.xy[keep], arena.base[keep]]) if keep.any() else np.empty((0, 3))
+    ids = tuple(u for u, k in zip(arena.ids, keep) if k)
+    return arena.nav.path(unit.xy, (float(goal[0]), float(goal[1])), unit.base, blk, ids)
+
+
+def action_costs(view: Any, uid: str) -> dict[str, int]:
+    """AP costs of ``attack``, ``posture``, ``face``, ``step`` for ``uid`` now."""
+    fn = getattr(view, "action_costs", None)
+    if fn is not None:
+        costs: dict[str, int] = fn(uid)
+        return costs
+    # MatchView has no action_costs yet (reported to the lead): ask the ruleset read-only.
+    m = view._m
+    got: dict[str, int] = m.rules.action_costs(m, uid)
+    return got

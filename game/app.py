@@ -1,0 +1,353 @@
+"""The skirmish window: play a match (hotseat or against AI policies) and view replays.
+
+Contract:
+- :class:`App` shows one :class:`~game.match.Match` through :class:`~game.view.MatchView` and
+  changes it only with ``match.apply(command)``: commands come from the
+  :class:`~game.input.InputHandler` for human sides and from ``game.ai`` policies (with
+  ``match.ai_rng``) for AI sides, one AI decision per frame so the window stays responsive.
+  A refused command leaves the match unchanged and its reason on the message line.
+  :meth:`App.tick` is one frame (events in, at most one AI decision, one drawing) and can be
+  driven with synthetic events in tests; :meth:`App.run` loops at 60 fps until the window closes.
+- F5 / F9 call ``game.saves.save_match(match, path)`` / ``game.saves.load_match(path)``,
+  imported only when pressed; if that module is missing or fails, the window shows why.
+- :func:`view_replay` steps through a recorded battle: the match is rebuilt from the log's
+  ``match_start`` (seed, ruleset, options, controllers, round limit) and the logged
+  ``command`` events are re-applied to step forward; stepping back rebuilds to step k − 1.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from components.specs import ScenarioSpec
+from game.ai import Policy, get_policy
+from game.commands import command_from_json
+from game.errors import IllegalCommand, SkirmishError
+from game.match import Match
+from game.render import require_pygame_ce
+from game.view import MatchView
+
+#: Frames per second of the window loop.
+FPS = 60
+#: Seconds of threat-map work per frame (the rest of the 16 ms frame is drawing and AI).
+THREAT_BUDGET_S = 0.004
+#: Controller name of a side played in the window.
+HUMAN = "human"
+DEFAULT_SIZE = (1280, 800)
+
+
+class App:
+    """A window playing one match.
+
+    Args:
+        match: the match to play (already built; the window never rebuilds it except on load).
+        controllers: side -> ``"human"`` or an AI policy name; sides not listed use the
+            match's controllers.
+        size: initial window size.
+        save_path: file used by F5 / F9.
+        screen: a surface to draw on instead of opening a window (tests, benchmarks).
+    """
+
+    def __init__(
+        self,
+        match: Match,
+        controllers: Mapping[str, str] | None = None,
+        *,
+        size: tuple[int, int] = DEFAULT_SIZE,
+        save_path: str | Path = "skirmish-save.json",
+        screen: Any = None,
+    ) -> None:
+        pygame = require_pygame_ce()
+        from game.input import InputHandler
+        from game.render.renderer import Renderer
+        from game.render.ui import UiState
+
+        if not pygame.get_init():
+            pygame.init()
+        self.pygame = pygame
+        self.controllers = {
+            s: (controllers or {}).get(s, match.controllers.get(s, "random")) for s in match.spec.sides
+        }
+        self.humans = {s for s, c in self.controllers.items() if c == HUMAN}
+        self.policies: dict[str, Policy] = {
+            s: get_policy(c) for s, c in self.controllers.items() if c != HUMAN
+        }
+        self.save_path = Path(save_path)
+        self.screen = screen if screen is not None else self._open_window(size, match.spec.name)
+        self.match = match
+        self.view = MatchView(match)
+        self.ui = UiState()
+        self.renderer = Renderer(self.view, self.screen.get_size())
+        self.input = InputHandler(self.renderer, self.ui, self.humans, ap_cost=self._ap_cost)
+        self.running = True
+        self.frames = 0
+
+    def _open_window(self, size: tuple[int, int], title: str) -> Any:
+        pg = self.pygame
+        pg.display.set_caption(f"skirmish - {title}")
+        return pg.display.set_mode(size, pg.RESIZABLE)
+
+    def _ap_cost(self, uid: str, length: float) -> int | None:
+        return self.match.rules.move_ap_cost(self.match, uid, length)
+
+    # ------------------------------------------------------------------ the loop
+    def apply(self, cmd: Any) -> bool:
+        """Apply a command to the match; a refusal is shown, not raised. True if applied."""
+        try:
+            self.match.apply(cmd)
+        except IllegalCommand as e:
+            self.ui.say(str(e), error=True)
+            return False
+        return True
+
+    def ai_step(self) -> bool:
+        """Let an AI side answer the pending decision (at most one); True if it did."""
+        m = self.match
+        d = m.pending
+        if d is None or m.outcome is not None:
+            return False
+        side = m.side(d.unit)
+        if side in self.humans:
+            return False
+        if self.ui.ai_paused:
+            if self.ui.ai_steps <= 0:
+                return False
+            self.ui.ai_steps -= 1
+        cmd = self.policies[side](self.view, d, m.ai_rng)
+        return self.apply(cmd)
+
+    def tick(self, events: Iterable[Any] = ()) -> None:
+        """One frame: handle ``events``, let the AI take one decision, draw."""
+        pg = self.pygame
+        for event in events:
+            if event.type == pg.QUIT:
+                self.running = False
+                continue
+            cmd = self.input.handle(event)
+            if cmd is not None:
+                self.apply(cmd)
+        if self.ui.request is not None:
+            request, self.ui.request = self.ui.request, None
+            self.save() if request == "save" else self.load()
+        self.ai_step()
+        self.input.refresh()
+        self.renderer.draw(self.screen, self.ui, self.humans, self.controllers, threat_budget=THREAT_BUDGET_S)
+        self.frames += 1
+
+    def run(self) -> None:
+        """Show the window until it is closed."""
+        pg = self.pygame
+        clock = pg.time.Clock()
+        while self.running:
+            self.tick(pg.event.get())
+            pg.display.flip()
+            clock.tick(FPS)
+        self.match.close()
+
+    # ------------------------------------------------------------------ saves
+    def save(self) -> None:
+        """F5: ``game.saves.save_match(match, save_path)``; problems are shown in the window."""
+        try:
+            from game.saves import save_match
+        except ImportError:
+            self.ui.say("saving is not available: the game.saves module is missing", error=True)
+            return
+        try:
+            save_match(self.match, self.save_path)
+        except (SkirmishError, OSError, ValueError) as e:
+            self.ui.say(f"could not save to {self.save_path}: {e}", error=True)
+            return
+        self.ui.say(f"saved to {self.save_path}")
+
+    def load(self) -> None:
+        """F9: ``game.saves.load_match(save_path)`` replaces the match; problems are shown."""
+        try:
+            from game.saves import load_match
+        except ImportError:
+            self.ui.say("loading is not available: the game.saves module is missing", error=True)
+            return
+        try:
+            loaded = load_match(self.save_path)
+        except (SkirmishError, OSError, ValueError) as e:
+            self.ui.say(f"could not load {self.save_path}: {e}", error=True)
+            return
+        self.set_match(loaded)
+        self.ui.say(f"loaded {self.save_path}")
+
+    def set_match(self, match: Match) -> None:
+        """Show another match (after a load); the old one's world is closed."""
+        old = self.match
+        self.match = match
+        self.view = MatchView(match)
+        self.renderer.set_view(self.view)
+        self.ui.selected = None
+        self.ui.target = None
+        self.input.sync_decision()
+        if old is not match:
+            old.close()
+
+
+# ---------------------------------------------------------------------- replays
+class ReplayBuilder:
+    """Rebuilds a recorded match at any step (number of logged commands applied).
+
+    Args:
+        spec: the scenario the log was recorded on.
+        events: the recorded log (``game.events.read_log``); must start with ``match_start``.
+
+    Raises:
+        SkirmishError: the log does not start with ``match_start`` or holds a malformed command.
+    """
+
+    def __init__(self, spec: ScenarioSpec, events: Sequence[dict[str, Any]]) -> None:
+        if not events or events[0].get("type") != "match_start":
+            raise SkirmishError("the log does not start with a match_start event")
+        self.spec = spec
+        self.events = list(events)
+        self.start = events[0]
+        try:
+            self.commands = [command_from_json(e["command"]) for e in events if e.get("type") == "command"]
+        except (KeyError, ValueError) as e:
+            raise SkirmishError(f"malformed command event in the log: {e}") from None
+        self.match = self._fresh()
+        self.step = 0
+        self.problem: str | None = None
+
+    def _fresh(self) -> Match:
+        s = self.start
+        return Match(
+            self.spec,
+            ruleset=s.get("ruleset"),
+            seed=int(s.get("seed", 0)),
+            options=s.get("options"),
+            controllers=s.get("controllers"),
+            round_limit=s.get("round_limit"),
+        )
+
+    @property
+    def total(self) -> int:
+        return len(self.commands)
+
+    def forward(self) -> bool:
+        """Apply the next logged command; False at the end or if it is refused (see :attr:`problem`)."""
+        if self.step >= self.total or self.problem:
+            return False
+        try:
+            self.match.apply(self.commands[self.step])
+        except IllegalCommand as e:
+            self.problem = f"command {self.step + 1} is refused on replay: {e}"
+            return False
+        self.step += 1
+        self._check()
+        return True
+
+    def go_to(self, k: int) -> None:
+        """Rebuild the match at step ``k`` (clamped to 0..total): from scratch when going back."""
+        k = max(0, min(self.total, k))
+        if k < self.step:
+            self.match.close()
+            self.match = self._fresh()
+            self.step = 0
+            self.problem = None
+        while self.step < k and self.forward():
+            pass
+
+    def _check(self) -> None:
+        got = self.match.log.events
+        if got != self.events[: len(got)]:
+            first = (
+                next(i for i, (a, b) in enumerate(zip(got, self.events)) if a != b)
+                if len(got) <= len(self.events)
+                else len(self.events)
+            )
+            self.problem = f"the replay diverges from the log at event {first}"
+
+
+class ReplayWindow:
+    """A window stepping through a :class:`ReplayBuilder` (see :func:`view_replay` for the keys).
+
+    Args:
+        builder: the replay.
+        screen: the surface to draw on (the display surface, or any surface in tests).
+    """
+
+    def __init__(self, builder: ReplayBuilder, screen: Any) -> None:
+        pygame = require_pygame_ce()
+        from game.input import InputHandler
+        from game.render.renderer import Renderer
+        from game.render.ui import UiState
+
+        self.pygame = pygame
+        self.builder = builder
+        self.screen = screen
+        self.ui = UiState()
+        self.renderer = Renderer(MatchView(builder.match), screen.get_size())
+        self.input = InputHandler(self.renderer, self.ui, humans=())
+        self.controllers = dict(builder.start.get("controllers") or {})
+        self.running = True
+        self._jumps = {
+            pygame.K_RIGHT: 1,
+            pygame.K_SPACE: 1,
+            pygame.K_LEFT: -1,
+            pygame.K_PAGEUP: -10,
+            pygame.K_PAGEDOWN: 10,
+        }
+
+    def tick(self, events: Iterable[Any] = ()) -> None:
+        """One frame: step keys move through the replay, other events go to the input handler."""
+        pg, b = self.pygame, self.builder
+        for event in events:
+            if event.type == pg.QUIT:
+                self.running = False
+            elif event.type == pg.KEYDOWN and event.key in (*self._jumps, pg.K_HOME, pg.K_END):
+                before = b.match
+                if event.key == pg.K_HOME:
+                    b.go_to(0)
+                elif event.key == pg.K_END:
+                    b.go_to(b.total)
+                else:
+                    b.go_to(b.step + self._jumps[event.key])
+                if b.match is not before:
+                    self.renderer.set_view(MatchView(b.match))
+                self.input.sync_decision()
+            else:
+                self.input.handle(event)
+        status = f"step {b.step} / {b.total}  (Left / Right: step, Home / End: first / last)"
+        self.ui.say(b.problem or status, error=b.problem is not None)
+        self.input.refresh()
+        self.renderer.draw(self.screen, self.ui, (), self.controllers, threat_budget=THREAT_BUDGET_S)
+
+    def run(self) -> None:
+        """Loop until the window is closed."""
+        clock = self.pygame.time.Clock()
+        while self.running:
+            self.tick(self.pygame.event.get())
+            self.pygame.display.flip()
+            clock.tick(FPS)
+        self.builder.match.close()
+
+
+def view_replay(log_path: str | Path, spec: ScenarioSpec, events: Sequence[dict[str, Any]]) -> None:
+    """Open a window stepping through a recorded battle.
+
+    Keys: Right / Space = next command, Left = previous (rebuilt from the start), Page Up /
+    Page Down = 10 back / forward, Home / End = first / last; the overlays and the mouse work as
+    in the play window (nothing is played: no side is human).
+
+    Args:
+        log_path: the log file (for the title).
+        spec: the scenario the battle was played on.
+        events: the log's events.
+
+    Raises:
+        SkirmishError: the log cannot be replayed (no match_start, malformed commands) or
+            pygame-ce is missing.
+    """
+    pygame = require_pygame_ce()
+    builder = ReplayBuilder(spec, events)
+    pygame.init()
+    pygame.display.set_caption(f"skirmish replay - {Path(log_path).name}")
+    screen = pygame.display.set_mode(DEFAULT_SIZE, pygame.RESIZABLE)
+    ReplayWindow(builder, screen).run()

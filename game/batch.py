@@ -1,0 +1,544 @@
+"""Headless AI-vs-AI battles in bulk: one pure function per battle, run serially, in processes or on Dask.
+
+Contract:
+- A :class:`BattleJob` is a picklable description of one battle (scenario path or
+  in-memory spec, seed, ruleset and options, the policy of each side, where to
+  keep its log). :func:`run_battle` plays it to the end and returns one flat
+  row (``dict`` of str/int/float, see :data:`ROW_DOC`). It is pure: the same job
+  gives the same row and the same log bytes in any process on any machine with
+  the same code, because every draw comes from the match's seeded generators.
+- :func:`run_batch` runs many jobs serially (``workers=1``), in local worker
+  processes (``workers>1``) or on a Dask distributed cluster (``dask="local"``
+  or a scheduler address) and always returns the rows in job order, identical
+  to a serial run.
+- :func:`plan` builds the jobs of one ``skirmish battle`` run: seeds ``seed ..
+  seed+n-1``, optionally each also with the policies swapped between the sides.
+- Scenario files are loaded once per worker process and checked against the
+  sha256 the job was planned with, so a file edited mid-batch is an error,
+  never a silent mix of two maps.
+- A battle that fails (a policy returning an illegal command, an engine error,
+  an invariant violation under ``check_invariants``) raises
+  :class:`BattleFailed` naming the seed and the command step; with a log path
+  the partial log is still written, atomically, for the post-mortem.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import sys
+import traceback
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from components.specs import ScenarioSpec
+from game.errors import ScenarioError, SkirmishError
+from game.events import atomic_write_text
+
+#: Longest battle (commands) before it is declared stuck.
+MAX_COMMANDS = 100_000
+
+#: Per-side counters taken from the logged commands, in column order.
+COUNTERS = (
+    "attacks",
+    "dodges",
+    "parries",
+    "blocks",
+    "retreats",
+    "drops",
+    "dodge_moves",
+    "interposes",
+    "follows",
+)
+
+#: Defence kinds with their own counter column.
+_DEFENCE_COUNTER = {"dodge": "dodges", "parry": "parries", "block": "blocks"}
+
+ROW_DOC = {
+    "variant": "name of the compared variant ('' for a plain batch)",
+    "scenario": "scenario name",
+    "ruleset": "ruleset played",
+    "seed": "match seed",
+    "swapped": "1 if the policies were swapped between the sides (--swap-sides)",
+    "policy_<side>": "policy that played the side",
+    "winner": "winning side, or 'draw'",
+    "winner_policy": "policy of the winning side ('' for a draw)",
+    "reason": "why the match ended",
+    "rounds": "rounds played",
+    "commands": "commands applied (turn commands and reactions)",
+    "survivors_<side>": "units of the side still in action at the end",
+    "damage_<side>": "damage dealt by the side's units: sum of |change| over every health track",
+    "attacks_<side> ...": "counts of the side's attacks, dodges, parries, blocks, retreats, "
+    "dodge-and-drops, dodge moves, interpositions and follows",
+    "final_hash": "state hash at the end (equal rows mean equal battles)",
+    "log": "path of the battle's event log ('' if not kept)",
+}
+
+
+class BattleFailed(RuntimeError):
+    """A battle could not be played to the end; the message names the seed and step."""
+
+    def __init__(self, message: str, seed: int = 0, step: int = 0, detail: str = "") -> None:
+        super().__init__(message)
+        self.seed = seed
+        self.step = step
+        self.detail = detail  # the formatted traceback, for --verbose style reports
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Keep the fields when the exception crosses a process boundary.
+        return (type(self), (str(self), self.seed, self.step, self.detail))
+
+
+class InvariantViolation(BattleFailed):
+    """``game.invariants.check`` reported a problem after a command."""
+
+
+@dataclass(frozen=True)
+class BattleJob:
+    """One battle to play.
+
+    Attributes:
+        seed: the match seed.
+        scenario: path of the scenario file (loaded once per process), or None with ``spec``.
+        spec: an already loaded scenario (tests; rulesets registered at run time).
+        ruleset: overrides the scenario's ruleset.
+        options: ruleset options, merged over the scenario's options for that ruleset.
+        policies: (side, policy name) pairs; sides not named use the scenario's controllers.
+        variant: label of a compared variant ("" for a plain batch).
+        swapped: whether ``policies`` are the swapped assignment (recorded in the row).
+        log_path: where to write the event log (None: not kept).
+        check_invariants: call ``game.invariants.check(match)`` after every command.
+        sha256: the scenario file's hash when the batch was planned (checked on load).
+        round_limit: overrides the scenario's round limit.
+    """
+
+    seed: int
+    scenario: str | None = None
+    spec: ScenarioSpec | None = None
+    ruleset: str | None = None
+    options: tuple[tuple[str, Any], ...] = ()
+    policies: tuple[tuple[str, str], ...] = ()
+    variant: str = ""
+    swapped: bool = False
+    log_path: str | None = None
+    check_invariants: bool = False
+    sha256: str | None = None
+    round_limit: int | None = None
+
+
+# --------------------------------------------------------------------------- scenarios
+_SPECS: dict[tuple[str, str | None, int, int], ScenarioSpec] = {}
+
+
+def load_spec(path: str, ruleset: str | None = None, sha256: str | None = None) -> ScenarioSpec:
+    """Load a scenario once per process (keyed by path, ruleset, mtime and size).
+
+    Raises:
+        ScenarioError: the file is invalid, or its sha256 differs from ``sha256``.
+    """
+    from game.scenario import load_scenario
+
+    p = os.path.abspath(path)
+    try:
+        st = os.stat(p)
+    except OSError as e:
+        from game.errors import Problem
+
+        raise ScenarioError([Problem(path, 0, "", f"cannot read: {e.strerror or e}")]) from None
+    key = (p, ruleset, st.st_mtime_ns, st.st_size)
+    spec = _SPECS.get(key)
+    if spec is None:
+        spec = load_scenario(path, ruleset=ruleset)
+        _SPECS.clear()  # one scenario at a time is the common case; never grow without bound
+        _SPECS[key] = spec
+    if sha256 is not None and spec.sha256 != sha256:
+        from game.errors import Problem
+
+        raise ScenarioError(
+            [
+                Problem(
+                    path,
+                    0,
+                    "",
+                    f"sha256 {spec.sha256[:12]}… differs from {sha256[:12]}… the batch was planned with",
+                )
+            ]
+        )
+    return spec
+
+
+def job_spec(job: BattleJob) -> ScenarioSpec:
+    """The scenario of ``job`` (its in-memory spec, or the file loaded through the cache)."""
+    if job.spec is not None:
+        return job.spec
+    if job.scenario is None:
+        raise ValueError("a BattleJob needs a scenario path or a spec")
+    return load_spec(job.scenario, job.ruleset, job.sha256)
+
+
+def job_options(job: BattleJob, spec: ScenarioSpec) -> dict[str, Any]:
+    """Ruleset options for ``job``: the scenario's for that ruleset, overridden by the job's."""
+    name = job.ruleset or spec.ruleset
+    return {**spec.options.get(name, {}), **dict(job.options)}
+
+
+# --------------------------------------------------------------------------- one battle
+def invariant_checker(enabled: bool) -> Callable[[Any], list[str]] | None:
+    """``game.invariants.check`` if ``enabled`` (None otherwise); SkirmishError if it is missing."""
+    if not enabled:
+        return None
+    try:
+        from game import invariants
+    except ModuleNotFoundError as e:
+        if e.name != "game.invariants":
+            raise
+        raise SkirmishError(
+            "--check-invariants needs game.invariants, which this installation lacks"
+        ) from None
+    check: Callable[[Any], list[str]] = invariants.check
+    return check
+
+
+def run_battle(job: BattleJob) -> dict[str, Any]:
+    """Play one battle headless to the end and return its row.
+
+    Raises:
+        BattleFailed: the battle broke down (seed and step in the message).
+        InvariantViolation: ``job.check_invariants`` and an invariant failed.
+        SkirmishError: bad input (scenario, ruleset, options, policy names).
+    """
+    from game.ai import get_policy
+    from game.match import Match
+    from game.view import MatchView
+
+    spec = job_spec(job)
+    check = invariant_checker(job.check_invariants)
+    match = Match(
+        spec,
+        ruleset=job.ruleset,
+        seed=job.seed,
+        options=job_options(job, spec),
+        controllers=dict(job.policies),
+        round_limit=job.round_limit,
+    )
+    step = 0
+    try:
+        policies = {side: get_policy(name) for side, name in match.controllers.items()}
+        view = MatchView(match)
+        if check is not None:
+            _check_now(check, match, job, step)
+        while match.outcome is None:
+            if step >= MAX_COMMANDS:
+                raise BattleFailed(
+                    f"battle seed {job.seed}: no result after {MAX_COMMANDS} commands", job.seed, step
+                )
+            decision = match.pending
+            assert decision is not None  # the engine leaves a decision or an outcome
+            cmd = policies[match.side(decision.unit)](view, decision, match.ai_rng)
+            match.apply(cmd)
+            step += 1
+            if check is not None:
+                _check_now(check, match, job, step)
+        row = battle_row(match, job, step)
+    except BattleFailed:
+        _keep_log(match, job)
+        raise
+    except SkirmishError as e:
+        if step == 0 and match.outcome is None and not match.commands:
+            raise  # refused before anything happened: bad input, not a broken battle
+        _keep_log(match, job)
+        raise BattleFailed(
+            f"battle seed {job.seed} step {step}: {type(e).__name__}: {e}",
+            job.seed,
+            step,
+            traceback.format_exc(),
+        ) from None
+    except Exception as e:
+        _keep_log(match, job)
+        raise BattleFailed(
+            f"battle seed {job.seed} step {step}: {type(e).__name__}: {e}",
+            job.seed,
+            step,
+            traceback.format_exc(),
+        ) from None
+    finally:
+        match.close()
+    _keep_log(match, job)
+    return row
+
+
+def _check_now(check: Callable[[Any], list[str]], match: Any, job: BattleJob, step: int) -> None:
+    problems = check(match)
+    if problems:
+        shown = "; ".join(str(p) for p in problems[:3]) + (
+            f" (+{len(problems) - 3} more)" if len(problems) > 3 else ""
+        )
+        raise InvariantViolation(
+            f"battle seed {job.seed} step {step}: invariant violated: {shown}", job.seed, step
+        )
+
+
+def _keep_log(match: Any, job: BattleJob) -> None:
+    if job.log_path:
+        match.log.write(job.log_path)
+
+
+def battle_row(match: Any, job: BattleJob, commands: int) -> dict[str, Any]:
+    """The CSV row of a finished match (columns documented in :data:`ROW_DOC`)."""
+    sides = tuple(match.spec.sides)
+    side_of = {u: match.side(u) for u in match.units(alive=False)}
+    counts = {s: dict.fromkeys(COUNTERS, 0) for s in sides}
+    damage = dict.fromkeys(sides, 0)
+    for e in match.log.events:
+        kind = e["type"]
+        if kind == "command":
+            side = side_of.get(e["unit"])
+            if side is None:
+                continue
+            _count_command(counts[side], e["command"])
+        elif kind == "damage":
+            src = side_of.get(e.get("source") or "")
+            if src is not None:
+                damage[src] += sum(abs(int(v)) for v in e["deltas"].values())
+    outcome = match.outcome
+    winner = outcome.winner if outcome.winner is not None else "draw"
+    row: dict[str, Any] = {
+        "variant": job.variant,
+        "scenario": match.spec.name,
+        "ruleset": match.ruleset_name,
+        "seed": job.seed,
+        "swapped": int(job.swapped),
+    }
+    for s in sides:
+        row[f"policy_{s}"] = match.controllers[s]
+    row["winner"] = winner
+    row["winner_policy"] = match.controllers.get(outcome.winner, "") if outcome.winner else ""
+    row["reason"] = outcome.reason
+    row["rounds"] = outcome.rounds
+    row["commands"] = commands
+    alive = match.units()
+    for s in sides:
+        row[f"survivors_{s}"] = sum(1 for u in alive if side_of[u] == s)
+    for s in sides:
+        row[f"damage_{s}"] = damage[s]
+    for name in COUNTERS:
+        for s in sides:
+            row[f"{name}_{s}"] = counts[s][name]
+    row["final_hash"] = match.state_hash()
+    row["log"] = job.log_path or ""
+    return row
+
+
+def _count_command(c: dict[str, int], cmd: Mapping[str, Any]) -> None:
+    t = cmd.get("type")
+    if t == "Attack":
+        c["attacks"] += 1
+    elif t == "Defend":
+        counter = _DEFENCE_COUNTER.get(str(cmd.get("kind")))
+        if counter:
+            c[counter] += 1
+        if cmd.get("retreat_to") is not None:
+            c["retreats"] += 1
+        if cmd.get("drop"):
+            c["drops"] += 1
+    elif t == "DodgeMove" and cmd.get("to") is not None:
+        c["dodge_moves"] += 1
+    elif t == "Interpose" and cmd.get("to") is not None:
+        c["interposes"] += 1
+        if cmd.get("drop"):
+            c["drops"] += 1
+    elif t == "Follow" and cmd.get("to") is not None:
+        c["follows"] += 1
+
+
+# --------------------------------------------------------------------------- planning
+def log_name(seed: int, swapped: bool = False) -> str:
+    """File name of a battle's log inside ``--log DIR``."""
+    return f"battle-{seed}{'-swapped' if swapped else ''}.jsonl"
+
+
+def plan(
+    *,
+    seeds: Iterable[int],
+    scenario: str | None = None,
+    spec: ScenarioSpec | None = None,
+    policies: Mapping[str, str],
+    ruleset: str | None = None,
+    options: Mapping[str, Any] | None = None,
+    swap_sides: bool = False,
+    log_dir: str | os.PathLike[str] | None = None,
+    log_file: str | os.PathLike[str] | None = None,
+    variant: str = "",
+    check_invariants: bool = False,
+    round_limit: int | None = None,
+) -> list[BattleJob]:
+    """Jobs for one batch, seed-major (with ``swap_sides`` each seed is followed by its swap).
+
+    ``policies`` maps every side to a policy name; swapping exchanges the policies of the
+    first two sides. ``log_file`` names the one log of a single battle; ``log_dir`` keeps
+    ``battle-<seed>.jsonl`` (``-swapped`` for swapped games) in that folder.
+    """
+    if spec is None and scenario is None:
+        raise ValueError("plan needs a scenario path or a spec")
+    sha = spec.sha256 if spec is not None and scenario is not None else None
+    base = BattleJob(
+        seed=0,
+        scenario=scenario,
+        spec=None if scenario is not None else spec,
+        ruleset=ruleset,
+        options=tuple(sorted((options or {}).items())),
+        variant=variant,
+        check_invariants=check_invariants,
+        sha256=sha,
+        round_limit=round_limit,
+    )
+    order = list(policies)
+    swapped_policies = dict(policies)
+    if len(order) >= 2:
+        swapped_policies[order[0]], swapped_policies[order[1]] = policies[order[1]], policies[order[0]]
+    jobs: list[BattleJob] = []
+    for seed in seeds:
+        for swapped in (False, True) if swap_sides else (False,):
+            pols = swapped_policies if swapped else policies
+            if log_file is not None:
+                log: str | None = str(log_file)
+            elif log_dir is not None:
+                log = str(Path(log_dir) / log_name(seed, swapped))
+            else:
+                log = None
+            jobs.append(
+                replace(base, seed=int(seed), policies=tuple(pols.items()), swapped=swapped, log_path=log)
+            )
+    return jobs
+
+
+# --------------------------------------------------------------------------- many battles
+def run_batch(
+    jobs: Sequence[BattleJob],
+    workers: int = 1,
+    dask: str | None = None,
+    progress: bool = True,
+    desc: str = "battles",
+) -> list[dict[str, Any]]:
+    """Run ``jobs`` and return their rows in job order.
+
+    Args:
+        jobs: the battles.
+        workers: local worker processes (1: in this process). With ``dask="local"``
+            the number of Dask workers.
+        dask: None (local), ``"local"`` (a Dask LocalCluster) or a scheduler address
+            such as ``tcp://10.0.0.5:8786``.
+        progress: show a tqdm progress bar on stderr.
+        desc: the progress bar's label.
+
+    Raises:
+        BattleFailed: the first failing battle (in completion order).
+        SkirmishError: bad input, or Dask requested but not installed / not reachable.
+    """
+    from tqdm import tqdm
+
+    if workers < 1:
+        raise SkirmishError(f"--workers must be at least 1, not {workers}")
+    with tqdm(total=len(jobs), desc=desc, unit="battle", file=sys.stderr, disable=not progress) as bar:
+        if dask is not None:
+            return _run_dask(jobs, dask, workers, bar.update)
+        if workers == 1 or len(jobs) <= 1:
+            rows = []
+            for job in jobs:
+                rows.append(run_battle(job))
+                bar.update(1)
+            return rows
+        return list(_run_processes(jobs, workers, bar.update))
+
+
+def _chunksize(n: int, workers: int) -> int:
+    # Several chunks per worker keep both cores busy to the end; large chunks amortise pickling.
+    return max(1, min(32, n // (workers * 8)))
+
+
+def _run_processes(
+    jobs: Sequence[BattleJob], workers: int, tick: Callable[[int], object]
+) -> Iterator[dict[str, Any]]:
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor
+
+    # fork starts workers in milliseconds and shares the parent's loaded scenario and imports.
+    method = "fork" if "fork" in mp.get_all_start_methods() else "spawn"
+    with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=mp.get_context(method)) as pool:
+        for row in pool.map(run_battle, jobs, chunksize=_chunksize(len(jobs), workers)):
+            tick(1)
+            yield row
+
+
+def _run_dask(
+    jobs: Sequence[BattleJob], address: str, workers: int, tick: Callable[[int], object]
+) -> list[dict[str, Any]]:
+    try:
+        import distributed
+    except ImportError:
+        raise SkirmishError(
+            "--dask needs dask.distributed: pip install 'skirmish-tabletop-sim[distributed]'"
+        ) from None
+    import logging
+
+    cluster = None
+    if address == "local":
+        cluster = distributed.LocalCluster(
+            n_workers=workers,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            silence_logs=logging.ERROR,
+        )
+        client = distributed.Client(cluster)
+    else:
+        try:
+            client = distributed.Client(address, timeout="10s")
+        except (OSError, TimeoutError, ValueError) as e:
+            raise SkirmishError(f"cannot reach the Dask scheduler at {address}: {e}") from None
+    try:
+        futures = client.map(run_battle, list(jobs), pure=False)
+        for fut in distributed.as_completed(futures):
+            if fut.status == "error":
+                fut.result()  # re-raises the battle's own exception
+            tick(1)
+        rows: list[dict[str, Any]] = client.gather(futures)
+        return rows
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+# --------------------------------------------------------------------------- output
+def columns(rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    """CSV columns: the union of the rows' keys in order of first appearance."""
+    seen: dict[str, None] = {}
+    for row in rows:
+        for k in row:
+            seen.setdefault(k, None)
+    return list(seen)
+
+
+def rows_to_csv(rows: Sequence[Mapping[str, Any]]) -> str:
+    """The rows as CSV text (missing cells empty)."""
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=columns(rows), restval="", lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow(row)
+    return buf.getvalue()
+
+
+def write_csv(rows: Sequence[Mapping[str, Any]], path: str | os.PathLike[str]) -> Path:
+    """Write ``rows`` to ``path`` atomically (never a half-written file)."""
+    return atomic_write_text(Path(path), rows_to_csv(rows))
+
+
+def read_csv(path: str | os.PathLike[str]) -> list[dict[str, str]]:
+    """Rows of a ``battles.csv`` (values as strings)."""
+    with open(path, encoding="utf-8", newline="") as fh:
+        return list(csv.DictReader(fh))

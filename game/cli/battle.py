@@ -1,0 +1,349 @@
+"""``skirmish battle``: headless AI-vs-AI battles in bulk, with statistics, plots and logs.
+
+Contract (issue 6, DESIGN §4):
+
+- ``skirmish battle SCENARIO -n N --seed S --red P --blue P [--policy SIDE=NAME ...]
+  [--ruleset R] [--option key=value ...] [--swap-sides] [--workers W] [--dask ADDR]
+  [--out DIR] [--log DIR|FILE.jsonl] [--check-invariants] [--compare A B]`` plays
+  battles with seeds S..S+N-1 (``--swap-sides``: each seed also with the first two
+  sides' policies exchanged). ``--red``/``--blue`` set the policy of the scenario's
+  first/second side whatever its name; ``--policy SIDE=NAME`` names any side;
+  unnamed sides use the scenario's ``controllers``.
+- Output: a tqdm bar on stderr; ``battles.csv`` (one row per battle, columns in
+  ``docs/batch.md``) and three PNG plots in ``--out`` (default ``out/<scenario>``);
+  a summary table on stdout (per-side win rate with its 95 % Wilson interval,
+  draws, mean rounds); then where every output went.
+- ``--compare A B``: A and B are two rulesets (played on SCENARIO) or two scenario
+  files (SCENARIO may then be left out); both run on the same seeds and the
+  report ends with the difference in the first side's win rate, A − B, with its
+  95 % Newcombe interval.
+- ``--log DIR`` keeps every battle's log as ``DIR/battle-<seed>.jsonl`` (compared
+  variants in ``DIR/<variant>/``); with ``-n 1``, ``--log FILE.jsonl`` writes that
+  one file.
+- ``--check-invariants`` runs ``game.invariants.check`` after every command; a
+  violation stops the run with the seed and step (exit 1), as does any battle
+  that breaks down.
+- Bad input (unknown policy, ruleset or side, bad ``-n``/``--option``, an
+  unwritable ``--out``/``--log``, a missing or invalid scenario) exits 2 with one
+  line and writes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import click
+
+#: Default output folder (under the working directory).
+DEFAULT_OUT = "out"
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One arm of a batch: a scenario under a ruleset ("" label for a plain batch)."""
+
+    label: str
+    path: str
+    spec: Any
+    ruleset: str
+    options: dict[str, Any]
+    policies: dict[str, str]
+
+
+# --------------------------------------------------------------------------- parsing
+def parse_value(text: str) -> Any:
+    """An ``--option`` value: JSON (numbers, true/false/null, lists, quoted strings) or a bare string."""
+    low = text.strip().lower()
+    if low in ("yes", "on"):
+        return True
+    if low in ("no", "off"):
+        return False
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def parse_pairs(values: tuple[str, ...], what: str) -> dict[str, str]:
+    """``KEY=VALUE`` strings to a dict; a malformed one is a usage error naming ``what``."""
+    out: dict[str, str] = {}
+    for v in values:
+        key, eq, val = v.partition("=")
+        if not eq or not key.strip() or not val.strip():
+            raise click.BadParameter(f"{v!r} is not KEY=VALUE", param_hint=what)
+        out[key.strip()] = val.strip()
+    return out
+
+
+def _check_policy(name: str, where: str) -> str:
+    from game.ai import policy_names
+
+    names = policy_names()
+    if name not in names:
+        raise click.BadParameter(
+            f"unknown AI policy {name!r}; choose one of {', '.join(names)}", param_hint=where
+        )
+    return name
+
+
+def _writable_dir(path: Path, hint: str) -> Path:
+    """Create ``path`` if needed and prove a file can be written there (nothing is left behind)."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".skirmish-write-test.", dir=path)
+        os.close(fd)
+        os.unlink(tmp)
+    except OSError as e:
+        raise click.BadParameter(f"cannot write to {path}: {e.strerror or e}", param_hint=hint) from None
+    return path
+
+
+def _ruleset_options(ruleset: str, spec: Any, cli_options: dict[str, Any]) -> dict[str, Any]:
+    """Scenario options for ``ruleset`` overridden by ``--option``, validated by the ruleset."""
+    from pydantic import ValidationError
+
+    from game.rules import get_ruleset
+
+    merged = {**spec.options.get(ruleset, {}), **cli_options}
+    try:
+        get_ruleset(ruleset, merged)
+    except ValidationError as e:
+        err = e.errors()[0]
+        key = ".".join(str(x) for x in err.get("loc", ())) or "?"
+        raise click.BadParameter(
+            f"ruleset {ruleset}: {key}: {err.get('msg')}", param_hint="--option"
+        ) from None
+    return merged
+
+
+def _policies(
+    spec: Any, red: str | None, blue: str | None, named: dict[str, str], label: str
+) -> dict[str, str]:
+    sides = list(spec.sides)
+    chosen = {s: spec.controllers.get(s, "random") for s in sides}
+    for flag, i, name in (("--red", 0, red), ("--blue", 1, blue)):
+        if name is not None:
+            if i >= len(sides):
+                raise click.BadParameter(f"the scenario has only {len(sides)} side(s)", param_hint=flag)
+            chosen[sides[i]] = _check_policy(name, flag)
+    for side, name in named.items():
+        if side in chosen:
+            chosen[side] = _check_policy(name, "--policy")
+    for side, name in chosen.items():
+        if name == "human":
+            raise click.BadParameter(
+                f"side {side!r} is played by a human in {label}; give it an AI with --policy {side}=NAME",
+                param_hint="--policy",
+            )
+        _check_policy(name, f"controllers of {label}")
+    return chosen
+
+
+def _load(path: str, ruleset: str | None) -> Any:
+    from game.scenario import load_scenario
+
+    return load_scenario(path, ruleset=ruleset)
+
+
+def _variants(
+    scenario: str | None,
+    compare: tuple[str, str] | None,
+    ruleset: str | None,
+    cli_options: dict[str, Any],
+    red: str | None,
+    blue: str | None,
+    named: dict[str, str],
+) -> list[Variant]:
+    from game.rules import RULESET_NAMES
+
+    arms: list[tuple[str, str, str | None]] = []  # (label, path, ruleset)
+    if compare is None:
+        if scenario is None:
+            raise click.UsageError("give a SCENARIO file (or --compare A.yaml B.yaml)")
+        arms.append(("", scenario, ruleset))
+    else:
+        a, b = compare
+        if a == b:
+            raise click.BadParameter(
+                "compare two different rulesets or scenario files", param_hint="--compare"
+            )
+        if a in RULESET_NAMES and b in RULESET_NAMES:
+            if scenario is None:
+                raise click.UsageError("--compare RULESET_A RULESET_B needs a SCENARIO file")
+            arms += [(a, scenario, a), (b, scenario, b)]
+        else:
+            for x in (a, b):
+                if x in RULESET_NAMES:
+                    raise click.BadParameter(
+                        "compare two rulesets or two scenario files, not one of each", param_hint="--compare"
+                    )
+                if not Path(x).is_file():
+                    raise click.BadParameter(
+                        f"{x!r} is neither a ruleset ({', '.join(RULESET_NAMES)}) nor a scenario file",
+                        param_hint="--compare",
+                    )
+            la, lb = Path(a).stem, Path(b).stem
+            if la == lb:
+                la, lb = a, b
+            arms += [(la, a, ruleset), (lb, b, ruleset)]
+    out = []
+    for label, path, rs in arms:
+        spec = _load(path, rs)
+        name = rs or spec.ruleset
+        pols = _policies(spec, red, blue, named, path)
+        out.append(Variant(label, path, spec, name, _ruleset_options(name, spec, cli_options), pols))
+    unknown = [s for s in named if not any(s in v.spec.sides for v in out)]
+    if unknown:
+        sides = sorted({s for v in out for s in v.spec.sides})
+        raise click.BadParameter(
+            f"no side {unknown[0]!r} in the scenario; sides are {', '.join(sides)}", param_hint="--policy"
+        )
+    return out
+
+
+def _default_out(variants: list[Variant]) -> Path:
+    stem = Path(variants[0].path).stem
+    if len(variants) > 1:
+        if variants[0].path == variants[1].path:
+            stem = f"{stem}-{variants[0].label}-vs-{variants[1].label}"
+        else:
+            stem = f"{variants[0].label}-vs-{variants[1].label}"
+    return Path(DEFAULT_OUT) / stem
+
+
+# --------------------------------------------------------------------------- the command
+@click.command("battle")
+@click.argument("scenario", required=False, type=click.Path(dir_okay=False))
+@click.option(
+    "-n", "n", type=click.IntRange(min=1), default=1, show_default=True, help="Battles per variant."
+)
+@click.option("--seed", type=int, default=1, show_default=True, help="First seed (seeds S..S+N-1).")
+@click.option("--red", help="Policy of the scenario's first side.")
+@click.option("--blue", help="Policy of the scenario's second side.")
+@click.option("--policy", "policy", multiple=True, metavar="SIDE=NAME", help="Policy of a side (repeatable).")
+@click.option("--ruleset", help="Play under this ruleset instead of the scenario's.")
+@click.option("--option", "option", multiple=True, metavar="KEY=VALUE", help="Ruleset option (repeatable).")
+@click.option(
+    "--swap-sides", is_flag=True, help="Also play every seed with the first two sides' policies swapped."
+)
+@click.option("--workers", type=click.IntRange(min=1), default=None, help="Worker processes [default: CPUs].")
+@click.option("--dask", metavar="ADDRESS", help="Run on a Dask cluster: 'local' or a scheduler address.")
+@click.option(
+    "--out", "out", type=click.Path(file_okay=False), help="Output folder [default: out/<scenario>]."
+)
+@click.option("--log", "log", type=click.Path(), help="Keep event logs: a folder, or FILE.jsonl with -n 1.")
+@click.option("--check-invariants", is_flag=True, help="Check the match invariants after every command.")
+@click.option("--compare", nargs=2, metavar="A B", help="Compare two rulesets or two scenario files.")
+@click.option("--plots/--no-plots", default=True, show_default=True, help="Write the PNG plots.")
+@click.option("--progress/--no-progress", default=True, show_default=True, help="Show the progress bar.")
+def battle(
+    scenario: str | None,
+    n: int,
+    seed: int,
+    red: str | None,
+    blue: str | None,
+    policy: tuple[str, ...],
+    ruleset: str | None,
+    option: tuple[str, ...],
+    swap_sides: bool,
+    workers: int | None,
+    dask: str | None,
+    out: str | None,
+    log: str | None,
+    check_invariants: bool,
+    compare: tuple[str, str] | None,
+    plots: bool,
+    progress: bool,
+) -> None:
+    """Run N headless AI-vs-AI battles of SCENARIO and report who wins, and by how much."""
+    from game import batch
+    from game.rules import RULESET_NAMES
+    from game.stats import newcombe, summarize, summary_table
+
+    if ruleset is not None and ruleset not in RULESET_NAMES:
+        raise click.BadParameter(
+            f"unknown ruleset {ruleset!r}; choose one of {', '.join(RULESET_NAMES)}", param_hint="--ruleset"
+        )
+    named = parse_pairs(policy, "--policy")
+    cli_options = {k: parse_value(v) for k, v in parse_pairs(option, "--option").items()}
+    variants = _variants(scenario, compare, ruleset, cli_options, red, blue, named)
+    if check_invariants:
+        batch.invariant_checker(True)  # fail now, with one line, if the checker is missing
+
+    out_dir = _writable_dir(Path(out) if out else _default_out(variants), "--out")
+    log_file: Path | None = None
+    log_dir: Path | None = None
+    if log is not None:
+        if log.endswith(".jsonl"):
+            if n != 1 or swap_sides or len(variants) > 1:
+                raise click.BadParameter(
+                    "a single FILE.jsonl keeps one battle: use -n 1 (no --swap-sides/--compare) or a folder",
+                    param_hint="--log",
+                )
+            log_file = Path(log)
+            _writable_dir(log_file.parent if str(log_file.parent) else Path("."), "--log")
+        else:
+            log_dir = _writable_dir(Path(log), "--log")
+
+    jobs: list[batch.BattleJob] = []
+    for v in variants:
+        vdir = None if log_dir is None else (log_dir / v.label if v.label else log_dir)
+        jobs += batch.plan(
+            seeds=range(seed, seed + n),
+            scenario=v.path,
+            spec=v.spec,
+            policies=v.policies,
+            ruleset=v.ruleset,
+            options=v.options,
+            swap_sides=swap_sides,
+            log_dir=vdir,
+            log_file=log_file,
+            variant=v.label,
+            check_invariants=check_invariants,
+        )
+    n_workers = workers if workers is not None else (os.cpu_count() or 1)
+    try:
+        rows = batch.run_batch(jobs, workers=n_workers, dask=dask, progress=progress)
+    except batch.BattleFailed as e:
+        click.echo(f"error: {e}", err=True)
+        click.echo(f"to reproduce: skirmish battle {variants[0].path} -n 1 --seed {e.seed} ...", err=True)
+        raise SystemExit(1) from None
+
+    csv_path = batch.write_csv(rows, out_dir / "battles.csv")
+    by_variant: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        by_variant.setdefault(row["variant"], []).append(row)
+    summaries = []
+    for v in variants:
+        sm = summarize(by_variant[v.label], v.spec.sides, v.label)
+        summaries.append(sm)
+        shown = None if swap_sides else v.policies
+        head = f"{v.spec.name} under {v.ruleset}" + (f" [{v.label}]" if v.label else "")
+        click.echo(head)
+        click.echo(summary_table(sm, shown))
+        click.echo("")
+    if len(summaries) == 2:
+        a, b = summaries
+        side_a, side_b = a.sides[0], b.sides[0]
+        d = newcombe(a.wins[side_a].k, a.n, b.wins[side_b].k, b.n)
+        who = side_a if side_a == side_b else f"{side_a}/{side_b}"
+        verdict = "significant" if d.significant else "not significant"
+        click.echo(f"difference in {who} win rate, {a.label} - {b.label}: {d} (95% Newcombe; {verdict})")
+        click.echo("")
+    written = [csv_path]
+    if plots:
+        from game.plots import write_all
+
+        written += write_all(by_variant, out_dir)
+    click.echo(f"battles: {csv_path}")
+    if plots:
+        click.echo(f"plots: {', '.join(str(p) for p in written[1:])}")
+    if log_file is not None:
+        click.echo(f"log: {log_file}")
+    elif log_dir is not None:
+        click.echo(f"logs: {log_dir}{os.sep}")

@@ -1,0 +1,161 @@
+"""``skirmish render``: draw a scenario (optionally a few AI decisions in) to a PNG, headless.
+
+Contract (DESIGN §4, issue 7):
+
+- ``skirmish render SCENARIO --out FILE.png [--ruleset R] [--from ID] [--target ID]
+  [--overlays LIST] [--size WxH] [--seed N] [--steps N] [--until KIND]`` draws exactly what
+  the window (``skirmish play``) would show: map, units, panel and the chosen overlays
+  (comma-separated names from :data:`game.render.ui.OVERLAYS`, or ``all`` / ``none``;
+  default: every overlay but ``threat``). ``--from`` is the unit whose point of view the
+  overlays use (default: the unit whose decision is pending), ``--target`` an enemy to inspect
+  (sight line, silhouette, odds). ``--steps N`` first lets the scenario's AI controllers take
+  N decisions (seeded by ``--seed`` through the match's AI generator); ``--until KIND`` keeps
+  going until a decision of that kind (``turn``, ``defence``, ``dodge_move``, ``follow``,
+  ``interpose``) is pending, which shows reaction regions such as a retreat or a dodge disc.
+- Runs with ``SDL_VIDEODRIVER=dummy`` (no window). The PNG is written atomically: a temp file
+  in the target folder renamed over ``FILE`` (nothing half-written on failure). Prints
+  ``wrote FILE (W x H)``.
+- Bad input (missing or invalid scenario, unknown ruleset, unit, overlay or decision kind, a
+  malformed size, a battle that ends before ``--until`` is met, an unwritable ``--out``,
+  plain pygame instead of pygame-ce) exits 2 with one line.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import click
+
+#: Decisions ``--until`` may wait for.
+DECISION_KINDS = ("turn", "defence", "dodge_move", "follow", "interpose")
+#: Give up waiting for ``--until`` after this many AI decisions.
+MAX_UNTIL_STEPS = 5000
+DEFAULT_SIZE = "1280x800"
+_SIZE = re.compile(r"^\s*(\d+)\s*[xX×]\s*(\d+)\s*$")
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    """``"1280x800"`` -> (1280, 800); at least 640 x 420, at most 8192 on a side."""
+    m = _SIZE.match(text)
+    if not m:
+        raise click.BadParameter(f"{text!r} is not WIDTHxHEIGHT (e.g. 1280x800)", param_hint="--size")
+    w, h = int(m.group(1)), int(m.group(2))
+    if not (640 <= w <= 8192 and 420 <= h <= 8192):
+        raise click.BadParameter(f"{w}x{h} is outside 640x420 .. 8192x8192", param_hint="--size")
+    return w, h
+
+
+def parse_overlays(text: str | None) -> set[str]:
+    """Overlay names from ``--overlays`` (``all``, ``none`` or a comma list)."""
+    from game.render.ui import DEFAULT_OVERLAYS, OVERLAYS
+
+    if text is None:
+        return set(DEFAULT_OVERLAYS)
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    if names == ["all"]:
+        return set(OVERLAYS)
+    if names == ["none"]:
+        return {"grid"}
+    bad = [n for n in names if n not in OVERLAYS]
+    if bad:
+        raise click.BadParameter(
+            f"unknown overlay {bad[0]!r}; choose from {', '.join(OVERLAYS)} (or all / none)",
+            param_hint="--overlays",
+        )
+    return set(names)
+
+
+def advance(match: Any, steps: int, until: str | None) -> int:
+    """Let the AI controllers take ``steps`` decisions, then wait for ``until``; returns the count."""
+    from game.ai import get_policy
+    from game.view import MatchView
+
+    view = MatchView(match)
+    policies = {s: get_policy(c) for s, c in match.controllers.items()}
+    taken = 0
+
+    def one() -> bool:
+        nonlocal taken
+        d = match.pending
+        if d is None or match.outcome is not None:
+            return False
+        match.apply(policies[match.side(d.unit)](view, d, match.ai_rng))
+        taken += 1
+        return True
+
+    for _ in range(steps):
+        if not one():
+            break
+    if until is not None:
+        while not (match.pending is not None and match.pending.kind == until):
+            if taken >= steps + MAX_UNTIL_STEPS or not one():
+                raise click.ClickException(
+                    f"no {until} decision came up within {taken} AI decisions (seed {match.seed}); "
+                    "try another --seed"
+                )
+    return taken
+
+
+@click.command("render")
+@click.argument("scenario", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--out", "out", required=True, type=click.Path(dir_okay=False, path_type=Path), help="PNG to write."
+)
+@click.option("--ruleset", default=None, help="Ruleset to use instead of the scenario's.")
+@click.option("--from", "from_id", default=None, help="Unit whose point of view the overlays show.")
+@click.option("--target", default=None, help="Enemy to inspect (sight line, silhouette, odds).")
+@click.option("--overlays", default=None, help="Comma-separated overlays, 'all' or 'none'.")
+@click.option("--size", default=DEFAULT_SIZE, show_default=True, help="Picture size WIDTHxHEIGHT.")
+@click.option("--seed", default=0, show_default=True, type=int, help="Match seed (dice and AI).")
+@click.option(
+    "--steps", default=0, show_default=True, type=click.IntRange(0, 100_000), help="AI decisions first."
+)
+@click.option("--until", type=click.Choice(DECISION_KINDS), default=None, help="Play on until this decision.")
+def render(
+    scenario: Path,
+    out: Path,
+    ruleset: str | None,
+    from_id: str | None,
+    target: str | None,
+    overlays: str | None,
+    size: str,
+    seed: int,
+    steps: int,
+    until: str | None,
+) -> None:
+    """Draw SCENARIO as the window shows it, to a PNG file."""
+    from game.render.png import init_headless
+
+    dims = parse_size(size)
+    shown = parse_overlays(overlays)
+    init_headless()
+    from game.ai import policy_names
+    from game.errors import UnknownName
+    from game.match import Match
+    from game.render.png import draw_frame, write_png
+    from game.render.renderer import Renderer
+    from game.render.ui import UiState
+    from game.scenario import load_scenario
+    from game.view import MatchView
+
+    spec = load_scenario(scenario, ruleset, policies=policy_names())
+    match = Match(spec, ruleset=ruleset, seed=seed)
+    try:
+        ids = [u.id for u in spec.units]
+        for name, uid in (("--from", from_id), ("--target", target)):
+            if uid is not None and uid not in ids:
+                raise UnknownName(f"{name}: no unit {uid!r} in {scenario}; units are {', '.join(ids)}")
+        advance(match, steps, until)
+        view = MatchView(match)
+        ui = UiState(overlays=shown, selected=from_id, target=target)
+        renderer = Renderer(view, dims)
+        surface = draw_frame(renderer, ui, humans=spec.sides, controllers=dict(match.controllers))
+        try:
+            write_png(surface, out)
+        except OSError as e:
+            raise click.ClickException(f"cannot write {out}: {e.strerror or e}") from None
+    finally:
+        match.close()
+    click.echo(f"wrote {out} ({dims[0]} x {dims[1]})")

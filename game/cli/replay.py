@@ -1,0 +1,64 @@
+"""``skirmish replay``: verify a recorded battle by re-simulating it, or open it in the viewer.
+
+Contract (issue 6, DESIGN §4):
+
+- ``skirmish replay LOG [--scenario PATH]`` re-simulates the battle from the
+  log's ``match_start`` and its ``command`` events (:mod:`game.replay`) and
+  prints ``OK: ...`` (exit 0) or the first divergence as
+  ``DIVERGED at seq N (type) field: expected X, got Y`` (exit 1).
+- The scenario is found as :func:`game.replay.load` says (``--scenario``, the
+  recorded path, or a file with the logged sha256 in the usual folders); a
+  scenario whose sha256 differs from the log's is refused (exit 2), as is an
+  unreadable or malformed log.
+- ``--view`` opens the log in the window viewer instead
+  (``game.app.view_replay(log_path, spec, events)``, imported only then); if the
+  viewer is not installed it exits 2 with one line.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+
+class ViewerMissing(click.ClickException):
+    """The window viewer is not installed: a usage problem, exit status 2."""
+
+    exit_code = 2
+
+
+@click.command("replay")
+@click.argument("log", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--scenario",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The scenario file the battle was played on [default: found by its sha256].",
+)
+@click.option("--view", is_flag=True, help="Open the battle in the window viewer instead of verifying it.")
+def replay(log: Path, scenario: Path | None, view: bool) -> None:
+    """Re-simulate the battle recorded in LOG and verify every event (or --view it)."""
+    from game import __version__
+    from game.replay import load, verify
+
+    events, spec = load(log, scenario)
+    recorded = events[0].get("version")
+    if recorded is not None and recorded != __version__:
+        click.echo(
+            f"note: {log} was recorded with version {recorded}, replaying with {__version__}", err=True
+        )
+    if view:
+        try:
+            from game.app import view_replay
+        except ModuleNotFoundError as e:
+            if e.name not in ("game.app", "pygame"):
+                raise
+            raise ViewerMissing(
+                "the window viewer is not available in this installation (game.app is missing)"
+            ) from None
+        view_replay(log, spec, events)
+        return
+    result = verify(events, spec)
+    click.echo(f"{log}: {result}")
+    if not result.ok:
+        raise SystemExit(1)

@@ -1,0 +1,133 @@
+"""All-pairs sight facts kept current while units move (pure Python/numpy; no esper).
+
+Contract: :class:`SightCache` always answers exactly what
+:meth:`game.geometry.fast.SightIndex.all_pairs` would answer for the current units.
+After :meth:`SightCache.move_unit` (a move, a posture change or a turn of unit ``i``):
+
+* cover fractions and obstacle screens are recomputed only for the pairs involving ``i``
+  (as attacker: its eye and position; as target: its silhouette and position) — no other
+  pair's fraction depends on ``i``, because units are not obstacles;
+* intervening units, and with them the unit screens and the hidden flags, are recomputed
+  for **all** pairs: a moved unit can enter or leave any corridor, and this is cheap;
+* arcs and distances are recomputed for all pairs (a few vector operations).
+
+Changes are applied lazily: queries call :meth:`SightCache.refresh` first, so many moves in a
+row cost one recomputation.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from components.sight import SightFacts
+from game.geometry.fast import SightBatch, SightIndex, assemble_batch
+from game.geometry.model import BoolArray, FloatArray, IntArray, UnitTable
+
+
+class SightCache:
+    """All-pairs sight facts of one unit table over one scenario's obstacles.
+
+    Args:
+        index: the scenario's sight index.
+        units: the starting unit table.
+    """
+
+    def __init__(self, index: SightIndex, units: UnitTable) -> None:
+        self.index = index
+        self._units = units
+        n = len(units)
+        self._n = n
+        a, t = np.nonzero(~np.eye(n, dtype=bool))
+        self._a = a.astype(np.int64)
+        self._t = t.astype(np.int64)
+        self._fraction = np.zeros(len(self._a))
+        self._screen = np.zeros(len(self._a), dtype=bool)
+        self._dirty: set[int] = set(range(n))
+        self._batch: SightBatch | None = None
+        self.refresh()
+
+    @property
+    def units(self) -> UnitTable:
+        """The current unit table."""
+        return self._units
+
+    def pair_index(self, a: int, t: int) -> int:
+        """Position of the pair (a, t) in the all-pairs order (attacker-major)."""
+        if a == t:
+            raise ValueError("attacker and target must differ")
+        return a * (self._n - 1) + (t if t < a else t - 1)
+
+    def move_unit(
+        self,
+        i: int,
+        xy: tuple[float, float] | None = None,
+        height: float | None = None,
+        facing: float | None = None,
+    ) -> None:
+        """Move, re-posture (silhouette height) or turn unit ``i``; facts update on next query."""
+        self._units = self._units.with_unit(i, xy=xy, height=height, facing=facing)
+        self._dirty.add(int(i))
+
+    def set_units(self, units: UnitTable) -> None:
+        """Replace the whole table (same ids in the same order); everything is recomputed."""
+        if units.ids != self._units.ids:
+            raise ValueError("set_units needs the same unit ids in the same order")
+        self._units = units
+        self._dirty = set(range(self._n))
+
+    def refresh(self) -> None:
+        """Recompute whatever the moves since the last refresh made stale."""
+        if not self._dirty and self._batch is not None:
+            return
+        units = self._units
+        if self._dirty:
+            moved = np.zeros(self._n, dtype=bool)
+            moved[list(self._dirty)] = True
+            k = np.flatnonzero(moved[self._a] | moved[self._t])
+            if len(k):
+                res = self.index.cover(units, self._a[k], self._t[k], screen_all=True)
+                self._fraction[k] = res.fraction
+                self._screen[k] = res.obstacle_screen
+            self._dirty.clear()
+        ptr, rows = self.index.intervening_rows(units, self._a, self._t)
+        self._batch = assemble_batch(units, self._a, self._t, self._fraction, self._screen, ptr, rows)
+
+    @property
+    def batch(self) -> SightBatch:
+        """The current all-pairs batch (attacker-major order, see :meth:`pair_index`)."""
+        self.refresh()
+        assert self._batch is not None
+        return self._batch
+
+    def facts(self, a: int, t: int) -> SightFacts:
+        """Current sight facts from unit ``a`` to unit ``t``."""
+        return self.batch.facts(self.pair_index(a, t))
+
+    def fraction_matrix(self) -> FloatArray:
+        """(n, n) cover fractions, attacker rows, target columns (diagonal 0)."""
+        out = np.zeros((self._n, self._n))
+        out[self._a, self._t] = self.batch.cover_fraction
+        return out
+
+    def visible_matrix(self) -> BoolArray:
+        """(n, n) line-of-sight flags, attacker rows, target columns (diagonal False)."""
+        out = np.zeros((self._n, self._n), dtype=bool)
+        out[self._a, self._t] = self.batch.visible
+        return out
+
+    def visible_enemies(self, a: int, side_mask: BoolArray) -> IntArray:
+        """Rows of the units in ``side_mask`` that unit ``a`` can see, in row order.
+
+        Args:
+            a: the looking unit's row.
+            side_mask: (n,) True for the units to consider (e.g. the other side, alive).
+
+        Returns:
+            Sorted rows ``t != a`` with ``side_mask[t]`` and a line of sight from ``a``.
+        """
+        batch = self.batch
+        lo = a * (self._n - 1)
+        rows = self._t[lo : lo + self._n - 1]
+        vis = batch.visible[lo : lo + self._n - 1]
+        mask = np.asarray(side_mask, dtype=bool)
+        return np.asarray(rows[vis & mask[rows]], dtype=np.int64)

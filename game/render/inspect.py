@@ -1,0 +1,183 @@
+"""What the window tells the player about a point or a target (pure; no pygame, no changes).
+
+Contract: functions of a read-only :class:`~game.view.MatchView` (and, for AP costs, a cost
+function the caller takes from the ruleset). :func:`path_preview` gives the exact path to a
+point and its AP cost, or why the move is refused (the Move option's own validator, so the
+preview never disagrees with ``Match.apply``). :func:`target_lines` lists, for a target, the
+sight facts and every attack option's exact odds, modifiers with their sources and details.
+:func:`resolve_point` turns a click into a legal point of a point option: the click rounded to
+0.01 inch when legal, else the click itself, else the nearest point of the option's region
+within a snapping tolerance (so a one-yard retreat ring can be hit with a mouse).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from components.sight import SightFacts
+from game.commands import Attack, Decision, Option, matches
+from game.movement.regions import nearest_point
+
+Point = tuple[float, float]
+
+#: Clicks are rounded to this many decimals of an inch when the rounded point is legal.
+CLICK_DECIMALS = 2
+#: Retreat rings of zero width are drawn this far outside the legal circle (see
+#: ``game.movement.regions.RETREAT_RING_WIDTH``); snapping pulls a point back by up to twice it.
+SNAP_PULL = 2e-3
+
+
+@dataclass(frozen=True)
+class PathPreview:
+    """The move to ``to`` as the window shows it.
+
+    Attributes:
+        unit: the moving unit.
+        to: destination.
+        points: the path polyline (just ``[start, to]`` if refused).
+        length: path length in inches (0 if there is no path).
+        ap: AP the move costs (``None`` if too far or refused).
+        reason: why the move is refused, ``None`` if it is legal.
+    """
+
+    unit: str
+    to: Point
+    points: tuple[Point, ...]
+    length: float
+    ap: int | None
+    reason: str | None
+
+    @property
+    def label(self) -> str:
+        """``"3.2 in, 1 AP"`` or the refusal reason."""
+        if self.reason:
+            return self.reason
+        return f"{self.length:.1f} in, {self.ap} AP"
+
+
+def move_option(decision: Decision | None) -> Option | None:
+    """The Move option of a turn decision, if any."""
+    if decision is None or decision.kind != "turn":
+        return None
+    for o in decision.options:
+        if type(o.command).__name__ == "Move":
+            return o
+    return None
+
+
+def path_preview(
+    view: Any, decision: Decision | None, to: Point, ap_cost: Callable[[float], int | None]
+) -> PathPreview | None:
+    """The path and AP cost for the deciding unit to move to ``to`` (``None``: no Move option)."""
+    opt = move_option(decision)
+    if opt is None or decision is None:
+        return None
+    uid = decision.unit
+    start = view.unit(uid).pos
+    reason = matches(opt, opt.with_point((float(to[0]), float(to[1]))))
+    path = view.arena.path(uid, to)
+    if path is None:
+        return PathPreview(uid, to, (start, to), 0.0, None, reason or "no free path there")
+    pts = tuple((float(x), float(y)) for x, y in path.points)
+    return PathPreview(
+        uid, to, pts, float(path.length), None if reason else ap_cost(float(path.length)), reason
+    )
+
+
+def attack_options(decision: Decision | None, attacker: str, target: str) -> list[Option]:
+    """The pending decision's attack options of ``attacker`` on ``target``."""
+    if decision is None or decision.unit != attacker or decision.kind != "turn":
+        return []
+    return [o for o in decision.options if isinstance(o.command, Attack) and o.command.target == target]
+
+
+def percent(p: float | None) -> str:
+    """An exact probability as a percentage with one decimal (``"—"`` if unknown)."""
+    if p is None:
+        return "—"
+    return f"{100.0 * p:.1f}%"
+
+
+def _value(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:.3g}" if abs(v) < 1 else f"{v:.2f}".rstrip("0").rstrip(".")
+    if isinstance(v, (list, tuple)):
+        return ", ".join(_value(x) for x in v)
+    if isinstance(v, dict):
+        return ", ".join(f"{k} {_value(x)}" for k, x in v.items())
+    return str(v)
+
+
+def option_lines(opt: Option) -> list[str]:
+    """An option as text: label and exact odds, then each modifier with its source, then details."""
+    head = opt.label if opt.p_success is None else f"{opt.label}: {percent(opt.p_success)}"
+    lines = [head]
+    for m in opt.modifiers:
+        lines.append(f"   {m} ({m.applies_to})")
+    for k, v in opt.detail.items():
+        lines.append(f"   {k}: {_value(v)}")
+    return lines
+
+
+def facts_lines(facts: SightFacts) -> list[str]:
+    """Sight facts as text: cover %, level, hidden, arc, distance, cover units."""
+    if facts.visible:
+        cover = f"cover {facts.cover_fraction * 100:.1f}% ({facts.cover})"
+    else:
+        cover = "no line of sight (total cover)"
+    lines = [
+        f"{facts.attacker} → {facts.target}: {facts.distance:.1f} in",
+        cover + (", hidden" if facts.hidden else ""),
+        f"attack on its {facts.arc} arc",
+        "cover units: " + (", ".join(facts.intervening) if facts.intervening else "none"),
+    ]
+    return lines
+
+
+def target_lines(view: Any, decision: Decision | None, viewer: str, target: str) -> list[str]:
+    """Everything the panel shows about ``target`` seen from ``viewer``."""
+    lines = facts_lines(view.sight(viewer, target))
+    opts = attack_options(decision, viewer, target)
+    if opts:
+        for o in opts:
+            lines.extend(option_lines(o))
+    elif decision is not None and decision.unit == viewer and decision.kind == "turn":
+        lines.append("no attack on it now (range, sight or AP)")
+    return lines
+
+
+def resolve_point(opt: Option, raw: Point, unit_pos: Point, snap: float) -> tuple[Point | None, str | None]:
+    """A legal value for a point option near the click ``raw``.
+
+    Args:
+        opt: an option with a spatial ``point_field``.
+        raw: the clicked world point.
+        unit_pos: the deciding unit's centre (a zero-width ring is pulled toward it).
+        snap: how far (inches) a click may be from the region and still snap onto it.
+
+    Returns:
+        ``(point, None)`` for a legal point, or ``(None, reason)`` with the validator's reason.
+    """
+    rounded = (round(raw[0], CLICK_DECIMALS), round(raw[1], CLICK_DECIMALS))
+    first = matches(opt, opt.with_point(rounded))
+    if first is None:
+        return rounded, None
+    exact = (float(raw[0]), float(raw[1]))
+    if matches(opt, opt.with_point(exact)) is None:
+        return exact, None
+    if opt.region is not None and not opt.region.is_empty:
+        q = nearest_point(opt.region, exact)
+        if q is not None and math.dist(q, exact) <= snap:
+            d = math.dist(q, unit_pos)
+            for pull in (0.0, 0.5 * SNAP_PULL, SNAP_PULL, 2 * SNAP_PULL):
+                if d > 0:
+                    t = pull / d
+                    cand = (q[0] + (unit_pos[0] - q[0]) * t, q[1] + (unit_pos[1] - q[1]) * t)
+                else:
+                    cand = q
+                if matches(opt, opt.with_point(cand)) is None:
+                    return cand, None
+    return None, first

@@ -1,0 +1,228 @@
+"""Geometry overlays drawn over the map: sight fans, arcs, regions, silhouettes, paths, threat map.
+
+Contract: drawing only. Each function takes the data it draws (sight facts, shapely regions,
+profiles, arrays computed by :mod:`game.render.scene`) plus the :class:`Camera`, and draws in
+screen space; translucent fills go onto ``fill`` (a per-pixel-alpha surface the renderer
+blits once per frame), lines and labels onto ``surface``. Nothing here reads or changes the
+match. The world-space geometry they draw comes from :mod:`game.render.shapes` (pure).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+import pygame
+
+from components.sight import Arc, SightFacts
+from game.render import colors
+from game.render.camera import Camera
+from game.render.shapes import Ring, fan_polygon, region_rings
+from game.render.text import Text
+
+Point = tuple[float, float]
+#: Silhouette inset size, pixels (a standing figure fills the height).
+INSET_W, INSET_H = 112, 70
+
+
+# ------------------------------------------------------------------ drawing
+def _screen(camera: Camera, pts: Sequence[Point] | Ring) -> list[tuple[float, float]]:
+    arr = camera.points_to_screen(np.asarray(pts, dtype=np.float64).reshape(-1, 2))
+    return [(float(x), float(y)) for x, y in arr]
+
+
+def draw_fans(
+    fill: pygame.Surface,
+    surface: pygame.Surface,
+    camera: Camera,
+    origin: Point,
+    fans: Iterable[tuple[SightFacts, Point, float]],
+    highlight: str | None = None,
+) -> None:
+    """Sight fans from ``origin`` to each target, coloured by cover level.
+
+    Args:
+        fill: translucent layer.
+        surface: line layer.
+        camera: world→screen transform.
+        origin: the viewing unit's centre.
+        fans: (facts, target centre, target base radius) per enemy.
+        highlight: target whose fan is drawn stronger (the one under the cursor).
+    """
+    for facts, tpos, tbase in fans:
+        color = colors.COVER_COLORS[facts.cover]
+        strong = facts.target == highlight
+        poly = _screen(camera, fan_polygon(origin, tpos, tbase))
+        if poly[1] != poly[2]:
+            pygame.draw.polygon(fill, colors.with_alpha(color, 95 if strong else 45), poly)
+        a, t = camera.to_px(*origin), camera.to_px(*tpos)
+        pygame.draw.line(surface, color, a, t, 3 if strong else 1)
+
+
+def draw_sight_label(
+    surface: pygame.Surface, text: Text, camera: Camera, origin: Point, facts: SightFacts, tpos: Point
+) -> None:
+    """Cover % and level at the middle of the sight line to the target."""
+    mx, my = camera.world_to_screen((origin[0] + tpos[0]) / 2, (origin[1] + tpos[1]) / 2)
+    label = f"{facts.cover} {facts.cover_fraction * 100:.0f}%" if facts.visible else "no line of sight"
+    if facts.hidden:
+        label += ", hidden"
+    text.draw(surface, label, (mx, my - 4), 16, colors.COVER_COLORS[facts.cover], "midbottom")
+
+
+def draw_rings(
+    surface: pygame.Surface, camera: Camera, units: Iterable[tuple[Point, float]], color: colors.RGB
+) -> None:
+    """Outline unit bases (cover units)."""
+    for pos, base in units:
+        r = max(5, round(camera.length(base))) + 4
+        pygame.draw.circle(surface, color, camera.to_px(*pos), r, 2)
+
+
+def draw_arcs(
+    fill: pygame.Surface, camera: Camera, arcs: Iterable[tuple[Arc, list[tuple[Ring, list[Ring]]]]]
+) -> None:
+    """Front / side / rear sectors (world rings, e.g. from :meth:`Scene.arcs`) in their colours."""
+    for arc, rings in arcs:
+        for ext, _ in rings:
+            if len(ext) >= 3:
+                pygame.draw.polygon(fill, colors.ARC_COLORS[arc], _screen(camera, ext))
+
+
+def draw_region(
+    fill: pygame.Surface,
+    surface: pygame.Surface,
+    camera: Camera,
+    rings: list[tuple[Ring, list[Ring]]],
+    color: colors.RGBA,
+    edge: colors.RGB = colors.REGION_EDGE,
+    strong: bool = False,
+) -> None:
+    """A legal region: translucent fill (holes cleared) and its outline."""
+    width = 2 if strong else 1
+    for ext, holes in rings:
+        if len(ext) < 3:
+            continue
+        spts = _screen(camera, ext)
+        pygame.draw.polygon(fill, color, spts)
+        for h in holes:
+            if len(h) >= 3:
+                pygame.draw.polygon(fill, (0, 0, 0, 0), _screen(camera, h))
+        pygame.draw.lines(surface, edge, True, spts, width)
+        for h in holes:
+            if len(h) >= 3:
+                pygame.draw.lines(surface, edge, True, _screen(camera, h), width)
+
+
+def draw_path(
+    surface: pygame.Surface,
+    text: Text,
+    camera: Camera,
+    points: Sequence[Point],
+    label: str,
+    ok: bool,
+) -> None:
+    """A path preview polyline with its length / AP label at the end."""
+    color = colors.PATH if ok else colors.PATH_BAD
+    if len(points) >= 2:
+        pygame.draw.lines(surface, color, False, _screen(camera, points), 2)
+    if points:
+        end = camera.world_to_screen(*points[-1])
+        pygame.draw.circle(surface, color, (round(end[0]), round(end[1])), 4, 1)
+        text.draw(surface, label, (end[0] + 10, end[1] - 10), 16, color, "bottomleft")
+
+
+def draw_cross(surface: pygame.Surface, camera: Camera, p: Point, ok: bool) -> None:
+    """The cursor mark when picking a point: a ring if legal, a red cross if not."""
+    x, y = camera.to_px(*p)
+    if ok:
+        pygame.draw.circle(surface, colors.PATH, (x, y), 6, 2)
+    else:
+        pygame.draw.line(surface, colors.PATH_BAD, (x - 6, y - 6), (x + 6, y + 6), 2)
+        pygame.draw.line(surface, colors.PATH_BAD, (x - 6, y + 6), (x + 6, y - 6), 2)
+
+
+def frame_to_inset(
+    rings: list[tuple[Ring, list[Ring]]],
+    half_angle_deg: float,
+    inner: pygame.Rect,
+    fig_h: float,
+    height: float,
+) -> list[tuple[list[tuple[float, float]], list[list[tuple[float, float]]]]]:
+    """Map (angle °, height) polygons of a silhouette into an inset rectangle (ground at the bottom)."""
+    span = 2.0 * half_angle_deg if half_angle_deg > 0 else 1.0
+    k = fig_h / height if height > 0 else 0.0
+
+    def conv(r: Ring) -> list[tuple[float, float]]:
+        return [
+            (inner.left + (float(a) + half_angle_deg) / span * inner.w, inner.bottom - float(z) * k)
+            for a, z in r
+        ]
+
+    return [(conv(ext), [conv(h) for h in holes]) for ext, holes in rings]
+
+
+def draw_silhouette(
+    surface: pygame.Surface,
+    text: Text,
+    anchor: tuple[float, float],
+    parts: Any,
+    side_color: colors.RGB,
+    caption: str,
+) -> pygame.Rect:
+    """An inset picture of the target as the attacker sees it: exposed light, hidden dark.
+
+    Args:
+        surface: where to draw.
+        text: font cache.
+        anchor: screen point the inset's bottom-left corner is placed at (kept on screen).
+        parts: :class:`game.geometry.shapes.SilhouetteParts` (hidden / exposed in the
+            (angle °, height) frame; its profile gives the half-angle and the height).
+        side_color: the target's side colour (frame).
+        caption: line written under the picture.
+
+    Returns:
+        The inset's rectangle.
+    """
+    box = pygame.Rect(0, 0, INSET_W, INSET_H + 18)
+    box.bottomleft = (round(anchor[0]), round(anchor[1]))
+    box.clamp_ip(surface.get_rect())
+    pygame.draw.rect(surface, colors.PANEL, box)
+    pygame.draw.rect(surface, side_color, box, 2)
+    inner = pygame.Rect(box.x + 6, box.y + 4, box.w - 12, INSET_H - 8)
+    prof = parts.profile
+    height = float(prof.height)
+    fig_h = inner.h * min(1.0, height)
+    half = math.degrees(float(prof.half_angle))
+    pygame.draw.line(surface, colors.PANEL_DIM, (inner.left, inner.bottom), (inner.right, inner.bottom))
+    for geom, color in ((parts.exposed, colors.EXPOSED_PART), (parts.hidden, colors.HIDDEN_PART)):
+        for ext, holes in frame_to_inset(region_rings(geom), half, inner, fig_h, height):
+            if len(ext) >= 3:
+                pygame.draw.polygon(surface, color, ext)
+            for h in holes:
+                if len(h) >= 3:
+                    pygame.draw.polygon(surface, colors.PANEL, h)
+    text.draw(surface, caption, (box.centerx, box.bottom - 2), 15, colors.PANEL_TEXT, "midbottom")
+    return box
+
+
+def draw_threat(surface: pygame.Surface, camera: Camera, image: pygame.Surface, cell: float) -> None:
+    """Blit a threat-map image (one pixel per ``cell`` inches, origin at the map corner) scaled to the view.
+
+    Only the visible window of the image is scaled, so zooming in does not scale the whole map.
+    """
+    iw, ih = image.get_size()
+    vx, vy, vw, vh = camera.viewport
+    wx0, wy0 = camera.screen_to_world(vx, vy)
+    wx1, wy1 = camera.screen_to_world(vx + vw, vy + vh)
+    i0, j0 = max(0, math.floor(wx0 / cell)), max(0, math.floor(wy0 / cell))
+    i1, j1 = min(iw, math.ceil(wx1 / cell)), min(ih, math.ceil(wy1 / cell))
+    if i1 <= i0 or j1 <= j0:
+        return
+    sub = image.subsurface((i0, j0, i1 - i0, j1 - j0))
+    x0, y0 = camera.world_to_screen(i0 * cell, j0 * cell)
+    x1, y1 = camera.world_to_screen(i1 * cell, j1 * cell)
+    size = (max(1, round(x1) - round(x0)), max(1, round(y1) - round(y0)))
+    surface.blit(pygame.transform.scale(sub, size), (round(x0), round(y0)))

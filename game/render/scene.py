@@ -1,0 +1,310 @@
+"""Derived drawing data, computed from the match view only when the match changes.
+
+Contract: a :class:`Scene` wraps one :class:`~game.view.MatchView`. :meth:`Scene.sync` reads
+the events logged since the last call (``view.events(since)``) and bumps :attr:`version` when
+there are any; every cached item (sight fans, silhouettes, regions, the threat map, the log's
+sentences) is keyed on that version, so a frame in which nothing happened recomputes nothing.
+:class:`ThreatMap` evaluates the vectorized geometry query
+(:meth:`game.geometry.fast.SightIndex.exposure_at_points`) over the centres of the map's
+cells in chunks, so the window can spread the work over frames (``advance(budget_s)``) while
+``skirmish render`` finishes it at once. Nothing here imports pygame or changes the match.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import shapely
+from numpy.typing import NDArray
+
+from components.sight import Arc, SightFacts
+from game.commands import Decision
+from game.geometry.model import LEVELS, level_codes
+from game.geometry.shapes import SilhouetteParts, arc_wedges, silhouette_parts
+from game.render import colors
+from game.render.sentences import sentences
+from game.render.shapes import Ring, region_rings
+
+Point = tuple[float, float]
+
+#: Threat-map cells evaluated in the first chunk; later chunks are sized to the time budget.
+FIRST_CHUNK = 128
+
+
+@dataclass(frozen=True)
+class Silhouette:
+    """A target as one attacker sees it.
+
+    Attributes:
+        attacker: the viewing unit.
+        target: the unit seen.
+        parts: hidden and exposed parts (frame pictures and map wedges), from
+            :func:`game.geometry.shapes.silhouette_parts`.
+        hidden_wedge: map rings of the rays that see nothing of the target.
+        exposed_wedge: map rings of the rays that see some of it.
+        facts: the sight facts of the pair.
+    """
+
+    attacker: str
+    target: str
+    parts: SilhouetteParts
+    hidden_wedge: list[tuple[Ring, list[Ring]]]
+    exposed_wedge: list[tuple[Ring, list[Ring]]]
+    facts: SightFacts
+
+
+@dataclass(frozen=True)
+class RegionShape:
+    """A drawable legal region of a pending decision's point option."""
+
+    overlay: str  # "retreat", "dodge" or "move"
+    option: int  # index in decision.options
+    rings: list[tuple[Ring, list[Ring]]]
+
+
+def region_overlay(decision: Decision, option_index: int) -> str:
+    """Which overlay toggle shows a point option's region."""
+    opt = decision.options[option_index]
+    if opt.point_field == "retreat_to":
+        return "retreat"
+    if decision.kind == "turn":
+        return "move"
+    return "dodge"
+
+
+class ThreatMap:
+    """How many enemies see each cell centre, and the cover it has from the most exposing one.
+
+    Args:
+        index: the arena's :class:`~game.geometry.fast.SightIndex`.
+        table: the unit table (positions, eyes) at this moment.
+        enemies: rows of the living enemies who look.
+        height: silhouette height of the unit standing at the points.
+        base: its base radius.
+        size: its size.
+        width: map width, inches.
+        depth: map height, inches.
+        cell: cell size, inches (one sample per cell, at its centre).
+        obstacles: shapely geometry of the obstacles (cells a base cannot stand on are skipped).
+    """
+
+    def __init__(
+        self,
+        index: Any,
+        table: Any,
+        enemies: NDArray[np.int64],
+        height: float,
+        base: float,
+        size: float,
+        width: float,
+        depth: float,
+        cell: float,
+        obstacles: Any,
+    ) -> None:
+        self.index, self.table, self.enemies = index, table, enemies
+        self.height, self.base, self.size, self.cell = height, base, size, cell
+        self.nx, self.ny = max(1, math.ceil(width / cell)), max(1, math.ceil(depth / cell))
+        xs = (np.arange(self.nx) + 0.5) * cell
+        ys = (np.arange(self.ny) + 0.5) * cell
+        gx, gy = np.meshgrid(xs, ys, indexing="ij")  # [i, j] = cell column i, row j
+        pts = np.column_stack([gx.ravel(), gy.ravel()])
+        free = (pts[:, 0] <= width) & (pts[:, 1] <= depth)
+        if obstacles is not None and not obstacles.is_empty:
+            dist = shapely.distance(shapely.points(pts), obstacles)
+            free &= dist >= base
+        self.points = pts
+        self.todo = np.flatnonzero(free)
+        self.count = np.zeros(len(pts), dtype=np.int16)
+        self.best = np.ones(len(pts), dtype=np.float64)
+        self.known = np.zeros(len(pts), dtype=bool)
+        self.done = 0
+        self._chunk = FIRST_CHUNK
+        self.seconds = 0.0
+
+    @property
+    def finished(self) -> bool:
+        return self.done >= len(self.todo)
+
+    def advance(self, budget_s: float | None = None) -> bool:
+        """Evaluate more cells (all of them if ``budget_s`` is None); True when finished."""
+        start = time.perf_counter()
+        while not self.finished:
+            if budget_s is not None and time.perf_counter() - start >= budget_s:
+                break
+            t0 = time.perf_counter()
+            rows = self.todo[self.done : self.done + self._chunk]
+            self._evaluate(rows)
+            self.done += len(rows)
+            spent = time.perf_counter() - t0
+            if budget_s is not None and spent > 0:
+                # aim each chunk at about half the budget
+                self._chunk = int(max(16, min(4096, len(rows) * (0.5 * budget_s) / spent)))
+            elif budget_s is None:
+                self._chunk = 4096
+        self.seconds += time.perf_counter() - start
+        return self.finished
+
+    def _evaluate(self, rows: NDArray[np.int64]) -> None:
+        if len(self.enemies) == 0:
+            self.known[rows] = True
+            return
+        frac = self.index.exposure_at_points(
+            self.table, self.points[rows], self.height, self.base, self.size, self.enemies
+        )
+        seen = frac < 1.0
+        self.count[rows] = seen.sum(axis=1)
+        self.best[rows] = np.where(seen, frac, 1.0).min(axis=1)
+        self.known[rows] = True
+
+    def rgba(self) -> NDArray[np.uint8]:
+        """An (nx, ny, 4) image: colour = cover from the most exposing enemy (red = in the open,
+        :data:`~game.render.colors.THREAT_COLORS`), opacity = how many enemies see the point."""
+        img = np.zeros((len(self.points), 4), dtype=np.uint8)
+        lit = self.known & (self.count > 0)
+        codes = level_codes(self.best[lit])
+        palette = np.array([colors.THREAT_COLORS[level] for level in LEVELS], dtype=np.uint8)
+        img[lit, :3] = palette[codes]
+        extra = colors.THREAT_ALPHA_EACH * (self.count[lit].astype(np.int32) - 1)
+        img[lit, 3] = np.minimum(colors.THREAT_ALPHA_MAX, colors.THREAT_ALPHA_FIRST + extra).astype(np.uint8)
+        return img.reshape(self.nx, self.ny, 4)
+
+    def at(self, p: Point) -> tuple[int, float] | None:
+        """(enemies seeing, best cover fraction) of the cell containing ``p``; None if not computed."""
+        i, j = int(p[0] // self.cell), int(p[1] // self.cell)
+        if not (0 <= i < self.nx and 0 <= j < self.ny):
+            return None
+        k = i * self.ny + j
+        if not self.known[k]:
+            return None
+        return int(self.count[k]), float(self.best[k])
+
+
+class Scene:
+    """Caches of what the overlays draw, invalidated when the match logs anything."""
+
+    def __init__(self, view: Any) -> None:
+        self.view = view
+        self.version = 0
+        self._seen = 0
+        self.sentences: list[str] = []
+        self.start: dict[str, Any] = {}
+        self.initial_health: dict[str, dict[str, int]] = {}
+        self._fans: dict[tuple[int, str], list[tuple[SightFacts, Point, float]]] = {}
+        self._silhouettes: dict[tuple[int, str, str], Silhouette | None] = {}
+        self._arcs: dict[tuple[int, str, float], list[tuple[Arc, list[tuple[Ring, list[Ring]]]]]] = {}
+        self._regions: tuple[Decision | None, list[RegionShape]] = (None, [])
+        self._threat: tuple[tuple[int, str], ThreatMap] | None = None
+        self._obstacles: Any = None
+        self.sync()
+
+    # ------------------------------------------------------------------ events
+    def sync(self) -> bool:
+        """Take in newly logged events; True if the match changed since the last call."""
+        new = self.view.events(self._seen)
+        if not new:
+            return False
+        if self._seen == 0 and new[0].get("type") == "match_start":
+            self.start = new[0]
+            self.initial_health = {u["id"]: dict(u.get("health", {})) for u in new[0].get("units", [])}
+        self._seen += len(new)
+        self.sentences.extend(sentences(new))
+        self.version += 1
+        self._fans.clear()
+        self._silhouettes.clear()
+        self._arcs.clear()
+        return True
+
+    # ------------------------------------------------------------------ sight
+    def fans(self, uid: str) -> list[tuple[SightFacts, Point, float]]:
+        """Sight facts from ``uid`` to every living enemy, with each enemy's centre and base."""
+        key = (self.version, uid)
+        got = self._fans.get(key)
+        if got is None:
+            got = []
+            for e in self.view.enemies(uid):
+                u = self.view.unit(e)
+                got.append((self.view.sight(uid, e), u.pos, u.base))
+            self._fans[key] = got
+        return got
+
+    def silhouette(self, attacker: str, target: str) -> Silhouette | None:
+        """The hidden/exposed picture of ``target`` seen by ``attacker`` (None if they coincide)."""
+        key = (self.version, attacker, target)
+        if key in self._silhouettes:
+            return self._silhouettes[key]
+        arena = self.view.arena
+        table = arena.table()
+        a, t = table.index(attacker), table.index(target)
+        out: Silhouette | None = None
+        if a != t:
+            parts = silhouette_parts(self.view.obstacles, table, a, t)
+            out = Silhouette(
+                attacker,
+                target,
+                parts,
+                region_rings(parts.hidden_wedge),
+                region_rings(parts.exposed_wedge),
+                self.view.sight(attacker, target),
+            )
+        self._silhouettes[key] = out
+        return out
+
+    def arcs(self, uid: str, radius: float) -> list[tuple[Arc, list[tuple[Ring, list[Ring]]]]]:
+        """Front / side / rear sectors around ``uid`` (:func:`game.geometry.shapes.arc_wedges`)."""
+        key = (self.version, uid, radius)
+        got = self._arcs.get(key)
+        if got is None:
+            u = self.view.unit(uid)
+            got = [(arc, region_rings(geom)) for arc, geom in arc_wedges(u.pos, u.facing, radius).items()]
+            self._arcs[key] = got
+        return got
+
+    # ------------------------------------------------------------------ regions
+    def regions(self, decision: Decision | None) -> list[RegionShape]:
+        """Drawable regions of the decision's point options (cached per decision)."""
+        if decision is None:
+            return []
+        if self._regions[0] is decision:
+            return self._regions[1]
+        shapes = []
+        for i, o in enumerate(decision.options):
+            if o.point_field is not None and o.region is not None:
+                shapes.append(RegionShape(region_overlay(decision, i), i, region_rings(o.region)))
+        self._regions = (decision, shapes)
+        return shapes
+
+    # ------------------------------------------------------------------ threat
+    def obstacle_union(self) -> Any:
+        """All obstacles as one shapely geometry (cached)."""
+        if self._obstacles is None:
+            polys = [shapely.Polygon(o.polygon) for o in self.view.obstacles]
+            self._obstacles = shapely.union_all(polys) if polys else shapely.Polygon()
+        return self._obstacles
+
+    def threat(self, uid: str) -> ThreatMap:
+        """The threat map for a unit like ``uid`` (its posture and base) against its living enemies."""
+        key = (self.version, uid)
+        if self._threat is not None and self._threat[0] == key:
+            return self._threat[1]
+        arena = self.view.arena
+        table = arena.table()
+        me = self.view.unit(uid)
+        enemies = np.array([table.index(e) for e in self.view.enemies(uid)], dtype=np.int64)
+        tm = ThreatMap(
+            arena.sight_index,
+            table,
+            enemies,
+            float(table.height[table.index(uid)]),
+            me.base,
+            me.size,
+            self.view.width,
+            self.view.height,
+            self.view.cell,
+            self.obstacle_union(),
+        )
+        self._threat = (key, tm)
+        return tm

@@ -1,0 +1,226 @@
+"""The event log as readable sentences (for the window's side panel and bug reports).
+
+Contract: pure functions of logged events (``game.events`` dicts), no pygame and no match:
+``sentence(event)`` returns one English sentence, or ``None`` for bookkeeping events that a
+reader does not need (``command``, ``ap``, ``turn_end``); ``sentences(events)`` maps a log to
+the list of its sentences in order. Every event type the engine documents has a dedicated
+phrasing; an event type it does not know (a ruleset's own) still gets a sentence built from
+its fields, so nothing logged is ever silently dropped except the bookkeeping above.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+Event = dict[str, Any]
+
+#: Event types left out of the panel: the same facts are told by other events.
+SKIPPED = frozenset({"command", "ap", "turn_end"})
+
+#: Verb of each movement event type.
+MOVE_VERBS: dict[str, str] = {
+    "move": "moves",
+    "step": "steps",
+    "retreat": "retreats",
+    "dodge_move": "dodges aside",
+    "follow": "follows",
+    "interpose": "steps in the way",
+}
+
+_COMPASS = ("E", "SE", "S", "SW", "W", "NW", "N", "NE")
+_RESERVED = ("seq", "round", "type")
+
+
+def _num(v: Any) -> str:
+    """A number written briefly: integers without decimals, others to 2 places."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return str(v)
+    return str(int(v)) if float(v).is_integer() else f"{v:.2f}"
+
+
+def _pt(p: Any) -> str:
+    if isinstance(p, (list, tuple)) and len(p) == 2:
+        return f"({_num(p[0])}, {_num(p[1])})"
+    return str(p)
+
+
+def _compass(deg: float) -> str:
+    return _COMPASS[round(float(deg) / 45.0) % 8]
+
+
+def _deltas(d: Any) -> str:
+    if not isinstance(d, dict):
+        return str(d)
+    return ", ".join(f"{'+' if v >= 0 else ''}{v} {k}" for k, v in d.items() if isinstance(v, (int, float)))
+
+
+def _generic(e: Event) -> str:
+    who = e.get("unit") or e.get("attacker")
+    fields = [
+        f"{k}={_brief(v)}" for k, v in e.items() if k not in _RESERVED and k not in ("unit", "attacker")
+    ]
+    head = f"{who}: {e['type']}" if who else str(e["type"])
+    return f"{head} ({', '.join(fields)})." if fields else f"{head}."
+
+
+def _brief(v: Any) -> str:
+    if isinstance(v, (list, tuple)) and len(v) == 2 and all(isinstance(c, (int, float)) for c in v):
+        return _pt(v)
+    if isinstance(v, float):
+        return _num(v)
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{k}: {_brief(x)}" for k, x in v.items()) + "}"
+    if isinstance(v, list):
+        return "[" + ", ".join(_brief(x) for x in v) + "]"
+    return str(v)
+
+
+def _match_start(e: Event) -> str:
+    return (
+        f"Match starts: {e.get('scenario', '?')} under {e.get('ruleset', '?')} rules, "
+        f"seed {e.get('seed', '?')}, {len(e.get('units', []))} units."
+    )
+
+
+def _round_start(e: Event) -> str:
+    order = e.get("order") or []
+    return (
+        f"Round {e['round']} begins; order: {', '.join(order)}." if order else f"Round {e['round']} begins."
+    )
+
+
+def _turn_start(e: Event) -> str:
+    return f"{e.get('unit')}'s turn ({e.get('ap', '?')} AP)."
+
+
+def _movement(e: Event) -> str:
+    verb = MOVE_VERBS.get(e["type"], e["type"])
+    length = e.get("length")
+    dist = f" {_num(length)} in" if isinstance(length, (int, float)) else ""
+    ap = e.get("ap")
+    cost = f" ({ap} AP)" if isinstance(ap, int) and ap > 0 else ""
+    return f"{e.get('unit')} {verb}{dist} to {_pt(e.get('to'))}{cost}."
+
+
+def _posture(e: Event) -> str:
+    ap = e.get("ap")
+    cost = f" ({ap} AP)" if isinstance(ap, int) and ap > 0 else ""
+    if e["type"] == "drop_prone":
+        return f"{e.get('unit')} drops {e.get('to', 'prone')}{cost}."
+    return f"{e.get('unit')} goes from {e.get('from')} to {e.get('to')}{cost}."
+
+
+def _facing(e: Event) -> str:
+    to = e.get("to", 0.0)
+    ap = e.get("ap")
+    cost = f" ({ap} AP)" if isinstance(ap, int) and ap > 0 else ""
+    return f"{e.get('unit')} turns to face {_num(to)}° ({_compass(to)}){cost}."
+
+
+def _attack(e: Event) -> str:
+    weapon = e.get("weapon")
+    head = f"{e.get('attacker', e.get('unit'))} attacks {e.get('target')}"
+    head += f" with {weapon}" if weapon else ""
+    extras = []
+    if "roll" in e:
+        extras.append(f"roll {_brief(e['roll'])}")
+    if "need" in e:
+        extras.append(f"needs {_brief(e['need'])}")
+    if "successes" in e:
+        extras.append(f"{_brief(e['successes'])} successes")
+    known = {"attacker", "unit", "target", "weapon", "roll", "need", "successes", "hit", *_RESERVED}
+    extras += [f"{k} {_brief(v)}" for k, v in e.items() if k not in known and not isinstance(v, (dict, list))]
+    tail = f" ({', '.join(extras)})" if extras else ""
+    if "hit" in e:
+        return f"{head}{tail}: {'hit' if e['hit'] else 'miss'}."
+    return f"{head}{tail}."
+
+
+def _defense(e: Event) -> str:
+    kind = e.get("kind", "defence")
+    head = f"{e.get('unit')} tries to {kind}" if kind != "none" else f"{e.get('unit')} does not defend"
+    extras = []
+    if "roll" in e:
+        extras.append(f"roll {_brief(e['roll'])}")
+    if "target" in e:
+        extras.append(f"needs {_brief(e['target'])}")
+    tail = f" ({', '.join(extras)})" if extras else ""
+    if "success" in e:
+        return f"{head}{tail}: {'succeeds' if e['success'] else 'fails'}."
+    return f"{head}{tail}."
+
+
+def _roll(e: Event) -> str:
+    faces = e.get("faces") or []
+    who = f"{e['unit']} rolls" if e.get("unit") else "Roll:"
+    shown = "+".join(str(f) for f in faces)
+    total = f" = {sum(faces)}" if len(faces) > 1 else ""
+    return f"{who} {e.get('dice', '?')} for {e.get('purpose', '?')}: {shown}{total}."
+
+
+def _damage(e: Event) -> str:
+    src = f" from {e['source']}" if e.get("source") else ""
+    before, after = e.get("before") or {}, e.get("after") or {}
+    changes = [f"{k} {before.get(k)}→{after[k]}" for k in after if before.get(k) != after[k]]
+    tail = f" ({', '.join(changes)})" if changes else ""
+    return f"{e.get('unit')} takes {_deltas(e.get('deltas'))}{src}{tail}."
+
+
+def _status(e: Event) -> str:
+    reason = f" ({e['reason']})" if e.get("reason") else ""
+    if e.get("on", True):
+        return f"{e.get('unit')} is {e.get('flag')}{reason}."
+    return f"{e.get('unit')} is no longer {e.get('flag')}{reason}."
+
+
+def _casualty(e: Event) -> str:
+    reason = f": {e['reason']}" if e.get("reason") else ""
+    return f"{e.get('unit')} is out of action{reason}."
+
+
+def _match_end(e: Event) -> str:
+    rounds = e.get("rounds", e.get("round"))
+    if e.get("winner"):
+        return f"{e['winner']} wins ({e.get('reason', '')}) after {rounds} rounds."
+    return f"The match is a draw ({e.get('reason', '')}) after {rounds} rounds."
+
+
+_PHRASES: dict[str, Callable[[Event], str]] = {
+    "match_start": _match_start,
+    "round_start": _round_start,
+    "turn_start": _turn_start,
+    "posture": _posture,
+    "drop_prone": _posture,
+    "facing": _facing,
+    "attack": _attack,
+    "defense": _defense,
+    "roll": _roll,
+    "damage": _damage,
+    "status": _status,
+    "casualty": _casualty,
+    "match_end": _match_end,
+}
+
+
+def sentence(event: Event) -> str | None:
+    """One sentence telling ``event``, or ``None`` for bookkeeping events (:data:`SKIPPED`).
+
+    Args:
+        event: a logged event (``{"seq", "round", "type", ...}``).
+
+    Returns:
+        The sentence; unknown event types are told from their fields.
+    """
+    kind = event.get("type", "?")
+    if kind in SKIPPED:
+        return None
+    if kind in MOVE_VERBS or ("from" in event and "to" in event and "length" in event):
+        return _movement(event)
+    fn = _PHRASES.get(kind)
+    return fn(event) if fn is not None else _generic(event)
+
+
+def sentences(events: Iterable[Event]) -> list[str]:
+    """The sentences of a log, in order, bookkeeping events left out."""
+    return [s for s in (sentence(e) for e in events) if s is not None]

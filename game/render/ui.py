@@ -1,0 +1,172 @@
+"""The window's UI state and key bindings (plain data, no pygame).
+
+Contract: :class:`UiState` is everything the presentation layer remembers between frames
+(selection, cursor, armed option, overlay toggles, messages). It never holds match state: the
+match is read through :class:`~game.view.MatchView` each frame. :data:`OVERLAYS` names every
+geometry overlay (the ``--overlays`` values of ``skirmish render`` and the keys of the help
+screen); :data:`OVERLAY_KEYS` and :data:`ACTION_KEYS` are the key bindings by pygame key name
+(``pygame.key.key_code(name)``), shown by the help overlay and used by :mod:`game.input`.
+:func:`menu_rows` decides which options of a decision the panel lists and in what order; the
+panel draws them and number keys choose them, so both use this one function.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from game.commands import Attack, Decision
+
+Point = tuple[float, float]
+
+#: Overlay name -> what it shows (help text and ``skirmish render --overlays``).
+OVERLAYS: dict[str, str] = {
+    "sight": "sight fans from the selected unit to every enemy, coloured by cover level",
+    "silhouette": "hidden (dark) and exposed (light) parts of the target's silhouette",
+    "cover-units": "units in the way of the selected unit's shots, outlined in orange",
+    "arcs": "front / side / rear arcs of the selected unit and the target",
+    "retreat": "legal retreat region of a pending defence",
+    "dodge": "legal dodge-move disc (and interposition points) of a pending reaction",
+    "move": "move and step regions of the unit whose turn it is",
+    "threat": "threat map: how many enemies see each point (opacity), its cover from the most exposing one "
+    "(red: in the open .. green: near-total)",
+    "path": "path and AP cost to the point under the cursor",
+    "grid": "the grid (1 cell = map.cell inches)",
+}
+
+#: Overlays on when the window opens (the threat map is off: it costs a moment to compute).
+DEFAULT_OVERLAYS: frozenset[str] = frozenset(OVERLAYS) - {"threat"}
+
+#: pygame key name -> overlay it toggles.
+OVERLAY_KEYS: dict[str, str] = {
+    "v": "sight",
+    "b": "silhouette",
+    "u": "cover-units",
+    "a": "arcs",
+    "r": "retreat",
+    "d": "dodge",
+    "m": "move",
+    "t": "threat",
+    "p": "path",
+    "g": "grid",
+}
+
+#: pygame key name -> (action, help text). Digits 1-9 and 0 choose the numbered panel rows.
+ACTION_KEYS: dict[str, tuple[str, str]] = {
+    "return": ("end_turn", "end turn"),
+    "e": ("end_turn", "end turn"),
+    "s": ("arm_step", "step: then click where to"),
+    "f": ("arm_face", "face: then click the direction"),
+    "q": ("posture_up", "stand up one posture"),
+    "z": ("posture_down", "go down one posture"),
+    "tab": ("next_unit", "select the next unit"),
+    "escape": ("cancel", "cancel the chosen option / close menus"),
+    "h": ("help", "this help"),
+    "f1": ("help", "this help"),
+    "home": ("fit", "fit the map to the window"),
+    "space": ("pause_ai", "pause / resume the AI"),
+    "n": ("ai_step", "AI takes one decision (while paused)"),
+    "f5": ("save", "save the game"),
+    "f9": ("load", "load the saved game"),
+    "left": ("pan_left", "pan"),
+    "right": ("pan_right", "pan"),
+    "up": ("pan_up", "pan"),
+    "down": ("pan_down", "pan"),
+    "=": ("zoom_in", "zoom in"),
+    "+": ("zoom_in", "zoom in"),
+    "-": ("zoom_out", "zoom out"),
+}
+
+#: Mouse help lines (the help overlay lists them after the keys).
+MOUSE_HELP: tuple[str, ...] = (
+    "left click: select a unit / move there / attack the enemy / pick a point in the drawn region",
+    "right click: face that way;  right or middle drag: pan;  wheel: zoom (over the panel: scroll the log)",
+    "hover: path and AP cost; over an enemy: sight line, cover, modifiers and exact odds",
+)
+
+#: Number of option rows that number keys reach (1-9, then 0 for the tenth).
+KEYED_ROWS = 10
+
+
+@dataclass
+class UiState:
+    """What the window remembers between frames.
+
+    Attributes:
+        overlays: names of the overlays shown.
+        selected: unit whose point of view the overlays use.
+        target: enemy under the cursor (or pinned by ``skirmish render --target``).
+        hover: world point under the cursor (``None`` off the map).
+        hover_unit: unit whose base is under the cursor.
+        armed: index of the pending decision's point option waiting for a click.
+        attack_menu: enemy whose several attack options the panel lists.
+        show_help: the help overlay is open.
+        message: one line shown at the bottom of the map (a refusal reason, a save notice).
+        message_error: the message is a refusal/error (drawn in red).
+        log_scroll: how many sentences the log panel is scrolled back.
+        ai_paused: AI sides wait (``n`` lets them take one decision).
+        ai_steps: decisions the AI may take while paused.
+        request: app-level request from the input layer: ``save``, ``load`` or ``quit``.
+        point_ok: while an option is armed, whether the point under the cursor is legal.
+        preview: path preview to the point under the cursor
+            (a :class:`game.render.inspect.PathPreview`).
+    """
+
+    overlays: set[str] = field(default_factory=lambda: set(DEFAULT_OVERLAYS))
+    selected: str | None = None
+    target: str | None = None
+    hover: Point | None = None
+    hover_unit: str | None = None
+    armed: int | None = None
+    attack_menu: str | None = None
+    show_help: bool = False
+    message: str = ""
+    message_error: bool = False
+    log_scroll: int = 0
+    ai_paused: bool = False
+    ai_steps: int = 0
+    request: str | None = None
+    point_ok: bool | None = None
+    preview: Any = None
+
+    def say(self, text: str, error: bool = False) -> None:
+        """Show ``text`` on the message line."""
+        self.message = text
+        self.message_error = error
+
+    def toggle(self, overlay: str) -> None:
+        """Switch an overlay on or off."""
+        if overlay in self.overlays:
+            self.overlays.discard(overlay)
+        else:
+            self.overlays.add(overlay)
+
+    def reset_decision(self) -> None:
+        """Forget choices tied to the previous decision (armed option, attack menu)."""
+        self.armed = None
+        self.attack_menu = None
+        self.point_ok = None
+
+
+def menu_rows(decision: Decision | None, ui: UiState) -> list[int]:
+    """Indices of ``decision.options`` the panel lists, in order.
+
+    With an attack menu open only that target's attacks are listed; otherwise every option
+    except attacks on other targets than the one under the cursor, which would swamp the list
+    in a big battle (those are chosen by clicking the enemy).
+    """
+    if decision is None:
+        return []
+    opts = decision.options
+    if ui.attack_menu is not None:
+        return [
+            i
+            for i, o in enumerate(opts)
+            if isinstance(o.command, Attack) and o.command.target == ui.attack_menu
+        ]
+    rows = []
+    for i, o in enumerate(opts):
+        if isinstance(o.command, Attack) and o.command.target != ui.target:
+            continue
+        rows.append(i)
+    return rows

@@ -1,0 +1,182 @@
+"""Drawing units: bases in side colours, facing wedge, posture glyph, AP pips, health bar, rings.
+
+Contract: :func:`draw_units` draws every unit of a :class:`~game.view.MatchView` snapshot onto
+the map surface through a :class:`~game.render.camera.Camera`. A living unit's base is a disc
+of its base radius filled with its side colour (:func:`game.render.colors.side_color`); the
+facing wedge is a lighter sector of ±:data:`WEDGE_HALF_ANGLE`° toward its facing, so the half
+of the base behind the facing always shows the plain side colour. The posture glyph sits at
+the centre, the health bar above the base and the AP pips below it. Units out of action are
+grey discs with a cross, drawn under the living. The active unit has a thick yellow ring, the
+selected unit a white one. :func:`health_fraction` is pure (tested without pygame).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+
+import pygame
+
+from game.render import colors
+from game.render.camera import Camera
+from game.render.text import Text
+from game.view import UnitView
+
+#: Half-angle of the facing wedge, degrees.
+WEDGE_HALF_ANGLE = 35.0
+#: Smallest drawn base radius, pixels (a unit stays visible when zoomed far out).
+MIN_RADIUS_PX = 4
+#: Draw the posture glyph and unit ids only when a base is at least this many pixels across.
+GLYPH_MIN_RADIUS_PX = 9
+LABEL_MIN_RADIUS_PX = 11
+#: Above this many AP a unit shows "ap/max" as text instead of pips.
+MAX_PIPS = 8
+
+POSTURE_GLYPHS: dict[str, str] = {
+    "standing": "St",
+    "crouching": "Cr",
+    "kneeling": "Kn",
+    "sitting": "Si",
+    "crawling": "Cw",
+    "prone": "Pr",
+}
+
+
+def health_fraction(unit: UnitView, initial: Mapping[str, int] | None = None) -> float:
+    """Share of health left, in [0, 1], over the unit's tracks that have a maximum.
+
+    A track that started at its maximum counts down (hit points: left = value / max); a track
+    that started below it counts damage up (wounds: left = 1 − value / max). The worst track wins.
+
+    Args:
+        unit: the unit's view.
+        initial: the unit's health tracks at the start of the match (``match_start`` event);
+            without it every track is taken to count down.
+
+    Returns:
+        1.0 for a unit whose tracks have no maxima.
+    """
+    maxima = dict(unit.maxima)
+    values = dict(unit.health)
+    left = 1.0
+    for track, top in maxima.items():
+        if top <= 0 or track not in values:
+            continue
+        start = (initial or {}).get(track, top)
+        v = values[track] / top
+        frac = v if start >= top else 1.0 - v
+        left = min(left, frac)
+    return min(1.0, max(0.0, left))
+
+
+def radius_px(unit: UnitView, camera: Camera) -> int:
+    """On-screen base radius in pixels."""
+    return max(MIN_RADIUS_PX, round(camera.length(unit.base)))
+
+
+def wedge_points(cx: float, cy: float, r: float, facing: float, steps: int = 6) -> list[tuple[float, float]]:
+    """Polygon of the facing wedge: the centre and an arc of the rim around the facing."""
+    pts = [(cx, cy)]
+    for k in range(steps + 1):
+        a = math.radians(facing - WEDGE_HALF_ANGLE + 2 * WEDGE_HALF_ANGLE * k / steps)
+        pts.append((cx + r * math.cos(a), cy + r * math.sin(a)))
+    return pts
+
+
+def draw_units(
+    surface: pygame.Surface,
+    camera: Camera,
+    units: Iterable[UnitView],
+    sides: tuple[str, ...],
+    text: Text,
+    *,
+    active: str | None = None,
+    selected: str | None = None,
+    hover: str | None = None,
+    initial_health: Mapping[str, Mapping[str, int]] | None = None,
+) -> None:
+    """Draw every unit (out-of-action ones first, underneath).
+
+    Args:
+        surface: the map surface.
+        camera: world→screen transform.
+        units: unit snapshots (alive and dead).
+        sides: the scenario's sides, in order (for colours).
+        text: font cache.
+        active: the unit whose decision is pending (yellow ring).
+        selected: the selected unit (white ring).
+        hover: the unit under the cursor (thin ring).
+        initial_health: unit id → health tracks at the start (for :func:`health_fraction`).
+    """
+    ordered = sorted(units, key=lambda u: u.alive)
+    for u in ordered:
+        cx, cy = camera.world_to_screen(*u.pos)
+        c = (round(cx), round(cy))
+        r = radius_px(u, camera)
+        if not u.alive:
+            pygame.draw.circle(surface, colors.DEAD, c, r)
+            d = round(r * 0.6)
+            pygame.draw.line(surface, colors.OUTLINE, (c[0] - d, c[1] - d), (c[0] + d, c[1] + d), 2)
+            pygame.draw.line(surface, colors.OUTLINE, (c[0] - d, c[1] + d), (c[0] + d, c[1] - d), 2)
+            continue
+        side = colors.side_color(u.side, sides)
+        if u.id == active:
+            pygame.draw.circle(surface, colors.ACTIVE_RING, c, r + 5, 3)
+        if u.id == selected:
+            pygame.draw.circle(surface, colors.SELECTED_RING, c, r + 2, 2)
+        elif u.id == hover:
+            pygame.draw.circle(surface, colors.HOVER_RING, c, r + 2, 1)
+        pygame.draw.circle(surface, side, c, r)
+        pygame.draw.polygon(surface, colors.lighter(side, 0.55), wedge_points(cx, cy, r, u.facing))
+        pygame.draw.circle(surface, colors.OUTLINE, c, r, 2 if r >= 8 else 1)
+        _facing_tick(surface, cx, cy, r, u.facing, colors.lighter(side, 0.55))
+        if r >= GLYPH_MIN_RADIUS_PX:
+            text.draw(
+                surface, POSTURE_GLYPHS.get(u.posture, u.posture[:2]), c, max(12, r), colors.OUTLINE, "center"
+            )
+        frac = health_fraction(u, (initial_health or {}).get(u.id))
+        _health_bar(surface, c, r, frac)
+        _ap_pips(surface, text, c, r, u.ap, u.ap_max)
+        if r >= LABEL_MIN_RADIUS_PX:
+            text.draw(surface, u.id, (c[0], c[1] + r + 12), 14, colors.PANEL_TEXT, "midtop")
+
+
+def _facing_tick(
+    surface: pygame.Surface, cx: float, cy: float, r: float, facing: float, color: colors.RGB
+) -> None:
+    """A small arrowhead just outside the rim, so facing reads even on tiny bases."""
+    a = math.radians(facing)
+    ux, uy = math.cos(a), math.sin(a)
+    size = max(3.0, r * 0.45)
+    tip = (cx + ux * (r + size), cy + uy * (r + size))
+    left = (cx + ux * r - uy * size * 0.6, cy + uy * r + ux * size * 0.6)
+    right = (cx + ux * r + uy * size * 0.6, cy + uy * r - ux * size * 0.6)
+    pygame.draw.polygon(surface, color, (tip, left, right))
+    pygame.draw.polygon(surface, colors.OUTLINE, (tip, left, right), 1)
+
+
+def _health_bar(surface: pygame.Surface, c: tuple[int, int], r: int, frac: float) -> None:
+    w = max(8, 2 * r)
+    x, y = c[0] - w // 2, c[1] - r - 7
+    pygame.draw.rect(surface, colors.OUTLINE, (x - 1, y - 1, w + 2, 5))
+    fill = round(w * frac)
+    if fill > 0:
+        pygame.draw.rect(surface, colors.mix(colors.HEALTH_LOW, colors.HEALTH_OK, frac), (x, y, fill, 3))
+
+
+def _ap_pips(surface: pygame.Surface, text: Text, c: tuple[int, int], r: int, ap: int, ap_max: int) -> None:
+    y = c[1] + r + 5
+    if ap_max <= 0:
+        return
+    if ap_max > MAX_PIPS:
+        text.draw(surface, f"{ap}/{ap_max} AP", (c[0], y), 13, colors.AP_FULL, "midtop")
+        return
+    gap = 7
+    x0 = c[0] - (ap_max - 1) * gap / 2
+    for k in range(ap_max):
+        p = (round(x0 + k * gap), y)
+        if k < ap:
+            pygame.draw.circle(surface, colors.AP_FULL, p, 3)
+        else:
+            pygame.draw.circle(surface, colors.AP_EMPTY, p, 3)
+        pygame.draw.circle(surface, colors.OUTLINE, p, 3, 1)

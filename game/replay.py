@@ -1,0 +1,275 @@
+"""Re-simulate a recorded battle from its event log and verify every event.
+
+Contract:
+- :func:`load` reads a JSON-lines log (:func:`game.events.read_log`) and finds
+  its scenario: the ``--scenario`` path if given, else the ``scenario_path``
+  recorded in ``match_start`` (when the engine records one), else the first
+  YAML file in the usual places (``./scenarios``, the folders above the log
+  and their ``scenarios/``, the project's ``scenarios/``) whose sha256 equals the
+  logged ``scenario_sha256``. A scenario whose hash differs from the log's is
+  refused with :class:`ReplayError` (a user error: exit 2 from the CLI).
+- :func:`verify` rebuilds the match from ``match_start`` (seed, ruleset,
+  options, controllers, round limit) and re-applies the logged ``command``
+  events. The dice stream does not depend on who chose the commands, so the
+  re-simulation must reproduce the log exactly: every event is compared field
+  by field, including the ``state_hash`` of every ``round_start``. The result
+  names the first divergence (seq, event type, field, expected vs got) or
+  says OK. A line deleted, added or reordered shows up as a ``seq`` mismatch.
+- Nothing here draws from an AI generator or writes files.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from components.specs import ScenarioSpec
+from game.errors import IllegalCommand, SkirmishError
+from game.events import read_log
+
+#: Characters of a value shown in a divergence message.
+SHOWN = 120
+
+
+class ReplayError(SkirmishError):
+    """The log or its scenario cannot be used for a replay (bad file, missing or changed scenario)."""
+
+
+@dataclass(frozen=True)
+class Divergence:
+    """The first place where the re-simulation differs from the log."""
+
+    seq: int
+    type: str
+    field: str
+    expected: Any
+    got: Any
+
+    def __str__(self) -> str:
+        where = f"seq {self.seq} ({self.type})" + (f" {self.field}" if self.field else "")
+        return f"{where}: expected {_shown(self.expected)}, got {_shown(self.got)}"
+
+
+@dataclass(frozen=True)
+class ReplayResult:
+    """Outcome of :func:`verify`: ``divergence`` is None when every event matched."""
+
+    events: int
+    commands: int
+    rounds: int
+    divergence: Divergence | None
+
+    @property
+    def ok(self) -> bool:
+        return self.divergence is None
+
+    def __str__(self) -> str:
+        if self.divergence is None:
+            return f"OK: {self.events} events, {self.commands} commands, {self.rounds} rounds verified"
+        return f"DIVERGED at {self.divergence}"
+
+
+def _shown(value: Any) -> str:
+    text = value if isinstance(value, str) and value.startswith("(") else json.dumps(value, default=str)
+    return text if len(text) <= SHOWN else text[: SHOWN - 1] + "…"
+
+
+# --------------------------------------------------------------------------- loading
+def read_events(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """The events of a log; :class:`ReplayError` if it is unreadable or not a battle log."""
+    try:
+        events = read_log(Path(path))
+    except FileNotFoundError:
+        raise ReplayError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise ReplayError(f"{path}: is a directory, expected a battle log (.jsonl)") from None
+    except UnicodeDecodeError:
+        raise ReplayError(f"{path}: not a text file") from None
+    except OSError as e:
+        raise ReplayError(f"{path}: cannot read: {e.strerror or e}") from None
+    except ValueError as e:
+        raise ReplayError(str(e)) from None
+    if not events or events[0].get("type") != "match_start":
+        first = events[0].get("type") if events else "nothing"
+        raise ReplayError(f"{path}: not a battle log: the first event is {first}, not match_start")
+    start = events[0]
+    missing = [k for k in ("seed", "scenario_sha256", "ruleset") if k not in start]
+    if missing:
+        raise ReplayError(f"{path}: match_start lacks {', '.join(missing)}")
+    return events
+
+
+def sha256_of(path: str | os.PathLike[str]) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def _search_dirs(log_path: Path) -> Iterator[Path]:
+    yield Path.cwd() / "scenarios"
+    yield Path.cwd()
+    here = log_path.resolve().parent
+    for d in (here, *list(here.parents)[:4]):
+        yield d
+        yield d / "scenarios"
+    import game
+
+    yield Path(game.__file__).resolve().parent.parent / "scenarios"
+
+
+def find_scenario(log_path: str | os.PathLike[str], start: dict[str, Any]) -> Path | None:
+    """The scenario file a log was recorded with (see the module docstring), or None."""
+    want = str(start.get("scenario_sha256", ""))
+    recorded = start.get("scenario_path")
+    if isinstance(recorded, str) and Path(recorded).is_file() and sha256_of(recorded) == want:
+        return Path(recorded)
+    seen: set[Path] = set()
+    for d in _search_dirs(Path(log_path)):
+        if d in seen or not d.is_dir():
+            continue
+        seen.add(d)
+        for f in sorted([*d.glob("*.yaml"), *d.glob("*.yml")]):
+            try:
+                if f.is_file() and sha256_of(f) == want:
+                    return f
+            except OSError:
+                continue
+    return None
+
+
+def load(
+    log_path: str | os.PathLike[str], scenario: str | os.PathLike[str] | None = None
+) -> tuple[list[dict[str, Any]], ScenarioSpec]:
+    """The log's events and its scenario, loaded under the logged ruleset.
+
+    Raises:
+        ReplayError: unreadable log, scenario not found or with another sha256.
+        ScenarioError: the scenario file no longer validates.
+    """
+    from game.scenario import load_scenario
+
+    events = read_events(log_path)
+    start = events[0]
+    want = str(start["scenario_sha256"])
+    if scenario is None:
+        found = find_scenario(log_path, start)
+        if found is None:
+            raise ReplayError(
+                f"{log_path}: cannot find scenario {start.get('scenario', '?')!r} (sha256 {want[:12]}…); "
+                "pass --scenario PATH"
+            )
+        scenario = found
+    try:
+        got = sha256_of(scenario)
+    except OSError as e:
+        raise ReplayError(f"{scenario}: cannot read: {e.strerror or e}") from None
+    if got != want:
+        raise ReplayError(
+            f"{scenario}: sha256 {got[:12]}… differs from {want[:12]}… recorded in {log_path}: "
+            "the scenario changed since the battle was played"
+        )
+    return events, load_scenario(scenario, ruleset=str(start["ruleset"]))
+
+
+# --------------------------------------------------------------------------- verifying
+def rebuild(events: Sequence[dict[str, Any]], spec: ScenarioSpec) -> Any:
+    """A fresh :class:`~game.match.Match` set up as the log's ``match_start`` says."""
+    from game.match import Match
+
+    start = events[0]
+    return Match(
+        spec,
+        ruleset=str(start["ruleset"]),
+        seed=int(start["seed"]),
+        options=dict(start.get("options") or {}),
+        controllers=dict(start.get("controllers") or {}),
+        round_limit=start.get("round_limit"),
+    )
+
+
+def _diff(expected: dict[str, Any], got: dict[str, Any], pos: int) -> Divergence | None:
+    if expected == got:
+        return None
+    seq = int(got.get("seq", pos))
+    if expected.get("seq") != got.get("seq"):
+        return Divergence(
+            seq,
+            str(expected.get("type", "?")),
+            "seq",
+            expected.get("seq"),
+            f"(seq {got.get('seq')} here: a line of the log was deleted, added or reordered)",
+        )
+    kind = str(got.get("type", "?"))
+    for key in [*got, *(k for k in expected if k not in got)]:
+        if expected.get(key, "(missing)") != got.get(key, "(missing)"):
+            return Divergence(seq, kind, key, expected.get(key, "(missing)"), got.get(key, "(missing)"))
+    return None  # pragma: no cover - unequal dicts differ in some key
+
+
+def verify(events: Sequence[dict[str, Any]], spec: ScenarioSpec) -> ReplayResult:
+    """Re-simulate the logged battle and compare every event (see the module docstring)."""
+    from game.commands import command_from_json
+
+    match = rebuild(events, spec)
+    produced: list[dict[str, Any]] = match.log.events
+    commands = 0
+    pos = 0
+
+    def result(div: Divergence | None) -> ReplayResult:
+        return ReplayResult(pos, commands, match.round, div)
+
+    def check_new() -> Divergence | None:
+        nonlocal pos
+        while pos < len(produced):
+            if pos >= len(events):
+                ev = produced[pos]
+                return Divergence(int(ev["seq"]), str(ev["type"]), "", "(the log ends here)", ev)
+            div = _diff(events[pos], produced[pos], pos)
+            if div is not None:
+                return div
+            pos += 1
+        return None
+
+    try:
+        for idx, ev in enumerate(events):
+            if ev.get("type") != "command":
+                continue
+            div = check_new()
+            if div is not None:
+                return result(div)
+            if pos != idx:
+                waiting = (
+                    "(the match ended)" if match.outcome is not None else "(the match waits for a command)"
+                )
+                exp = events[pos]
+                return result(
+                    Divergence(int(exp.get("seq", pos)), str(exp.get("type", "?")), "", exp, waiting)
+                )
+            try:
+                cmd = command_from_json(ev.get("command"))  # type: ignore[arg-type]  # checked inside
+            except ValueError as e:
+                return result(
+                    Divergence(int(ev.get("seq", idx)), "command", "command", ev.get("command"), f"({e})")
+                )
+            try:
+                match.apply(cmd)
+            except IllegalCommand as e:
+                return result(
+                    Divergence(
+                        int(ev.get("seq", idx)), "command", "command", ev.get("command"), f"(refused: {e})"
+                    )
+                )
+            commands += 1
+        div = check_new()
+        if div is not None:
+            return result(div)
+        if pos < len(events):
+            exp = events[pos]
+            waiting = "(the match ended)" if match.outcome is not None else "(the match waits for a command)"
+            return result(Divergence(int(exp.get("seq", pos)), str(exp.get("type", "?")), "", exp, waiting))
+        return result(None)
+    finally:
+        match.close()

@@ -1,0 +1,650 @@
+"""Advanced Fighting Fantasy ruleset: opposed 2d6 melee, roll-under missiles, damage tracks.
+
+Implements shared/rules/aff-dodge-protection.md (Dodge as protection, its
+standard restrictions, the Ubiquitous Dodging alternative and the Dodge
+protection track) inside the standard AFF combat frame the text leaves to the
+game. docs/rulesets/aff.md lists every number and decision.
+
+From the text:
+- Dodge works like armour: on a hit, roll the weapon's damage track, then the
+  Dodge protection track (row = Dodge special skill, ``game.dice.aff``), and
+  subtract; zero or less harms nothing.
+- Standard rules: only a unit with the Swashbuckler talent may dodge, never
+  while wearing armour or while actively using a shield; carrying a shield it
+  does not use is allowed and adds nothing.
+- Ubiquitous Dodging (option ``ubiquitous``): any unit with a Dodge skill may
+  dodge; Swashbuckler adds +1 to the Dodge protection roll; armour and dodge
+  do not stack and the choice holds for a whole round; a shield's bonus adds to
+  the dodge roll as it does to the armour roll.
+
+Where the text is silent (standard AFF practice; decisions marked so):
+- Melee: attacker and defender each roll 2d6 + SKILL + the special skill of
+  their weapon (the defender uses its best melee skill); the higher total
+  wins, a tie harms nobody. Decision for a turn-based activation: a defender
+  who wins strikes back (option ``riposte``, default on) when one of its melee
+  weapons reaches the attacker and the attack did not come from its rear arc;
+  otherwise its win only wards off the blow. An attack from the rear arc
+  gives the defender -2 (decision: a surprised defender).
+- Missiles and thrown weapons: hit on 2d6 <= SKILL + special skill + range
+  and cover modifiers; a double 1 always hits and a double 6 always misses.
+  Decisions: range bands come from the weapon's ``ranges`` (short, medium,
+  long, yards, centre to centre) at 0 / -1 / -2; cover light -1, medium -2,
+  heavy -3, near-total -4; total cover (no line of sight) allows no attack.
+- Damage: STAMINA is the damage track; at 0 the unit is out of action.
+  Weapon damage tracks and armour tracks are profile data (seven columns,
+  rolls 1-6 and 7+). A shield adds ``shield_bonus`` (default 1) to the armour
+  roll (and, under Ubiquitous Dodging, to the dodge roll); the Armour Training
+  talent adds +1 to armour rolls. A unit without armour rolls no armour track
+  (its "armour" choice is the shield bonus on an all-zero track).
+- The protection choice is the defence decision: when a hit lands the
+  defender picks none, armour or dodge (where allowed), each option showing
+  the exact chance of no damage. Under Ubiquitous Dodging the first choice of
+  armour or dodge in a round binds the unit for the rest of that round.
+- Turn economy (decision): 2 AP a round; moving costs 1 AP per 5 yards, an
+  attack 1 AP (one attack a turn, as AFF allows one attack a round), a posture
+  change 1 AP, facing is free. Reach is measured base edge to base edge in
+  yards (``Weapon.reach``, default 1).
+- Initiative (decision; AFF fights are simultaneous): 2d6 + SKILL each round,
+  highest first; ties by higher SKILL, then a 1d6 roll-off.
+- LUCK, talents other than Swashbuckler and Armour Training, and the
+  "Defensive" combat option are not modelled.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from components.sight import Arc, CoverLevel, SightFacts
+from components.state import Health
+from game.commands import Attack, Decision, Defend, Modifier, Option
+from game.dice.aff import (
+    NO_PROTECTION,
+    Track,
+    check_track,
+    dodge_track,
+    expected_damage,
+    p_no_damage,
+    p_opposed,
+    p_roll_under,
+    roll_under_succeeds,
+    track_value,
+)
+from game.rules.base import Battle, Flow, Ruleset, StrictModel, UnitSetup
+
+# ---- rule data (text) ----------------------------------------------------------------------------
+
+#: Swashbuckler talent: required to dodge (standard), +1 to dodge rolls (ubiquitous).
+SWASHBUCKLER = "swashbuckler"
+SWASHBUCKLER_DODGE_BONUS = 1
+#: The special skill that dodges.
+DODGE_SKILL = "dodge"
+
+# ---- decisions where the text is silent (see the module docstring) -------------------------------
+
+#: Armour Training talent: +1 to armour rolls.
+ARMOUR_TRAINING = "armour training"
+ARMOUR_TRAINING_BONUS = 1
+#: AP a round, movement and action costs.
+MAX_AP = 2
+MOVE_YARDS_PER_AP = 5.0
+ACTION_COSTS: dict[str, int] = {"attack": 1, "posture": 1, "face": 0}
+#: Missile modifiers by range band and by cover level.
+RANGE_BANDS: tuple[str, ...] = ("short", "medium", "long")
+RANGE_MODIFIER: dict[str, int] = {"short": 0, "medium": -1, "long": -2}
+COVER_MODIFIER: dict[CoverLevel, int] = {
+    CoverLevel.NONE: 0,
+    CoverLevel.LIGHT: -1,
+    CoverLevel.MEDIUM: -2,
+    CoverLevel.HEAVY: -3,
+    CoverLevel.NEAR_TOTAL: -4,
+}
+#: A defender attacked from its rear arc.
+REAR_DEFENCE_MODIFIER = -2
+#: The damage track.
+STAMINA = "stamina"
+
+Protection = Literal["none", "armour", "dodge"]
+
+
+# ---- stats ---------------------------------------------------------------------------------------
+
+
+class AffWeapon(StrictModel):
+    """A weapon: its special skill, its damage track, its reach or ranges (yards)."""
+
+    name: str
+    kind: Literal["melee", "missile", "thrown"]
+    skill: str
+    track: tuple[int, ...]
+    reach: float = Field(default=1.0, ge=0.0)
+    ranges: tuple[float, float, float] | None = None
+
+    @field_validator("track")
+    @classmethod
+    def _track(cls, v: tuple[int, ...]) -> tuple[int, ...]:
+        return check_track(v)
+
+    @field_validator("skill")
+    @classmethod
+    def _lower(cls, v: str) -> str:
+        return v.strip().lower()
+
+    @model_validator(mode="after")
+    def _check(self) -> AffWeapon:
+        if self.kind != "melee":
+            if self.ranges is None:
+                raise ValueError(
+                    f"{self.kind} weapon {self.name!r} needs ranges: [short, medium, long] yards"
+                )
+            if not 0 < self.ranges[0] <= self.ranges[1] <= self.ranges[2]:
+                raise ValueError("ranges must be positive and increasing: [short, medium, long]")
+        return self
+
+
+class AffArmour(StrictModel):
+    """Worn armour: a protection track."""
+
+    name: str
+    track: tuple[int, ...]
+
+    @field_validator("track")
+    @classmethod
+    def _track(cls, v: tuple[int, ...]) -> tuple[int, ...]:
+        return check_track(v)
+
+
+class AffStats(StrictModel):
+    """An AFF stat block: SKILL, STAMINA, special skills, talents, armour, shield, weapons."""
+
+    skill: int = Field(ge=1)
+    stamina: int = Field(ge=1)
+    special_skills: dict[str, int] = Field(default_factory=dict)
+    talents: tuple[str, ...] = ()
+    armour: AffArmour | None = None
+    shield: bool = False
+    shield_bonus: int = Field(default=1, ge=0)
+    weapons: tuple[AffWeapon, ...] = Field(min_length=1)
+
+    @field_validator("special_skills")
+    @classmethod
+    def _skills(cls, v: dict[str, int]) -> dict[str, int]:
+        out = {k.strip().lower(): int(n) for k, n in v.items()}
+        if any(n < 0 for n in out.values()):
+            raise ValueError("special skills cannot be negative")
+        return out
+
+    @field_validator("talents")
+    @classmethod
+    def _talents(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(t.strip().lower() for t in v)
+
+    @model_validator(mode="after")
+    def _unique_weapons(self) -> AffStats:
+        names = [w.name for w in self.weapons]
+        if len(set(names)) != len(names):
+            raise ValueError("weapon names must be unique")
+        return self
+
+    def special(self, name: str) -> int:
+        return self.special_skills.get(name.lower(), 0)
+
+    def has(self, talent: str) -> bool:
+        return talent in self.talents
+
+    def weapon(self, name: str) -> AffWeapon:
+        for w in self.weapons:
+            if w.name == name:
+                return w
+        raise KeyError(name)
+
+    def melee_weapons(self) -> list[AffWeapon]:
+        return [w for w in self.weapons if w.kind == "melee"]
+
+
+TROOPER = AffStats(
+    skill=7,
+    stamina=14,
+    special_skills={"sword": 2, "crossbow": 1},
+    armour=AffArmour(name="leather", track=(0, 0, 0, 1, 1, 1, 2)),
+    weapons=(
+        AffWeapon(name="short sword", kind="melee", skill="sword", track=(1, 2, 2, 3, 3, 3, 4)),
+        AffWeapon(
+            name="crossbow",
+            kind="missile",
+            skill="crossbow",
+            track=(2, 2, 3, 3, 4, 4, 5),
+            ranges=(10, 30, 60),
+        ),
+    ),
+)
+
+
+class AffOptions(StrictModel):
+    """``ubiquitous``: Ubiquitous Dodging; ``riposte``: a winning melee defender strikes back."""
+
+    ubiquitous: bool = False
+    riposte: bool = True
+
+
+@dataclass(frozen=True)
+class ProtectionRoll:
+    """One protection choice: the track rolled and the bonus added to the roll."""
+
+    kind: Protection
+    track: Track
+    bonus: int
+    modifiers: tuple[Modifier, ...]
+    label: str
+
+
+def protections(
+    stats: AffStats, ubiquitous: bool, locked: str | None = None
+) -> tuple[list[ProtectionRoll], dict[str, str]]:
+    """The protection choices a unit has, and why any other is forbidden.
+
+    Args:
+        stats: the unit.
+        ubiquitous: the Ubiquitous Dodging option.
+        locked: under Ubiquitous Dodging, the armour-or-dodge choice this round binds to.
+
+    Returns:
+        ``(choices, forbidden)``: choices always start with ``none``;
+        ``forbidden`` maps ``armour``/``dodge`` to a reason when not allowed.
+    """
+    out = [ProtectionRoll("none", NO_PROTECTION, 0, (), "no protection roll")]
+    forbidden: dict[str, str] = {}
+
+    # Armour (with the shield actively used, when carried).
+    arm_mods: list[Modifier] = []
+    if stats.shield and stats.shield_bonus:
+        arm_mods.append(Modifier("shield", stats.shield_bonus, "protection roll"))
+    if stats.armour is not None and stats.has(ARMOUR_TRAINING):
+        arm_mods.append(Modifier("armour training", ARMOUR_TRAINING_BONUS, "protection roll"))
+    if stats.armour is None and not stats.shield:
+        forbidden["armour"] = "no armour and no shield"
+    elif locked == "dodge":
+        forbidden["armour"] = "chose dodge this round"
+    else:
+        name = stats.armour.name if stats.armour is not None else "no armour"
+        track = stats.armour.track if stats.armour is not None else NO_PROTECTION
+        bonus = int(sum(m.value for m in arm_mods))
+        label = f"armour ({name}" + (" + shield" if stats.shield else "") + ")"
+        out.append(ProtectionRoll("armour", track, bonus, tuple(arm_mods), label))
+
+    # Dodge.
+    skill = stats.special(DODGE_SKILL)
+    row = dodge_track(skill)
+    dodge_mods: list[Modifier] = []
+    if row is None:
+        forbidden["dodge"] = "no Dodge special skill"
+    elif ubiquitous:
+        if locked == "armour":
+            forbidden["dodge"] = "chose armour this round"
+        else:
+            if stats.has(SWASHBUCKLER):
+                dodge_mods.append(Modifier("swashbuckler", SWASHBUCKLER_DODGE_BONUS, "protection roll"))
+            if stats.shield and stats.shield_bonus:
+                dodge_mods.append(Modifier("shield", stats.shield_bonus, "protection roll"))
+    elif not stats.has(SWASHBUCKLER):
+        forbidden["dodge"] = "needs the Swashbuckler talent"
+    elif stats.armour is not None:
+        forbidden["dodge"] = f"wearing armour ({stats.armour.name})"
+    if "dodge" not in forbidden and row is not None:
+        bonus = int(sum(m.value for m in dodge_mods))
+        label = f"dodge (skill {skill}" + (f", +{bonus}" if bonus else "") + ")"
+        out.append(ProtectionRoll("dodge", row, bonus, tuple(dodge_mods), label))
+    return out, forbidden
+
+
+# ---- the ruleset ---------------------------------------------------------------------------------
+
+
+class AffRuleset(Ruleset):
+    """Advanced Fighting Fantasy: opposed 2d6 melee, damage tracks, armour or dodge protection."""
+
+    name: ClassVar[str] = "aff"
+    source: ClassVar[str] = "aff-dodge-protection.md"
+    Stats: ClassVar[type[StrictModel]] = AffStats
+    Options: ClassVar[type[StrictModel]] = AffOptions
+
+    def __init__(self, options: dict[str, Any] | None = None) -> None:
+        super().__init__(options)
+        # Per battle: unit -> (round, armour-or-dodge choice) under Ubiquitous Dodging.
+        self._locks: weakref.WeakKeyDictionary[Any, dict[str, tuple[int, str]]] = weakref.WeakKeyDictionary()
+        self._fallback: dict[str, tuple[int, str]] = {}
+
+    @property
+    def ubiquitous(self) -> bool:
+        return bool(getattr(self.options, "ubiquitous", False))
+
+    @property
+    def riposte(self) -> bool:
+        return bool(getattr(self.options, "riposte", True))
+
+    def _lock_table(self, battle: Battle) -> dict[str, tuple[int, str]]:
+        try:
+            return self._locks.setdefault(battle, {})
+        except TypeError:  # an unhashable battle object
+            return self._fallback
+
+    def locked_choice(self, battle: Battle, uid: str) -> str | None:
+        """The armour-or-dodge choice binding ``uid`` this round (Ubiquitous Dodging only)."""
+        if not self.ubiquitous:
+            return None
+        entry = self._lock_table(battle).get(uid)
+        return entry[1] if entry and entry[0] == battle.round else None
+
+    def protection_choices(self, battle: Battle, uid: str) -> list[ProtectionRoll]:
+        return protections(battle.stats(uid), self.ubiquitous, self.locked_choice(battle, uid))[0]
+
+    # ---- set-up ----------------------------------------------------------------------------------
+    @classmethod
+    def default_stats(cls) -> AffStats:
+        return TROOPER
+
+    def setup_unit(self, stats: Any) -> UnitSetup:
+        return UnitSetup(Health({STAMINA: stats.stamina}, {STAMINA: stats.stamina}), MAX_AP)
+
+    # ---- rounds and turns ------------------------------------------------------------------------
+    def initiative(self, battle: Battle, units: Sequence[str]) -> list[str]:
+        keys: dict[str, list[int]] = {}
+        for u in units:
+            s: AffStats = battle.stats(u)
+            keys[u] = [sum(battle.dice.roll(2, 6, "initiative", u)) + s.skill, s.skill]
+        while True:
+            groups: dict[tuple[int, ...], list[str]] = {}
+            for u in units:
+                groups.setdefault(tuple(keys[u]), []).append(u)
+            tied = [g for g in groups.values() if len(g) > 1]
+            if not tied:
+                break
+            for g in tied:
+                for u in g:
+                    keys[u].append(battle.dice.roll(1, 6, "initiative roll-off", u)[0])
+        return sorted(units, key=lambda u: [-k for k in keys[u]])
+
+    def start_turn(self, battle: Battle, uid: str) -> bool:
+        return not battle.health(uid).out_of_action
+
+    def inches_per_ap(self, battle: Battle, uid: str) -> float:
+        return MOVE_YARDS_PER_AP / battle.yards_per_inch
+
+    def action_costs(self, battle: Battle, uid: str) -> dict[str, int]:
+        return dict(ACTION_COSTS)
+
+    # ---- geometry --------------------------------------------------------------------------------
+    def edge_gap_yards(self, battle: Battle, a: str, b: str) -> float:
+        gap = battle.distance(a, b) - battle.body(a).base - battle.body(b).base
+        return max(0.0, gap) * battle.yards_per_inch
+
+    def range_band(self, battle: Battle, weapon: AffWeapon, distance_in: float) -> str | None:
+        """Band of a missile/thrown attack at ``distance_in`` inches (None: beyond long range)."""
+        yards = distance_in * battle.yards_per_inch
+        for band, limit in zip(RANGE_BANDS, weapon.ranges or (), strict=False):
+            if yards <= limit + 1e-9:
+                return band
+        return None
+
+    def reaches(
+        self, battle: Battle, uid: str, target: str, weapon: AffWeapon, sight: SightFacts
+    ) -> str | None:
+        """Why ``weapon`` cannot be used on ``target`` now (None: it can)."""
+        if not sight.visible or sight.cover == CoverLevel.TOTAL:
+            return "no line of sight"
+        if weapon.kind == "melee":
+            return None if self.edge_gap_yards(battle, uid, target) <= weapon.reach + 1e-9 else "out of reach"
+        return None if self.range_band(battle, weapon, sight.distance) is not None else "out of range"
+
+    # ---- attack odds -----------------------------------------------------------------------------
+    def melee_scores(
+        self, battle: Battle, uid: str, target: str, weapon: AffWeapon, sight: SightFacts
+    ) -> tuple[int, list[Modifier], int, list[Modifier], AffWeapon | None]:
+        """(attack score, its modifiers, defence score, its modifiers, the defender's weapon)."""
+        a: AffStats = battle.stats(uid)
+        d: AffStats = battle.stats(target)
+        a_mods = [
+            Modifier("SKILL", a.skill, "combat total"),
+            Modifier(f"{weapon.skill} skill", a.special(weapon.skill), "combat total"),
+        ]
+        melee = d.melee_weapons()
+        parry = max(melee, key=lambda w: d.special(w.skill), default=None)
+        d_mods = [Modifier("SKILL", d.skill, "combat total")]
+        if parry is not None:
+            d_mods.append(Modifier(f"{parry.skill} skill", d.special(parry.skill), "combat total"))
+        if sight.arc == Arc.REAR:
+            d_mods.append(Modifier("attacked from the rear", REAR_DEFENCE_MODIFIER, "combat total"))
+        return (
+            int(sum(m.value for m in a_mods)),
+            a_mods,
+            int(sum(m.value for m in d_mods)),
+            d_mods,
+            parry,
+        )
+
+    def missile_target(
+        self, battle: Battle, uid: str, weapon: AffWeapon, sight: SightFacts
+    ) -> tuple[int, list[Modifier]]:
+        """(roll-under target number, its modifiers) of a missile or thrown attack."""
+        a: AffStats = battle.stats(uid)
+        mods = [
+            Modifier("SKILL", a.skill, "target"),
+            Modifier(f"{weapon.skill} skill", a.special(weapon.skill), "target"),
+        ]
+        band = self.range_band(battle, weapon, sight.distance) or "long"
+        if RANGE_MODIFIER[band]:
+            mods.append(Modifier(f"range: {band}", RANGE_MODIFIER[band], "target"))
+        if COVER_MODIFIER.get(sight.cover, 0):
+            mods.append(Modifier(f"cover: {sight.cover.value}", COVER_MODIFIER[sight.cover], "target"))
+        return int(sum(m.value for m in mods)), mods
+
+    def best_protection(self, battle: Battle, uid: str, weapon: AffWeapon) -> ProtectionRoll:
+        """The defender's protection with the best chance of no damage (then the least expected)."""
+        return min(
+            self.protection_choices(battle, uid),
+            key=lambda p: (
+                -p_no_damage(weapon.track, p.track, 0, p.bonus),
+                expected_damage(weapon.track, p.track, 0, p.bonus),
+            ),
+        )
+
+    def attack_options(self, battle: Battle, uid: str) -> list[Option]:
+        if battle.turn(uid).attacked_with:
+            return []  # one attack a turn
+        stats: AffStats = battle.stats(uid)
+        out: list[Option] = []
+        for target in battle.enemies(uid):
+            sight = battle.sight(uid, target)
+            for weapon in stats.weapons:
+                if self.reaches(battle, uid, target, weapon, sight) is None:
+                    out.append(self._attack_option(battle, uid, target, weapon, sight))
+        return out
+
+    def _attack_option(
+        self, battle: Battle, uid: str, target: str, weapon: AffWeapon, sight: SightFacts
+    ) -> Option:
+        if weapon.kind == "melee":
+            att, a_mods, dfn, d_mods, _ = self.melee_scores(battle, uid, target, weapon, sight)
+            p_hit = p_opposed(att, dfn)[0]
+            mods = tuple(a_mods) + tuple(
+                Modifier(f"defender {m.source}", -m.value, m.applies_to) for m in d_mods
+            )
+            label = f"{weapon.name} -> {target} (2d6+{att} vs 2d6+{dfn}; {100 * p_hit:.0f}%)"
+        else:
+            tn, t_mods = self.missile_target(battle, uid, weapon, sight)
+            p_hit = p_roll_under(tn)
+            mods = tuple(t_mods)
+            label = f"{weapon.name} -> {target} (2d6 <= {tn}; {100 * p_hit:.0f}%)"
+        best = self.best_protection(battle, target, weapon)
+        p_harm = 1.0 - p_no_damage(weapon.track, best.track, 0, best.bonus)
+        return Option(
+            Attack(uid, target, weapon.name, ()),
+            label,
+            p_success=p_hit,
+            modifiers=mods,
+            detail={
+                "p_hurt": p_hit * p_harm,
+                "expected_damage": expected_damage(weapon.track, best.track, 0, best.bonus),
+                "best_protection": best.kind,
+            },
+        )
+
+    # ---- attack flow -----------------------------------------------------------------------------
+    def attack(self, battle: Battle, cmd: Attack) -> Flow:
+        uid, target = cmd.unit, cmd.target
+        stats: AffStats = battle.stats(uid)
+        weapon = stats.weapon(cmd.weapon)
+        sight = battle.sight(uid, target)
+        why = self.reaches(battle, uid, target, weapon, sight)
+        if why is not None:
+            raise ValueError(f"{uid} cannot attack {target} with {weapon.name}: {why}")
+        option = self._attack_option(battle, uid, target, weapon, sight)
+        mods = [{"source": m.source, "value": m.value, "applies_to": m.applies_to} for m in option.modifiers]
+        if weapon.kind != "melee":
+            tn, _ = self.missile_target(battle, uid, weapon, sight)
+            total = sum(battle.dice.roll(2, 6, "missile", uid))
+            hit = roll_under_succeeds(total, tn)
+            battle.emit(
+                "attack",
+                attacker=uid,
+                target=target,
+                weapon=weapon.name,
+                kind=weapon.kind,
+                roll=total,
+                target_number=tn,
+                hit=hit,
+                modifiers=mods,
+                p_success=option.p_success,
+                p_hurt=option.detail["p_hurt"],
+            )
+            if hit:
+                yield from self._hit(battle, target, uid, weapon)
+            return
+
+        att, _, dfn, d_mods, parry = self.melee_scores(battle, uid, target, weapon, sight)
+        a_total = sum(battle.dice.roll(2, 6, "melee", uid)) + att
+        d_total = sum(battle.dice.roll(2, 6, "melee defence", target)) + dfn
+        winner = uid if a_total > d_total else target if d_total > a_total else None
+        battle.emit(
+            "attack",
+            attacker=uid,
+            target=target,
+            weapon=weapon.name,
+            kind="melee",
+            total=a_total,
+            defender_total=d_total,
+            winner=winner,
+            modifiers=mods,
+            p_success=option.p_success,
+            p_hurt=option.detail["p_hurt"],
+        )
+        p_opp = p_opposed(att, dfn)
+        can_riposte = (
+            self.riposte
+            and parry is not None
+            and sight.arc != Arc.REAR
+            and any(
+                self.edge_gap_yards(battle, target, uid) <= w.reach + 1e-9
+                for w in battle.stats(target).melee_weapons()
+            )
+        )
+        battle.emit(
+            "defense",
+            unit=target,
+            attacker=uid,
+            kind="melee",
+            total=d_total,
+            success=winner != uid,
+            modifiers=[{"source": m.source, "value": m.value, "applies_to": m.applies_to} for m in d_mods],
+            p_success=p_opp[1] + p_opp[2],
+            riposte=can_riposte and winner == target,
+        )
+        if winner == uid:
+            yield from self._hit(battle, target, uid, weapon)
+        elif winner == target and can_riposte:
+            d_stats: AffStats = battle.stats(target)
+            reach = [
+                w
+                for w in d_stats.melee_weapons()
+                if self.edge_gap_yards(battle, target, uid) <= w.reach + 1e-9
+            ]
+            strike = max(reach, key=lambda w: (d_stats.special(w.skill), sum(w.track)))
+            yield from self._hit(battle, uid, target, strike)
+
+    def protection_options(self, battle: Battle, uid: str, weapon: AffWeapon) -> tuple[Option, ...]:
+        """The defence decision's options: each protection with P(no damage) and E[damage]."""
+        out = []
+        for p in self.protection_choices(battle, uid):
+            out.append(
+                Option(
+                    Defend(uid, p.kind),
+                    p.label,
+                    p_success=p_no_damage(weapon.track, p.track, 0, p.bonus),
+                    modifiers=p.modifiers,
+                    detail={
+                        "expected_damage": expected_damage(weapon.track, p.track, 0, p.bonus),
+                        "track": list(p.track),
+                    },
+                )
+            )
+        return tuple(out)
+
+    def _hit(self, battle: Battle, target: str, attacker: str, weapon: AffWeapon) -> Flow:
+        """A landed hit: the protection decision, the damage and protection rolls, the damage."""
+        options = self.protection_options(battle, target, weapon)
+        choice = yield Decision(
+            unit=target,
+            kind="defence",
+            options=options,
+            context={
+                "attacker": attacker,
+                "weapon": weapon.name,
+                "weapon_track": list(weapon.track),
+                "hit": True,
+            },
+        )
+        chosen = next(p for p in self.protection_choices(battle, target) if p.kind == choice.kind)
+        if self.ubiquitous and chosen.kind in ("armour", "dodge"):
+            self._lock_table(battle)[target] = (battle.round, chosen.kind)
+        w_roll = battle.dice.roll(1, 6, "damage", attacker)[0]
+        raw = track_value(weapon.track, w_roll)
+        prot = 0
+        p_roll = None
+        if chosen.kind != "none":
+            p_roll = battle.dice.roll(1, 6, f"protection: {chosen.kind}", target)[0]
+            prot = track_value(chosen.track, p_roll + chosen.bonus)
+        dmg = max(0, raw - prot)
+        battle.emit(
+            "defense",
+            unit=target,
+            attacker=attacker,
+            kind=chosen.kind,
+            roll=p_roll,
+            protection=prot,
+            modifiers=[
+                {"source": m.source, "value": m.value, "applies_to": m.applies_to} for m in chosen.modifiers
+            ],
+            p_success=p_no_damage(weapon.track, chosen.track, 0, chosen.bonus),
+            success=dmg <= 0,
+        )
+        if dmg <= 0:
+            return
+        battle.damage(
+            target,
+            {STAMINA: -dmg},
+            source=attacker,
+            weapon=weapon.name,
+            weapon_roll=w_roll,
+            weapon_damage=raw,
+            protection=prot,
+            protection_kind=chosen.kind,
+        )
+        if battle.health(target).tracks[STAMINA] <= 0 and not battle.health(target).out_of_action:
+            battle.set_status(target, "out", True, "STAMINA 0")
+
+
+__all__ = ["AffOptions", "AffRuleset", "AffStats", "AffWeapon", "protections"]

@@ -1,0 +1,502 @@
+"""AP-pool ruleset: d6 success pools and a 2-AP dodge reaction.
+
+Implements shared/rules/ap-dodge-reaction.txt (the dodge reaction) inside a
+standard dice-pool skirmish frame the text leaves to the game.
+
+From the text:
+- Dodge is a reaction costing 2 AP, open to any unit with at least 2 AP left,
+  whether or not it has already activated; it is declared after the attack roll
+  and before damage, against melee and ranged attacks alike.
+- The defender picks one of three combinations: Body + Acrobatics, Mind +
+  Perception or Spirit + Willpower, plus its specialization for the kind of
+  attack (melee or ranged). Each 5 or 6 is a success; meeting or beating the
+  attacker's successes avoids the attack. A successful dodge lets the unit move
+  up to 2 inches in any direction (inches already: no scale conversion).
+- One dodge per "turn". Decision: AP refresh once per round, and a dodge can
+  come before or after the unit's own activation, so the "turn" of that limit
+  is the game round: a unit dodges at most once per round.
+
+Where the text is silent (choices documented in docs/rulesets/ap-pool.md):
+- AP: 4 per round (``Stats.ap``), refreshed at round start. Move costs 1 AP per
+  ``Stats.move`` inches (halved when kneeling, sitting, crawling or prone);
+  attack 2 AP, posture change 1 AP, facing free while AP remain. No step.
+- Attack pool: melee Body + Fighting + melee specialization, ranged Mind +
+  Shooting + ranged specialization, thrown Body + Shooting + ranged
+  specialization, plus the weapon's bonus dice. One success hits.
+- Dice removed: cover (ranged only; light 1, medium 2, heavy 3, near-total 4;
+  total cover: no shot), long range band (beyond ``short`` up to ``long``: 2),
+  1 per unit in the line of fire, 1 for a ranged shot at a crawling or prone
+  target; a melee attack on a sitting, crawling or prone target adds 1 die.
+  A pool of no dice cannot attack.
+- Damage: weapon damage + (net successes - 1) - armour, where net successes
+  are the attacker's minus a failed dodge's; 0 or less is a glancing hit. Each
+  point is a wound; at ``Stats.wounds`` wounds the unit is out of action.
+- Reach: melee reach is measured edge to edge between bases, in inches.
+  Ranges are centre to centre. Every target must be visible (a unit in the
+  attacker's sight with cover less than total).
+- Initiative: each unit rolls Mind + Perception dice; most successes acts
+  first, ties by higher Mind + Perception, then scenario order.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Generator, Sequence
+from typing import Any, ClassVar, Literal
+
+from pydantic import Field, model_validator
+
+from components.sight import CoverLevel, SightFacts
+from components.spatial import Posture
+from components.state import Health
+from game.commands import Attack, Decision, Defend, DodgeMove, Modifier, Option
+from game.dice.pools import count_successes, p_at_least, successes_pmf
+from game.rules.base import Battle, Flow, Ruleset, StrictModel, UnitSetup
+
+# ---- rule data -------------------------------------------------------------------------
+
+#: AP price of a dodge reaction (text).
+DODGE_AP = 2
+#: How far a successful dodge may move, inches (text).
+DODGE_MOVE_INCHES = 2.0
+#: Turn action costs (decision: a standard 4-AP skirmish economy).
+ACTION_COSTS: dict[str, int] = {"attack": 2, "posture": 1, "face": 0}
+
+#: Dodge combinations (text): combo -> (attribute, talent).
+DODGE_COMBOS: dict[str, tuple[str, str]] = {
+    "body": ("body", "acrobatics"),
+    "mind": ("mind", "perception"),
+    "spirit": ("spirit", "willpower"),
+}
+
+#: Attack pools by weapon kind: (attribute, talent, specialization).
+ATTACK_POOLS: dict[str, tuple[str, str, str]] = {
+    "melee": ("body", "fighting", "melee_spec"),
+    "ranged": ("mind", "shooting", "ranged_spec"),
+    "thrown": ("body", "shooting", "ranged_spec"),
+}
+
+#: Specialization that applies to a dodge against each kind of attack.
+DODGE_SPEC: dict[str, str] = {"melee": "melee_spec", "ranged": "ranged_spec", "thrown": "ranged_spec"}
+
+#: Dice lost to cover on ranged attacks (total cover: no shot).
+COVER_DICE: dict[CoverLevel, int] = {
+    CoverLevel.NONE: 0,
+    CoverLevel.LIGHT: -1,
+    CoverLevel.MEDIUM: -2,
+    CoverLevel.HEAVY: -3,
+    CoverLevel.NEAR_TOTAL: -4,
+}
+#: Dice lost beyond short range (up to long range).
+LONG_RANGE_DICE = -2
+#: Dice lost per unit in the line of fire.
+INTERVENING_DICE = -1
+#: Dice for the target's posture: ranged shots at low targets, melee blows at downed ones.
+RANGED_TARGET_POSTURE_DICE: dict[Posture, int] = {Posture.CRAWLING: -1, Posture.PRONE: -1}
+MELEE_TARGET_POSTURE_DICE: dict[Posture, int] = {Posture.SITTING: 1, Posture.CRAWLING: 1, Posture.PRONE: 1}
+#: Fraction of Move available in each posture.
+POSTURE_MOVE: dict[Posture, float] = {
+    Posture.STANDING: 1.0,
+    Posture.CROUCHING: 1.0,
+    Posture.KNEELING: 0.5,
+    Posture.SITTING: 0.5,
+    Posture.CRAWLING: 0.5,
+    Posture.PRONE: 0.5,
+}
+WOUND_TRACK = "wounds"
+
+
+# ---- stats ---------------------------------------------------------------------------------
+
+
+class ApWeapon(StrictModel):
+    """A weapon: ``damage`` points, ``dice`` bonus attack dice; melee ``reach`` (inches, base
+    edge to edge) or ranged/thrown ``short``/``long`` range bands (inches, centre to centre)."""
+
+    name: str = Field(min_length=1)
+    kind: Literal["melee", "ranged", "thrown"] = "melee"
+    damage: int = Field(ge=0)
+    dice: int = Field(default=0, ge=0)
+    reach: float = Field(default=1.0, ge=0)
+    short: float | None = Field(default=None, gt=0)
+    long: float | None = Field(default=None, gt=0)
+
+    @model_validator(mode="after")
+    def _check(self) -> ApWeapon:
+        if self.kind != "melee":
+            if self.short is None or self.long is None:
+                raise ValueError(f"{self.kind} weapon {self.name!r} needs short and long ranges (inches)")
+            if self.long < self.short:
+                raise ValueError(f"weapon {self.name!r}: long range {self.long} is below short {self.short}")
+        elif self.short is not None or self.long is not None:
+            raise ValueError(f"melee weapon {self.name!r} takes reach, not ranges")
+        return self
+
+
+class ApPoolStats(StrictModel):
+    """Attributes (dice), talents and specializations (dice), armour, wound track, AP, Move."""
+
+    body: int = Field(ge=1, le=10)
+    mind: int = Field(ge=1, le=10)
+    spirit: int = Field(ge=1, le=10)
+    acrobatics: int = Field(default=0, ge=0, le=10)
+    perception: int = Field(default=0, ge=0, le=10)
+    willpower: int = Field(default=0, ge=0, le=10)
+    fighting: int = Field(default=0, ge=0, le=10)
+    shooting: int = Field(default=0, ge=0, le=10)
+    melee_spec: int = Field(default=0, ge=0, le=5)
+    ranged_spec: int = Field(default=0, ge=0, le=5)
+    armour: int = Field(default=0, ge=0)
+    wounds: int = Field(default=4, ge=1)
+    move: float = Field(default=4.0, gt=0)
+    ap: int = Field(default=4, ge=1)
+    weapons: tuple[ApWeapon, ...] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _check(self) -> ApPoolStats:
+        names = [w.name for w in self.weapons]
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise ValueError(f"weapon names must be unique: {', '.join(dupes)}")
+        return self
+
+    def weapon(self, name: str) -> ApWeapon:
+        for w in self.weapons:
+            if w.name == name:
+                return w
+        raise KeyError(name)
+
+    def dodge_dice(self, combo: str, attack_kind: str) -> int:
+        """Dice of a dodge with ``combo`` against an attack of ``attack_kind``."""
+        attribute, talent = DODGE_COMBOS[combo]
+        return int(getattr(self, attribute) + getattr(self, talent) + getattr(self, DODGE_SPEC[attack_kind]))
+
+
+TROOPER = ApPoolStats(
+    body=3,
+    mind=2,
+    spirit=2,
+    acrobatics=1,
+    perception=2,
+    willpower=1,
+    fighting=2,
+    shooting=2,
+    melee_spec=1,
+    ranged_spec=1,
+    armour=1,
+    wounds=4,
+    weapons=(
+        ApWeapon(name="sword", kind="melee", damage=2, reach=1.0),
+        ApWeapon(name="bow", kind="ranged", damage=2, short=12.0, long=24.0),
+    ),
+)
+
+
+# ---- pure odds -----------------------------------------------------------------------------
+
+
+def hurt_odds(pool: int, dodge_dice: int, damage: int, armour: int) -> tuple[float, float]:
+    """Exact (P(the attack wounds), E[wounds | a hit, no dodge]).
+
+    ``dodge_dice`` 0 means the target cannot dodge. A hit with ``a`` successes
+    against a failed dodge of ``d`` deals ``damage + (a - d - 1) - armour``.
+    """
+    att = successes_pmf(pool)
+    dodge = successes_pmf(dodge_dice) if dodge_dice > 0 else None
+    p_hurt = 0.0
+    e_num = 0.0
+    p_hit = 0.0
+    for a in range(1, pool + 1):
+        pa = float(att[a])
+        p_hit += pa
+        e_num += pa * max(0, damage + a - 1 - armour)
+        if dodge is None:
+            p_hurt += pa * (damage + a - 1 - armour > 0)
+            continue
+        for d in range(0, min(a, dodge_dice + 1)):
+            if damage + (a - d - 1) - armour > 0:
+                p_hurt += pa * float(dodge[d])
+    return p_hurt, (e_num / p_hit if p_hit > 0 else 0.0)
+
+
+class ApPoolRuleset(Ruleset):
+    """AP pool: d6 success pools (5-6), 4 AP a round, a 2-AP dodge reaction with a 2" move."""
+
+    name: ClassVar[str] = "ap-pool"
+    source: ClassVar[str] = "ap-dodge-reaction.txt"
+    Stats: ClassVar[type[StrictModel]] = ApPoolStats
+
+    def __init__(self, options: dict[str, Any] | None = None) -> None:
+        super().__init__(options)
+        # Round of each unit's last dodge, per battle (the once-per-round limit survives turns).
+        self._dodge_round: weakref.WeakKeyDictionary[Any, dict[str, int]] = weakref.WeakKeyDictionary()
+
+    # ---- set-up ------------------------------------------------------------------------------
+    @classmethod
+    def default_stats(cls) -> ApPoolStats:
+        return TROOPER
+
+    def setup_unit(self, stats: Any) -> UnitSetup:
+        return UnitSetup(Health({WOUND_TRACK: 0}, {WOUND_TRACK: stats.wounds}), stats.ap)
+
+    # ---- rounds and turns --------------------------------------------------------------------
+    def initiative(self, battle: Battle, units: Sequence[str]) -> list[str]:
+        order = {u: i for i, u in enumerate(units)}
+        score: dict[str, tuple[int, int, int]] = {}
+        for u in units:
+            s = battle.stats(u)
+            dice = s.mind + s.perception
+            hits = count_successes(battle.dice.roll(dice, 6, "initiative", u))
+            score[u] = (-hits, -dice, order[u])
+        return sorted(units, key=lambda u: score[u])
+
+    def start_turn(self, battle: Battle, uid: str) -> bool:
+        return not battle.health(uid).out_of_action
+
+    def inches_per_ap(self, battle: Battle, uid: str) -> float:
+        return float(battle.stats(uid).move) * POSTURE_MOVE[battle.posture(uid)]
+
+    def action_costs(self, battle: Battle, uid: str) -> dict[str, int]:
+        return dict(ACTION_COSTS)
+
+    # ---- dodging -----------------------------------------------------------------------------
+    def _dodges(self, battle: Battle) -> dict[str, int]:
+        return self._dodge_round.setdefault(battle, {})
+
+    def can_dodge(self, battle: Battle, uid: str) -> str | None:
+        """Why ``uid`` cannot dodge now (None: it can)."""
+        if battle.health(uid).out_of_action:
+            return "out of action"
+        if battle.ap(uid).current < DODGE_AP:
+            return f"needs {DODGE_AP} AP, has {battle.ap(uid).current}"
+        if self._dodges(battle).get(uid) == battle.round:
+            return "already dodged this round"
+        return None
+
+    def best_dodge_dice(self, battle: Battle, uid: str, attack_kind: str) -> int:
+        """The largest dodge pool ``uid`` could roll now (0 if it cannot dodge)."""
+        if self.can_dodge(battle, uid) is not None:
+            return 0
+        stats = battle.stats(uid)
+        return max(stats.dodge_dice(c, attack_kind) for c in DODGE_COMBOS)
+
+    # ---- attacks -----------------------------------------------------------------------------
+    def attack_pool(
+        self, battle: Battle, uid: str, target: str, weapon: ApWeapon, sight: SightFacts | None = None
+    ) -> tuple[int, tuple[Modifier, ...]] | str:
+        """(dice, modifiers) of an attack, or why it is not possible."""
+        stats = battle.stats(uid)
+        s = sight if sight is not None else battle.sight(uid, target)
+        if not s.visible or s.cover == CoverLevel.TOTAL:
+            return "not visible"
+        attribute, talent, spec = ATTACK_POOLS[weapon.kind]
+        mods = [
+            Modifier(attribute, getattr(stats, attribute), "dice"),
+            Modifier(talent, getattr(stats, talent), "dice"),
+        ]
+        if getattr(stats, spec):
+            mods.append(Modifier(spec.replace("_", " "), getattr(stats, spec), "dice"))
+        if weapon.dice:
+            mods.append(Modifier(weapon.name, weapon.dice, "dice"))
+        posture = battle.posture(target)
+        if weapon.kind == "melee":
+            gap = s.distance - battle.body(uid).base - battle.body(target).base
+            if gap > weapon.reach + 1e-9:
+                return f"out of reach ({gap:.2f} in > {weapon.reach:g} in)"
+            if MELEE_TARGET_POSTURE_DICE.get(posture):
+                mods.append(Modifier(f"target {posture.value}", MELEE_TARGET_POSTURE_DICE[posture], "dice"))
+        else:
+            assert weapon.short is not None and weapon.long is not None
+            if s.distance > weapon.long + 1e-9:
+                return f"out of range ({s.distance:.1f} in > {weapon.long:g} in)"
+            if s.distance > weapon.short + 1e-9:
+                mods.append(Modifier("long range", LONG_RANGE_DICE, "dice"))
+            if COVER_DICE[s.cover]:
+                mods.append(Modifier(f"{s.cover.value} cover", COVER_DICE[s.cover], "dice"))
+            if s.intervening:
+                mods.append(
+                    Modifier(
+                        f"{len(s.intervening)} in the line of fire",
+                        INTERVENING_DICE * len(s.intervening),
+                        "dice",
+                    )
+                )
+            if RANGED_TARGET_POSTURE_DICE.get(posture):
+                mods.append(Modifier(f"target {posture.value}", RANGED_TARGET_POSTURE_DICE[posture], "dice"))
+        dice = int(sum(m.value for m in mods))
+        if dice < 1:
+            return "no dice left"
+        return dice, tuple(mods)
+
+    def attack_options(self, battle: Battle, uid: str) -> list[Option]:
+        if battle.ap(uid).current < ACTION_COSTS["attack"]:
+            return []
+        stats = battle.stats(uid)
+        out: list[Option] = []
+        for target in battle.enemies(uid):
+            sight = battle.sight(uid, target)
+            tstats = battle.stats(target)
+            for w in stats.weapons:
+                got = self.attack_pool(battle, uid, target, w, sight)
+                if isinstance(got, str):
+                    continue
+                dice, mods = got
+                dodge = self.best_dodge_dice(battle, target, w.kind)
+                p_hurt, expected = hurt_odds(dice, dodge, w.damage, tstats.armour)
+                out.append(
+                    Option(
+                        Attack(uid, target, w.name),
+                        f"{w.name} -> {target} ({dice} dice)",
+                        p_success=p_at_least(dice, 1),
+                        modifiers=mods,
+                        detail={
+                            "p_hurt": p_hurt,
+                            "expected_damage": expected,
+                            "dice": dice,
+                            "target_dodge_dice": dodge,
+                        },
+                    )
+                )
+        return out
+
+    def dodge_options(self, battle: Battle, uid: str, attack_kind: str, successes: int) -> list[Option]:
+        """The defence decision's options: no dodge, and one per combination if a dodge is possible."""
+        opts = [Option(Defend(uid, "none"), "no dodge", p_success=0.0)]
+        if self.can_dodge(battle, uid) is not None:
+            return opts
+        stats = battle.stats(uid)
+        spec = DODGE_SPEC[attack_kind]
+        for combo, (attribute, talent) in DODGE_COMBOS.items():
+            dice = stats.dodge_dice(combo, attack_kind)
+            mods = (
+                Modifier(attribute, getattr(stats, attribute), "dice"),
+                Modifier(talent, getattr(stats, talent), "dice"),
+                Modifier(spec.replace("_", " "), getattr(stats, spec), "dice"),
+            )
+            opts.append(
+                Option(
+                    Defend(uid, "dodge", combo=combo),
+                    f"dodge {attribute}+{talent} ({dice} dice vs {successes}, {DODGE_AP} AP)",
+                    p_success=p_at_least(dice, successes),
+                    modifiers=mods,
+                    detail={"dice": dice, "vs": successes, "ap": DODGE_AP},
+                )
+            )
+        return opts
+
+    def attack(self, battle: Battle, cmd: Attack) -> Flow:
+        uid, target = cmd.unit, cmd.target
+        stats = battle.stats(uid)
+        weapon = stats.weapon(cmd.weapon)
+        sight = battle.sight(uid, target)
+        got = self.attack_pool(battle, uid, target, weapon, sight)
+        if isinstance(got, str):
+            raise ValueError(f"{uid} cannot attack {target} with {weapon.name}: {got}")
+        dice, mods = got
+        faces = battle.dice.roll(dice, 6, "attack", uid)
+        hits = count_successes(faces)
+        battle.emit(
+            "attack",
+            attacker=uid,
+            target=target,
+            weapon=weapon.name,
+            dice=dice,
+            successes=hits,
+            hit=hits > 0,
+            p_success=p_at_least(dice, 1),
+            modifiers=[{"source": m.source, "value": m.value} for m in mods],
+        )
+        if hits == 0:
+            return
+        net = hits
+        options = self.dodge_options(battle, target, weapon.kind, hits)
+        if len(options) > 1:
+            choice = yield Decision(
+                target,
+                "defence",
+                tuple(options),
+                context={"attacker": uid, "weapon": weapon.name, "kind": weapon.kind, "successes": hits},
+            )
+            if choice.kind == "dodge":
+                dodged = yield from self._dodge(battle, target, choice.combo, weapon.kind, hits, uid)
+                if dodged is None:
+                    return
+                net = hits - dodged
+        self._wound(battle, target, uid, weapon, net)
+
+    def _dodge(
+        self, battle: Battle, uid: str, combo: str, attack_kind: str, vs: int, attacker: str
+    ) -> Generator[Decision, Any, int | None]:
+        """Roll a dodge; on success offer the 2" move and return None, else the dodge's successes."""
+        stats = battle.stats(uid)
+        dice = stats.dodge_dice(combo, attack_kind)
+        battle.spend_ap(uid, DODGE_AP, "dodge")
+        self._dodges(battle)[uid] = battle.round
+        got = count_successes(battle.dice.roll(dice, 6, f"dodge ({combo})", uid))
+        ok = got >= vs  # meet or beat: the defender wins ties
+        attribute, talent = DODGE_COMBOS[combo]
+        spec = DODGE_SPEC[attack_kind]
+        battle.emit(
+            "defense",
+            unit=uid,
+            kind="dodge",
+            combo=combo,
+            attacker=attacker,
+            dice=dice,
+            successes=got,
+            vs=vs,
+            success=ok,
+            p_success=p_at_least(dice, vs),
+            modifiers=[
+                {"source": attribute, "value": getattr(stats, attribute)},
+                {"source": talent, "value": getattr(stats, talent)},
+                {"source": spec.replace("_", " "), "value": getattr(stats, spec)},
+            ],
+        )
+        if not ok:
+            return got
+        region = battle.dodge_region(uid, DODGE_MOVE_INCHES)
+        move = yield Decision(
+            uid,
+            "dodge_move",
+            (
+                Option(DodgeMove(uid, None), "stay"),
+                Option(
+                    DodgeMove(uid, None),
+                    f'dodge move (up to {DODGE_MOVE_INCHES:g}")',
+                    point_field="to",
+                    region=region.geometry,
+                    validate=region.validate,
+                ),
+            ),
+            context={"attacker": attacker},
+        )
+        if move.to is not None:
+            battle.move_unit(uid, move.to, "dodge_move")
+        return None
+
+    def _wound(self, battle: Battle, target: str, attacker: str, weapon: ApWeapon, net: int) -> None:
+        armour = battle.stats(target).armour
+        wounds = weapon.damage + (net - 1) - armour
+        if wounds <= 0:
+            battle.emit(
+                "glancing",
+                unit=target,
+                attacker=attacker,
+                weapon=weapon.name,
+                net_successes=net,
+                armour=armour,
+            )
+            return
+        battle.damage(
+            target,
+            {WOUND_TRACK: wounds},
+            source=attacker,
+            weapon=weapon.name,
+            weapon_damage=weapon.damage,
+            extra_successes=net - 1,
+            armour=armour,
+        )
+        h = battle.health(target)
+        if h.tracks[WOUND_TRACK] >= h.maxima[WOUND_TRACK]:
+            battle.set_status(target, "out", True, f"{h.tracks[WOUND_TRACK]} wounds from {attacker}")

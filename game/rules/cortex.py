@@ -1,0 +1,948 @@
+"""Cortex ruleset: step dice, actions with a multiple-action penalty, rolled Difficulties.
+
+Implements shared/rules/cortex-actions-defense-damage.txt (initiative, actions,
+movement, innate/block/dodge/all-out defence, cover, poor visibility, range,
+armour, damage, passing out, shock, seriously wounded, dying). Numbers and
+procedures from the text are named constants below; docs/rulesets/cortex.md
+lists them with every decision.
+
+From the text:
+- Traits are step dice (``game.dice.cortex``); a roll is attribute + skill.
+- Initiative: Agility + Alertness each round, highest first.
+- One action a turn; every extra action is a cumulative -1 skill step.
+- Movement: 15 ft a turn free, hustle to 30 ft for 1 action, run 30 ft +
+  an Agility + Athletics/Running roll in feet for 2 actions.
+- Defence sets the Difficulty the attack must meet: innate (an unskilled
+  Agility roll if the target sees it coming and is moving around, else 3),
+  dodge (Agility + Athletics/Dodge), block (Agility + skill, opposed), all-out
+  defence (+2 steps to dodge and block). Cover adds +4/+8/+12/+16 (light,
+  medium, heavy, near-total); dim light/fog +4, dark/thick fog +8; in pitch
+  black every potential target rolls an innate defence and the lowest is hit.
+- Range: point-blank +1 step, short 0, medium -2, long -4.
+- Damage: (attack - Difficulty) split stun/wounds, plus the weapon's damage;
+  armour reduces wounds. Stun + wounds > life points: Vitality + Willpower at
+  Difficulty 7 to stay conscious, again each turn the unit acts at +4 a turn.
+  Stun taken while unconscious is shock. Wounds >= half life points: -2 steps
+  to every action. Wounds >= life points: dying, Vitality + Willpower at
+  Difficulty 3, again every minute at +4 each; a failure kills.
+
+Where the text is silent (standard Cortex Classic / Serenity practice):
+- Life points = Vitality + Willpower die maxima. Below d2 a trait adds no die.
+  Step penalties come off the skill die first, then the attribute die; bonuses
+  raise the skill die. A roll meets the Difficulty on a tie (attacks hit on a
+  tie); a block is the Difficulty the attack must meet, so ties go to the
+  attacker there too.
+- Actions: 3 a turn (AP = actions). Actions are taken one at a time, so the
+  penalty is prospective: an action is at -1 step per action the unit already
+  took this round (AP spent since the round's refresh), reactions included.
+  Attacks, posture changes, hustling and running are actions; facing and the
+  free 15 ft are not. Several attacks a turn are allowed, each an action.
+- Movement adds up over a turn's moves; the tier the total reaches is paid
+  once (a later move only pays the difference). The run roll (Agility +
+  Athletics/Running, in feet) is made at the start of each turn, so pricing
+  a move never rolls; it carries the unit's action penalties at that moment.
+- Active defences (dodge, block) are reactions costing one action from the
+  defender's AP of the current round, at the same prospective penalty; with
+  no action left only the innate defence applies. They need the attacker
+  outside the defender's rear arc ("sees it coming"). Block works against
+  melee only, with the defender's best melee skill. All-out defence is a
+  maneuver spending every action left: until the unit's next turn its dodges
+  and blocks are free, at +2 steps and without the multiple-action penalty.
+- The attack is rolled first; the defender sees the total and then chooses
+  (each defence option carries the exact chance it makes the attack miss).
+- "Moving around": on its feet (not sitting, crawling or prone). A target lying
+  down counts as at least light cover against ranged and thrown attacks (the
+  text's "prone" light cover); the geometric cover level applies otherwise.
+  Total cover (no line of sight) allows no attack.
+- Damage types: W weapons add their die to wounds, S weapons make all damage
+  stun, B weapons add their die before the split. Splits give the odd point
+  to stun. The weapon's damage rating is a step die rolled on a hit (Cortex
+  weapon damage dice). Armour removes wound points only.
+- Reach (melee) is measured base edge to base edge, in yards
+  (``Weapon.reach``, default 1). Ranged bands use the centre-to-centre
+  distance and the weapon's range increment: point-blank within 3 yards,
+  short within 1 increment, medium within 2, long within 4; beyond that no
+  attack.
+- Pitch black (``visibility: pitch_black``): potential targets are the chosen
+  target and every other unit within 2 yards of it (base edge to base edge)
+  the weapon could reach; each rolls unskilled Agility (its innate defence);
+  the lowest (ties broken by a die roll) is hit if the attack meets that roll
+  plus its cover. Nobody can actively defend in the dark.
+- Passing out: the first roll comes when stun + wounds first exceed life
+  points; then one roll at each of the unit's turns (before it acts) at +4
+  per earlier roll. Further damage while already reeling adds no extra roll.
+- Dying and unconsciousness take the unit out of action. A minute is 20
+  rounds (a Cortex turn is about 3 seconds): a dying unit rolls when it
+  starts dying and again every 20 rounds, +4 each time. The hourly shock
+  recovery roll is outside a battle's span and is not modelled.
+- Seriously wounded applies to actions (attacks, active defences, runs), not
+  to the innate defence, initiative or Vitality + Willpower rolls.
+- Initiative ties: higher Agility, then higher Alertness, then a roll-off of
+  Agility + Alertness among the still-tied units (repeated until they differ).
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from components.sight import Arc, CoverLevel, SightFacts
+from components.spatial import LYING_DOWN, Posture
+from components.state import Health
+from game.commands import Attack, Decision, Defend, Maneuver, Modifier, Option
+from game.dice.cortex import (
+    Pool,
+    format_pool,
+    hit_damage,
+    lowest_value_pmf,
+    p_meet_or_beat,
+    parse_pool,
+    parse_step,
+    split_damage,
+    step_dice,
+    trait_pool,
+)
+from game.rules.base import Battle, Flow, Ruleset, StrictModel, UnitSetup
+
+# ---- rule data (text) ----------------------------------------------------------------------------
+
+#: Difficulty when the target does not see it coming or is not moving around.
+STATIC_DIFFICULTY = 3
+#: Step penalty per action beyond the first in a turn.
+EXTRA_ACTION_STEPS = -1
+#: All-out defence bonus to dodge and block, in steps.
+ALL_OUT_DEFENCE_STEPS = 2
+#: Difficulty added by cover (from the cover model's level).
+COVER_DIFFICULTY: dict[CoverLevel, int] = {
+    CoverLevel.NONE: 0,
+    CoverLevel.LIGHT: 4,
+    CoverLevel.MEDIUM: 8,
+    CoverLevel.HEAVY: 12,
+    CoverLevel.NEAR_TOTAL: 16,
+}
+#: Difficulty added by poor visibility (``pitch_black`` has its own procedure).
+VISIBILITY_DIFFICULTY: dict[str, int] = {"clear": 0, "dim": 4, "dark": 8}
+#: Skill steps by range band.
+RANGE_STEPS: dict[str, int] = {"point-blank": 1, "short": 0, "medium": -2, "long": -4}
+#: Free movement a turn, and the hustle limit for one action, in feet.
+BASE_MOVE_FEET = 15.0
+HUSTLE_FEET = 30.0
+#: Actions a hustle and a run cost.
+HUSTLE_ACTIONS = 1
+RUN_ACTIONS = 2
+#: Passing out: Difficulty of the first roll and the increase per later roll.
+CONSCIOUS_DIFFICULTY = 7
+CONSCIOUS_STEP = 4
+#: Dying: Difficulty of the first roll and the increase per later roll.
+DYING_DIFFICULTY = 3
+DYING_STEP = 4
+#: Seriously wounded penalty, in steps.
+SERIOUS_WOUND_STEPS = -2
+
+# ---- decisions where the text is silent (see the module docstring) -------------------------------
+
+#: Actions (AP) a turn.
+MAX_ACTIONS = 3
+#: Action costs of the engine's turn commands (facing is free).
+ACTION_COSTS: dict[str, int] = {"attack": 1, "posture": 1, "face": 0}
+#: Rounds in a "minute" (a Cortex turn is about three seconds).
+ROUNDS_PER_MINUTE = 20
+#: Range bands: point-blank within this many yards; otherwise by range increments.
+POINT_BLANK_YARDS = 3.0
+RANGE_BAND_INCREMENTS: tuple[tuple[str, float], ...] = (("short", 1.0), ("medium", 2.0), ("long", 4.0))
+#: Pitch black: other units this close (yards, base edge to base edge) to the target may be hit.
+PITCH_BLACK_SPREAD_YARDS = 2.0
+#: Feet per yard.
+FEET_PER_YARD = 3.0
+#: Skill used to block without a melee weapon.
+UNARMED_SKILL = "unarmed_combat"
+
+Attribute = Literal["agility", "strength", "vitality", "alertness", "intelligence", "willpower"]
+
+#: Status flags this ruleset sets.
+REELING = "reeling"  # over life points and still conscious
+DYING = "dying"
+SERIOUSLY_WOUNDED = "seriously_wounded"
+
+
+# ---- stats ---------------------------------------------------------------------------------------
+
+
+def _step_text(v: Any) -> str:
+    parse_step(str(v))
+    return str(v)
+
+
+class CortexWeapon(StrictModel):
+    """A weapon: the skill it uses (``general`` or ``general/specialty``) and its damage.
+
+    ``damage`` is a step die rolled on a hit; ``reach`` (melee) and
+    ``range_increment`` (ranged, thrown) are yards.
+    """
+
+    name: str
+    kind: Literal["melee", "ranged", "thrown"]
+    skill: str
+    attribute: Attribute = "agility"
+    damage: str
+    damage_type: Literal["W", "S", "B"]
+    reach: float = Field(default=1.0, ge=0.0)
+    range_increment: float | None = Field(default=None, gt=0.0)
+
+    @field_validator("damage")
+    @classmethod
+    def _damage_die(cls, v: str) -> str:
+        parse_pool(v)
+        return v
+
+    @model_validator(mode="after")
+    def _check(self) -> CortexWeapon:
+        if self.kind != "melee" and self.range_increment is None:
+            raise ValueError(f"{self.kind} weapon {self.name!r} needs range_increment (yards)")
+        return self
+
+    @property
+    def damage_dice(self) -> Pool:
+        return parse_pool(self.damage)
+
+
+class CortexStats(StrictModel):
+    """A Cortex stat block: six attribute dice, skill dice, armour and weapons."""
+
+    agility: str
+    strength: str
+    vitality: str
+    alertness: str
+    intelligence: str
+    willpower: str
+    skills: dict[str, str] = Field(default_factory=dict)
+    armour: int = Field(default=0, ge=0)
+    weapons: tuple[CortexWeapon, ...] = Field(min_length=1)
+
+    @field_validator("agility", "strength", "vitality", "alertness", "intelligence", "willpower")
+    @classmethod
+    def _attribute_die(cls, v: str) -> str:
+        if parse_step(str(v)) < 1:
+            raise ValueError("an attribute is at least d2")
+        return str(v)
+
+    @field_validator("skills")
+    @classmethod
+    def _skill_dice(cls, v: dict[str, str]) -> dict[str, str]:
+        for name, die in v.items():
+            if not name or name.count("/") > 1:
+                raise ValueError(f"skill name {name!r}: write general or general/specialty")
+            _step_text(die)
+        return v
+
+    @model_validator(mode="after")
+    def _unique_weapons(self) -> CortexStats:
+        names = [w.name for w in self.weapons]
+        if len(set(names)) != len(names):
+            raise ValueError("weapon names must be unique")
+        return self
+
+    def attr(self, name: str) -> int:
+        """Step of an attribute."""
+        return parse_step(getattr(self, name))
+
+    def skill(self, name: str) -> int:
+        """Step of ``general/specialty`` (the better of the specialty and its general skill)."""
+        general = name.split("/")[0]
+        steps = [parse_step(self.skills[k]) for k in (name, general) if k in self.skills]
+        return max(steps, default=0)
+
+    def weapon(self, name: str) -> CortexWeapon:
+        for w in self.weapons:
+            if w.name == name:
+                return w
+        raise KeyError(name)
+
+    @property
+    def life_points(self) -> int:
+        return sum(step_dice(self.attr("vitality"))) + sum(step_dice(self.attr("willpower")))
+
+    def block_skill(self) -> int:
+        """Best melee skill step for a block (unarmed combat without a melee weapon)."""
+        melee = [self.skill(w.skill) for w in self.weapons if w.kind == "melee"]
+        return max([*melee, self.skill(UNARMED_SKILL)])
+
+
+TROOPER = CortexStats(
+    agility="d8",
+    strength="d6",
+    vitality="d6",
+    alertness="d6",
+    intelligence="d6",
+    willpower="d6",
+    skills={"melee_weapons": "d6", "ranged_weapons": "d4", "athletics": "d4"},
+    armour=2,
+    weapons=(
+        CortexWeapon(
+            name="short sword", kind="melee", skill="melee_weapons/swords", damage="d4", damage_type="W"
+        ),
+        CortexWeapon(
+            name="crossbow",
+            kind="ranged",
+            skill="ranged_weapons/crossbows",
+            damage="d6",
+            damage_type="W",
+            range_increment=20,
+        ),
+    ),
+)
+
+
+class CortexOptions(StrictModel):
+    """``visibility``: clear, dim (or light fog), dark (or thick fog), pitch_black."""
+
+    visibility: Literal["clear", "dim", "dark", "pitch_black"] = "clear"
+
+
+# ---- per-battle state ----------------------------------------------------------------------------
+
+
+@dataclass
+class _Track:
+    """Rolls owed by units over life points or dying."""
+
+    conscious_rolls: dict[str, int] = field(default_factory=dict)  # rolls made so far while reeling
+    dying_since: dict[str, int] = field(default_factory=dict)  # round dying started
+    dying_rolls: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Defence:
+    """One way to set the Difficulty: a pool to roll (or a fixed number) plus modifiers."""
+
+    kind: str  # none (innate), dodge, block
+    pool: Pool
+    fixed: int | None  # a fixed Difficulty instead of a roll
+    constant: int  # cover and visibility
+    modifiers: tuple[Modifier, ...]
+    label: str
+    costs_action: bool
+
+
+class CortexRuleset(Ruleset):
+    """Cortex: step dice, multi-action penalty, rolled Difficulties, stun and wounds."""
+
+    name: ClassVar[str] = "cortex"
+    source: ClassVar[str] = "cortex-actions-defense-damage.txt"
+    Stats: ClassVar[type[StrictModel]] = CortexStats
+    Options: ClassVar[type[StrictModel]] = CortexOptions
+
+    def __init__(self, options: dict[str, Any] | None = None) -> None:
+        super().__init__(options)
+        self._states: weakref.WeakKeyDictionary[Any, _Track] = weakref.WeakKeyDictionary()
+        self._fallback = _Track()
+
+    @property
+    def visibility(self) -> str:
+        return str(getattr(self.options, "visibility", "clear"))
+
+    def _track(self, battle: Battle) -> _Track:
+        try:
+            return self._states.setdefault(battle, _Track())
+        except TypeError:  # an unhashable battle object: keep one state on the ruleset
+            return self._fallback
+
+    # ---- set-up ----------------------------------------------------------------------------------
+    @classmethod
+    def default_stats(cls) -> CortexStats:
+        return TROOPER
+
+    def setup_unit(self, stats: Any) -> UnitSetup:
+        lp = stats.life_points
+        return UnitSetup(
+            Health({"stun": 0, "wounds": 0, "shock": 0}, {"stun": lp, "wounds": lp, "shock": lp}), MAX_ACTIONS
+        )
+
+    # ---- rounds and turns ------------------------------------------------------------------------
+    def initiative(self, battle: Battle, units: Sequence[str]) -> list[str]:
+        keys: dict[str, list[int]] = {}
+        for u in units:
+            s = battle.stats(u)
+            keys[u] = [
+                self._roll_total(battle, self._init_pool(s), "initiative", u),
+                s.attr("agility"),
+                s.attr("alertness"),
+            ]
+        # Roll-offs among units still tied on every key, until none are.
+        while True:
+            groups: dict[tuple[int, ...], list[str]] = {}
+            for u in units:
+                groups.setdefault(tuple(keys[u]), []).append(u)
+            tied = [g for g in groups.values() if len(g) > 1]
+            if not tied:
+                break
+            for g in tied:
+                for u in g:
+                    keys[u].append(
+                        self._roll_total(battle, self._init_pool(battle.stats(u)), "initiative roll-off", u)
+                    )
+        return sorted(units, key=lambda u: [-k for k in keys[u]])
+
+    @staticmethod
+    def _init_pool(stats: CortexStats) -> Pool:
+        return step_dice(stats.attr("agility")) + step_dice(stats.attr("alertness"))
+
+    @staticmethod
+    def _roll(battle: Battle, pool: Pool, purpose: str, uid: str | None) -> list[int]:
+        faces: list[int] = []
+        for sides in pool:
+            faces.extend(battle.dice.roll(1, sides, purpose, uid))
+        return faces
+
+    def _roll_total(self, battle: Battle, pool: Pool, purpose: str, uid: str | None) -> int:
+        return sum(self._roll(battle, pool, purpose, uid))
+
+    def start_round(self, battle: Battle) -> None:
+        track = self._track(battle)
+        for uid, since in sorted(track.dying_since.items()):
+            h = battle.health(uid)
+            if "dead" in h.status or DYING not in h.status:
+                continue
+            elapsed = battle.round - since
+            if elapsed > 0 and elapsed % ROUNDS_PER_MINUTE == 0:
+                self._dying_roll(battle, uid)
+
+    def start_turn(self, battle: Battle, uid: str) -> bool:
+        if battle.health(uid).out_of_action:
+            return False
+        if REELING in battle.health(uid).status and not self._conscious_roll(battle, uid):
+            return False
+        # The run distance of this turn (30 ft + Agility + Athletics/Running, in feet), rolled up
+        # front so that pricing a move (a query the engine repeats) never rolls dice.
+        pool = self._run_pool(battle, uid)
+        feet = HUSTLE_FEET + self._roll_total(battle, pool, "run distance", uid)
+        battle.turn(uid).extra["cortex_run_feet"] = feet
+        return True
+
+    # ---- movement --------------------------------------------------------------------------------
+    def _yards(self, battle: Battle, inches: float) -> float:
+        return inches * battle.yards_per_inch
+
+    def _inches(self, battle: Battle, yards: float) -> float:
+        return yards / battle.yards_per_inch
+
+    def move_tiers(self, battle: Battle, uid: str) -> list[tuple[float, int]]:
+        """(total inches this turn, actions that distance costs): walk, hustle and (once rolled) run."""
+        tiers = [
+            (self._inches(battle, BASE_MOVE_FEET / FEET_PER_YARD), 0),
+            (self._inches(battle, HUSTLE_FEET / FEET_PER_YARD), HUSTLE_ACTIONS),
+        ]
+        run_feet = battle.turn(uid).extra.get("cortex_run_feet")
+        if run_feet is not None:
+            tiers.append((self._inches(battle, float(run_feet) / FEET_PER_YARD), RUN_ACTIONS))
+        return tiers
+
+    def move_allowance(self, battle: Battle, uid: str) -> float:
+        """The furthest total distance (inches) this turn the unit can still pay for."""
+        extra = battle.turn(uid).extra
+        paid = int(extra.get("cortex_move_paid", 0))
+        ap = battle.ap(uid).current
+        return max(limit for limit, actions in self.move_tiers(battle, uid) if actions - paid <= ap)
+
+    def inches_per_ap(self, battle: Battle, uid: str) -> float:
+        """The rest of this turn's movement spread over the AP left.
+
+        Cortex movement is tiered, not priced per AP (:meth:`move_ap_cost` does
+        the pricing); this makes the engine's move region (AP x inches per AP)
+        exactly the distance the unit can still cover this turn.
+        """
+        ap = battle.ap(uid).current
+        if ap <= 0:
+            return 0.0
+        left = self.move_allowance(battle, uid) - float(battle.turn(uid).extra.get("cortex_moved", 0.0))
+        return max(0.0, left) / ap
+
+    def move_ap_cost(self, battle: Battle, uid: str, length: float) -> int | None:
+        """Actions for ``length`` more inches this turn: 15 ft free, 30 ft 1 action, a run 2.
+
+        Moves add up over the turn; actions already paid for movement this turn
+        count toward the tier reached. Beyond the run distance: not this turn.
+        """
+        extra = battle.turn(uid).extra
+        total = float(extra.get("cortex_moved", 0.0)) + length
+        paid = int(extra.get("cortex_move_paid", 0))
+        for limit, actions in self.move_tiers(battle, uid):
+            if total <= limit + 1e-9:
+                cost = max(0, actions - paid)
+                return cost if cost <= battle.ap(uid).current else None
+        return None
+
+    def on_moved(self, battle: Battle, uid: str, kind: str, length: float) -> None:
+        if kind != "move":
+            return
+        extra = battle.turn(uid).extra
+        moved = float(extra.get("cortex_moved", 0.0)) + length
+        extra["cortex_moved"] = moved
+        tier = next((a for limit, a in self.move_tiers(battle, uid) if moved <= limit + 1e-9), RUN_ACTIONS)
+        extra["cortex_move_paid"] = max(int(extra.get("cortex_move_paid", 0)), tier)
+
+    def action_costs(self, battle: Battle, uid: str) -> dict[str, int]:
+        return dict(ACTION_COSTS)
+
+    # ---- step modifiers --------------------------------------------------------------------------
+    @staticmethod
+    def actions_taken(battle: Battle, uid: str) -> int:
+        """Actions spent this round (AP refreshes to the maximum at round start)."""
+        ap = battle.ap(uid)
+        return max(0, ap.maximum - ap.current)
+
+    def action_steps(self, battle: Battle, uid: str, prior_actions: int) -> list[Modifier]:
+        """Step modifiers on an action taken after ``prior_actions`` actions this round."""
+        mods: list[Modifier] = []
+        if prior_actions > 0:
+            mods.append(Modifier("multiple actions", EXTRA_ACTION_STEPS * prior_actions, "skill steps"))
+        if self.seriously_wounded(battle, uid):
+            mods.append(Modifier("seriously wounded", SERIOUS_WOUND_STEPS, "skill steps"))
+        return mods
+
+    @staticmethod
+    def seriously_wounded(battle: Battle, uid: str) -> bool:
+        h = battle.health(uid)
+        return 2 * h.tracks.get("wounds", 0) >= h.maxima.get("wounds", 0) > 0
+
+    @staticmethod
+    def _steps(mods: Sequence[Modifier]) -> int:
+        return int(sum(m.value for m in mods if m.applies_to == "skill steps"))
+
+    # ---- attacks ---------------------------------------------------------------------------------
+    def range_band(self, battle: Battle, weapon: CortexWeapon, distance_in: float) -> str | None:
+        """The range band of a ranged/thrown attack at ``distance_in`` inches (None: out of range)."""
+        yards = self._yards(battle, distance_in)
+        if yards <= POINT_BLANK_YARDS + 1e-9:
+            return "point-blank"
+        inc = weapon.range_increment or 0.0
+        for band, mult in RANGE_BAND_INCREMENTS:
+            if yards <= inc * mult + 1e-9:
+                return band
+        return None
+
+    def edge_gap_yards(self, battle: Battle, a: str, b: str) -> float:
+        """Gap between two bases, yards."""
+        gap = battle.distance(a, b) - battle.body(a).base - battle.body(b).base
+        return self._yards(battle, max(0.0, gap))
+
+    def in_reach(
+        self, battle: Battle, uid: str, target: str, weapon: CortexWeapon, sight: SightFacts
+    ) -> str | None:
+        """Why ``weapon`` cannot reach ``target`` (None: it can)."""
+        if not sight.visible or sight.cover == CoverLevel.TOTAL:
+            return "no line of sight"
+        if weapon.kind == "melee":
+            if self.edge_gap_yards(battle, uid, target) > weapon.reach + 1e-9:
+                return "out of reach"
+            return None
+        if self.range_band(battle, weapon, sight.distance) is None:
+            return "out of range"
+        return None
+
+    def cover_level(self, battle: Battle, target: str, weapon: CortexWeapon, sight: SightFacts) -> CoverLevel:
+        """Cover the attack faces: the model's level, at least light for a lying target shot at."""
+        level = sight.cover
+        if weapon.kind != "melee" and battle.posture(target) in LYING_DOWN and level == CoverLevel.NONE:
+            return CoverLevel.LIGHT
+        return level
+
+    def attack_setup(
+        self,
+        battle: Battle,
+        uid: str,
+        target: str,
+        weapon: CortexWeapon,
+        sight: SightFacts,
+        prior_actions: int,
+    ) -> tuple[Pool, list[Modifier], int, list[Modifier]]:
+        """(attack pool, its step modifiers, Difficulty constant, the constant's modifiers)."""
+        stats: CortexStats = battle.stats(uid)
+        steps = self.action_steps(battle, uid, prior_actions)
+        if weapon.kind != "melee":
+            band = self.range_band(battle, weapon, sight.distance) or "long"
+            if RANGE_STEPS[band]:
+                steps.append(Modifier(f"range: {band}", RANGE_STEPS[band], "skill steps"))
+        pool = trait_pool(stats.attr(weapon.attribute), stats.skill(weapon.skill), self._steps(steps))
+        const_mods: list[Modifier] = []
+        level = self.cover_level(battle, target, weapon, sight)
+        if COVER_DIFFICULTY.get(level, 0):
+            src = f"cover: {level.value}" if level == sight.cover else "cover: lying down"
+            const_mods.append(Modifier(src, COVER_DIFFICULTY[level], "difficulty"))
+        vis = VISIBILITY_DIFFICULTY.get(self.visibility, 0)
+        if vis:
+            const_mods.append(Modifier(f"visibility: {self.visibility}", vis, "difficulty"))
+        return pool, steps, int(sum(m.value for m in const_mods)), const_mods
+
+    def defences(
+        self,
+        battle: Battle,
+        target: str,
+        attacker: str,
+        weapon: CortexWeapon,
+        sight: SightFacts,
+        constant: int,
+        const_mods: Sequence[Modifier],
+    ) -> list[Defence]:
+        """Every defence ``target`` may use now against this attack (innate first)."""
+        stats: CortexStats = battle.stats(target)
+        agility = stats.attr("agility")
+        sees = sight.arc != Arc.REAR
+        moving = battle.posture(target) not in LYING_DOWN | {Posture.SITTING}
+        cm = tuple(const_mods)
+        out: list[Defence] = []
+        if sees and moving:
+            pool = step_dice(agility)
+            out.append(
+                Defence(
+                    "none", pool, None, constant, cm, f"innate defence (Agility {format_pool(pool)})", False
+                )
+            )
+        else:
+            why = "rear attack" if not sees else "not moving around"
+            out.append(
+                Defence(
+                    "none", (), STATIC_DIFFICULTY, constant, cm, f"no defence (Difficulty 3, {why})", False
+                )
+            )
+        if not sees:
+            return out
+        aod = bool(battle.defense(target).extra.get("all_out_defence"))
+        if not aod and battle.ap(target).current < 1:
+            return out
+        if aod:
+            steps = [Modifier("all-out defence", ALL_OUT_DEFENCE_STEPS, "skill steps")]
+            if self.seriously_wounded(battle, target):
+                steps.append(Modifier("seriously wounded", SERIOUS_WOUND_STEPS, "skill steps"))
+        else:
+            steps = self.action_steps(battle, target, self.actions_taken(battle, target))
+        net = self._steps(steps)
+        dodge = trait_pool(agility, stats.skill("athletics/dodge"), net)
+        out.append(
+            Defence("dodge", dodge, None, constant, (*steps, *cm), f"dodge ({format_pool(dodge)})", not aod)
+        )
+        if weapon.kind == "melee":
+            block = trait_pool(agility, stats.block_skill(), net)
+            out.append(
+                Defence(
+                    "block", block, None, constant, (*steps, *cm), f"block ({format_pool(block)})", not aod
+                )
+            )
+        return out
+
+    @staticmethod
+    def _defence_odds(
+        attack: Pool, d: Defence, weapon: CortexWeapon, armour: int
+    ) -> tuple[float, float, float, float]:
+        fixed = (d.fixed or 0) + d.constant
+        return hit_damage(
+            attack, d.pool if d.fixed is None else (), fixed, weapon.damage_dice, weapon.damage_type, armour
+        )
+
+    def attack_options(self, battle: Battle, uid: str) -> list[Option]:
+        stats: CortexStats = battle.stats(uid)
+        prior = self.actions_taken(battle, uid)
+        out: list[Option] = []
+        for target in battle.enemies(uid):
+            sight = battle.sight(uid, target)
+            for weapon in stats.weapons:
+                if self.in_reach(battle, uid, target, weapon, sight) is not None:
+                    continue
+                out.append(self._attack_option(battle, uid, target, weapon, sight, prior))
+        return out
+
+    def _attack_option(
+        self, battle: Battle, uid: str, target: str, weapon: CortexWeapon, sight: SightFacts, prior: int
+    ) -> Option:
+        pool, steps, constant, const_mods = self.attack_setup(battle, uid, target, weapon, sight, prior)
+        armour = battle.stats(target).armour
+        mods = (*steps, *const_mods)
+        if self.visibility == "pitch_black":
+            p_success, p_hurt, e_stun, e_wounds = self._pitch_black_odds(battle, uid, target, weapon, pool)
+            label_def = "pitch black: lowest innate roll is hit"
+        else:
+            defs = self.defences(battle, target, uid, weapon, sight, constant, const_mods)
+            innate = self._defence_odds(pool, defs[0], weapon, armour)
+            best = min(
+                (self._defence_odds(pool, d, weapon, armour) for d in defs), key=lambda o: (o[1], o[0])
+            )
+            p_success = innate[0]
+            p_hurt, e_stun, e_wounds = best[1], best[2], best[3]
+            label_def = defs[0].label
+        return Option(
+            Attack(uid, target, weapon.name, ()),
+            f"{weapon.name} -> {target} ({format_pool(pool)} vs {label_def}"
+            + (f" +{constant}" if constant else "")
+            + f"; {100 * p_success:.0f}%)",
+            p_success=p_success,
+            modifiers=mods,
+            detail={
+                "p_hurt": p_hurt,
+                "expected_damage": e_stun + e_wounds,
+                "expected_stun": e_stun,
+                "expected_wounds": e_wounds,
+                "attack_dice": format_pool(pool),
+                "difficulty_bonus": constant,
+            },
+        )
+
+    def potential_targets(self, battle: Battle, uid: str, target: str, weapon: CortexWeapon) -> list[str]:
+        """Pitch black: the target and every unit near it that this weapon could reach."""
+        out = [target]
+        for other in battle.units():
+            if other in (uid, target):
+                continue
+            if self.edge_gap_yards(battle, other, target) > PITCH_BLACK_SPREAD_YARDS + 1e-9:
+                continue
+            if self.in_reach(battle, uid, other, weapon, battle.sight(uid, other)) is None:
+                out.append(other)
+        return out
+
+    def _pitch_black_odds(
+        self, battle: Battle, uid: str, target: str, weapon: CortexWeapon, pool: Pool
+    ) -> tuple[float, float, float, float]:
+        """(P(hit anyone), P(the chosen target is hurt), E[stun], E[wounds] given it is hit)."""
+        units = self.potential_targets(battle, uid, target, weapon)
+        pools = tuple(step_dice(battle.stats(u).attr("agility")) for u in units)
+        consts = [
+            COVER_DIFFICULTY.get(self.cover_level(battle, u, weapon, battle.sight(uid, u)), 0) for u in units
+        ]
+        # P(some unit is hit) = sum over the lowest unit j and its roll v of P(attack >= v + cover_j).
+        p_any = 0.0
+        for j in range(len(units)):
+            lowest = lowest_value_pmf(pools, j)
+            for v, pv in enumerate(lowest.tolist()):
+                if pv:
+                    p_any += pv * p_meet_or_beat(pool, (), v + consts[j])
+        mine = lowest_value_pmf(pools, 0)
+        armour = battle.stats(target).armour
+        p_hurt = e_stun = e_wounds = p_hit_me = 0.0
+        for v, pv in enumerate(mine.tolist()):
+            if not pv:
+                continue
+            ph, pu, es, ew = hit_damage(
+                pool, (), v + consts[0], weapon.damage_dice, weapon.damage_type, armour
+            )
+            p_hit_me += pv * ph
+            p_hurt += pv * pu
+            e_stun += pv * ph * es
+            e_wounds += pv * ph * ew
+        if p_hit_me > 0:
+            e_stun, e_wounds = e_stun / p_hit_me, e_wounds / p_hit_me
+        return p_any, p_hurt, e_stun, e_wounds
+
+    def attack(self, battle: Battle, cmd: Attack) -> Flow:
+        uid, target = cmd.unit, cmd.target
+        stats: CortexStats = battle.stats(uid)
+        weapon = stats.weapon(cmd.weapon)
+        sight = battle.sight(uid, target)
+        why = self.in_reach(battle, uid, target, weapon, sight)
+        if why is not None:
+            raise ValueError(f"{uid} cannot attack {target} with {weapon.name}: {why}")
+        # The engine spent this attack's action already: earlier actions set the penalty.
+        prior = max(0, self.actions_taken(battle, uid) - ACTION_COSTS["attack"])
+        pool, _, constant, const_mods = self.attack_setup(battle, uid, target, weapon, sight, prior)
+        option = self._attack_option(battle, uid, target, weapon, sight, prior)
+        total = self._roll_total(battle, pool, "attack", uid)
+        battle.emit(
+            "attack",
+            attacker=uid,
+            target=target,
+            weapon=weapon.name,
+            dice=format_pool(pool),
+            roll=total,
+            modifiers=[
+                {"source": m.source, "value": m.value, "applies_to": m.applies_to} for m in option.modifiers
+            ],
+            p_success=option.p_success,
+            p_hurt=option.detail["p_hurt"],
+            visibility=self.visibility,
+        )
+        if self.visibility == "pitch_black":
+            self._resolve_pitch_black(battle, uid, target, weapon, total)
+            return
+        defs = self.defences(battle, target, uid, weapon, sight, constant, const_mods)
+        options = tuple(self._defence_option(d, target, total) for d in defs)
+        choice = yield Decision(
+            unit=target,
+            kind="defence",
+            options=options,
+            context={
+                "attacker": uid,
+                "weapon": weapon.name,
+                "attack_dice": format_pool(pool),
+                "roll": total,
+                "difficulty_bonus": constant,
+                "modifiers": [str(m) for m in option.modifiers],
+            },
+        )
+        chosen = next(d for d in defs if d.kind == choice.kind)
+        if chosen.costs_action:
+            battle.spend_ap(target, 1, chosen.kind)
+        if chosen.fixed is not None:
+            base = chosen.fixed
+        else:
+            base = self._roll_total(battle, chosen.pool, f"defence: {chosen.kind}", target)
+        difficulty = base + chosen.constant
+        hit = total >= difficulty
+        p = next(o.p_success for o in options if o.command.kind == chosen.kind)
+        battle.emit(
+            "defense",
+            unit=target,
+            attacker=uid,
+            kind=chosen.kind,
+            dice=format_pool(chosen.pool) if chosen.fixed is None else None,
+            roll=base,
+            difficulty=difficulty,
+            modifiers=[
+                {"source": m.source, "value": m.value, "applies_to": m.applies_to} for m in chosen.modifiers
+            ],
+            p_success=p,
+            success=not hit,
+        )
+        if hit:
+            self._damage(battle, target, uid, weapon, total - difficulty)
+
+    def _defence_option(self, d: Defence, target: str, total: int) -> Option:
+        # The attack total is known: the defence succeeds if the Difficulty beats it.
+        if d.fixed is not None:
+            p = 1.0 if d.fixed + d.constant > total else 0.0
+        else:
+            p = 1.0 - p_meet_or_beat(
+                (), d.pool, d.constant - total
+            )  # P(D + c <= total) = P(0 >= D + c - total)
+        return Option(Defend(target, d.kind), d.label, p_success=p, modifiers=d.modifiers)
+
+    def _resolve_pitch_black(
+        self, battle: Battle, uid: str, target: str, weapon: CortexWeapon, total: int
+    ) -> None:
+        units = self.potential_targets(battle, uid, target, weapon)
+        rolls = {
+            u: self._roll_total(battle, step_dice(battle.stats(u).attr("agility")), "defence: innate", u)
+            for u in units
+        }
+        low = min(rolls.values())
+        tied = [u for u in units if rolls[u] == low]
+        while len(tied) > 1:  # fair roll-off among the tied lowest
+            offs = {u: battle.dice.roll(1, 6, "pitch-black roll-off", u)[0] for u in tied}
+            worst = min(offs.values())
+            tied = [u for u in tied if offs[u] == worst]
+        struck = tied[0]
+        sight = battle.sight(uid, struck)
+        cover = COVER_DIFFICULTY.get(self.cover_level(battle, struck, weapon, sight), 0)
+        difficulty = low + cover
+        hit = total >= difficulty
+        battle.emit(
+            "defense",
+            unit=struck,
+            attacker=uid,
+            kind="pitch_black",
+            rolls=rolls,
+            difficulty=difficulty,
+            modifiers=[{"source": "cover", "value": cover, "applies_to": "difficulty"}] if cover else [],
+            p_success=None,
+            success=not hit,
+        )
+        if hit:
+            self._damage(battle, struck, uid, weapon, total - difficulty)
+
+    # ---- damage ----------------------------------------------------------------------------------
+    def _damage(self, battle: Battle, target: str, attacker: str, weapon: CortexWeapon, margin: int) -> None:
+        w = self._roll_total(battle, weapon.damage_dice, "damage", attacker)
+        armour = battle.stats(target).armour
+        stun, wounds = split_damage(margin, w, weapon.damage_type, armour)
+        h = battle.health(target)
+        deltas = {"shock" if "unconscious" in h.status else "stun": stun, "wounds": wounds}
+        battle.damage(
+            target,
+            deltas,
+            source=attacker,
+            weapon=weapon.name,
+            margin=margin,
+            weapon_roll=w,
+            damage_type=weapon.damage_type,
+            armour=armour,
+        )
+        self._after_damage(battle, target)
+
+    def _after_damage(self, battle: Battle, uid: str) -> None:
+        h = battle.health(uid)
+        if "dead" in h.status:
+            return
+        lp = h.maxima["wounds"]
+        wounds, stun = h.tracks.get("wounds", 0), h.tracks.get("stun", 0)
+        if self.seriously_wounded(battle, uid) and SERIOUSLY_WOUNDED not in h.status:
+            battle.set_status(uid, SERIOUSLY_WOUNDED, True, f"wounds {wounds} >= half of {lp} life points")
+        if wounds >= lp and DYING not in h.status:
+            battle.set_status(uid, DYING, True, f"wounds {wounds} >= {lp} life points")
+            self._track(battle).dying_since[uid] = battle.round
+            if self._dying_roll(battle, uid):
+                battle.set_status(uid, "out", True, "dying")
+            return
+        if stun + wounds > lp and REELING not in h.status and "unconscious" not in h.status:
+            battle.set_status(uid, REELING, True, f"stun + wounds {stun + wounds} > {lp} life points")
+            self._conscious_roll(battle, uid)
+
+    def _vw_pool(self, battle: Battle, uid: str) -> Pool:
+        s = battle.stats(uid)
+        return step_dice(s.attr("vitality")) + step_dice(s.attr("willpower"))
+
+    def _conscious_roll(self, battle: Battle, uid: str) -> bool:
+        """Roll to stay conscious; True if the unit stays up."""
+        track = self._track(battle)
+        n = track.conscious_rolls.get(uid, 0)
+        difficulty = CONSCIOUS_DIFFICULTY + CONSCIOUS_STEP * n
+        track.conscious_rolls[uid] = n + 1
+        roll = self._roll_total(battle, self._vw_pool(battle, uid), "stay conscious", uid)
+        ok = roll >= difficulty
+        battle.emit("check", unit=uid, kind="stay conscious", roll=roll, difficulty=difficulty, success=ok)
+        if not ok:
+            battle.set_status(uid, "unconscious", True, f"passed out (rolled {roll} vs {difficulty})")
+        return ok
+
+    def _dying_roll(self, battle: Battle, uid: str) -> bool:
+        """Roll to stay alive; True if the unit survives this minute."""
+        track = self._track(battle)
+        n = track.dying_rolls.get(uid, 0)
+        difficulty = DYING_DIFFICULTY + DYING_STEP * n
+        track.dying_rolls[uid] = n + 1
+        roll = self._roll_total(battle, self._vw_pool(battle, uid), "stay alive", uid)
+        ok = roll >= difficulty
+        battle.emit("check", unit=uid, kind="stay alive", roll=roll, difficulty=difficulty, success=ok)
+        if not ok:
+            battle.set_status(uid, "dead", True, f"died of wounds (rolled {roll} vs {difficulty})")
+        return ok
+
+    # ---- maneuvers -------------------------------------------------------------------------------
+    def maneuver_options(self, battle: Battle, uid: str) -> list[Option]:
+        out: list[Option] = []
+        ap = battle.ap(uid).current
+        if ap >= 1 and not battle.defense(uid).extra.get("all_out_defence"):
+            out.append(
+                Option(
+                    Maneuver(uid, "all_out_defence"),
+                    f"all-out defence ({ap} actions: free dodges/blocks at +2 steps until next turn)",
+                    modifiers=(Modifier("all-out defence", ALL_OUT_DEFENCE_STEPS, "skill steps"),),
+                )
+            )
+        return out
+
+    def _run_pool(self, battle: Battle, uid: str) -> Pool:
+        stats: CortexStats = battle.stats(uid)
+        steps = self.action_steps(battle, uid, self.actions_taken(battle, uid))
+        return trait_pool(stats.attr("agility"), stats.skill("athletics/running"), self._steps(steps))
+
+    def maneuver(self, battle: Battle, cmd: Maneuver) -> Flow:
+        uid = cmd.unit
+        legal = {o.command.name for o in self.maneuver_options(battle, uid)}
+        if cmd.name not in legal:
+            raise ValueError(f"{uid} cannot {cmd.name!r} now (legal: {', '.join(sorted(legal)) or 'none'})")
+        battle.spend_ap(uid, battle.ap(uid).current, "all-out defence")
+        battle.defense(uid).extra["all_out_defence"] = True
+        battle.emit("maneuver", unit=uid, name="all_out_defence", steps=ALL_OUT_DEFENCE_STEPS)
+        return
+        yield  # pragma: no cover - makes this a generator

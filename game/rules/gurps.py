@@ -1,0 +1,413 @@
+"""GURPS ruleset: 3d6 roll-under attacks and active defences, one maneuver a turn.
+
+Implements shared/rules/gurps-active-defense.txt: Dodge (Basic Speed + 3 -
+encumbrance, Enhanced Dodge, Vehicular Dodge), Parry (3 + half skill + weapon
+bonus, with the multiple-parry, off-hand, thrown-weapon, unbalanced-weapon,
+bare-handed and missile-within-reach rules), Block (3 + half Shield/Cloak skill,
+once per turn, not against bullets or beams), the 3-4 / 17-18 defence roll,
+no defence when unaware, unconscious or immobilized, rapid fire against a
+Dodge, Acrobatic Dodge, Sacrificial Dodge (and dodge-and-drop), Retreat (with
+the follow step), Dodge-and-Drop and All-Out Defence (Double Defense). The
+defence side lives in :mod:`game.rules.gurps_defence`, the data in
+:mod:`game.rules.gurps_stats`, the exact odds in :mod:`game.dice.gurps`.
+
+Where the text is silent, standard GURPS 4e Basic Set mechanics (decisions,
+documented in docs/rulesets/gurps.md):
+- Attack roll: 3d6 <= effective skill (3-4 always hit, 17-18 always miss);
+  critical hit on 3-4 (5 at skill 15+, 6 at 16+): no defence allowed; critical
+  miss on 18, on 17 at skill 15 or less, or at skill + 10: a plain miss (the
+  Critical Miss Table is not modelled). An attack needs effective skill 3+.
+- Modifiers: melee posture of the attacker; ranged: Size and Speed/Range
+  penalty (centre distance in yards), the target's posture (-2), -4 per unit
+  in the line of fire, weapon Acc after an Aim maneuver at that target, the
+  RoF bonus; cover (melee and ranged: hidden parts cannot be hit): light -2,
+  medium -3, heavy -4, near-total -5, total: no attack; shock from last injury.
+- Melee reach is measured base edge to base edge: a reach R weapon (C counts
+  as 1) covers a gap of R - 0.5 yards.
+- Damage: weapon dice (thr/sw from the ST table) + adds, at least 1 (0 for
+  crushing), halved beyond 1/2D, minus DR, times the wound modifier, rounded
+  down, at least 1 if it penetrated, off the ``hp`` track. Shock (-injury, at
+  most -4) to the victim's attack rolls on its next turn; a major wound (more
+  than HP/2 at once) calls for a HT roll: failure stuns and knocks down, failure
+  by 5+ or a critical failure knocks out. At 0 HP or less a HT roll at -1 per
+  full multiple of HP below zero at each turn start, or unconscious; at -1xHP
+  and each further multiple a HT roll or dead; dead at -5xHP. Stunned: -4 to
+  defences, no retreat, the turn is lost and a HT roll at its start recovers.
+  Below 1/3 HP Move and Dodge are halved (rounded up). Injury spoils an Aim.
+- Turn economy: 1 AP = one maneuver. Move (up to Move yards, scaled by
+  posture: crouching 2/3, kneeling and crawling 1/3, sitting none, prone one
+  yard), Attack (one free step before or after), Change Posture (lying down to
+  standing or crouching takes two), All-Out Defence (Double Defense, free step),
+  Aim (at one target with one ranged weapon: +Acc on next turn's attack, free
+  step). Facing changes are free while a maneuver or step remains. No
+  sprinting (Move never exceeds Basic Move, so ``TurnState.sprinted`` stays
+  false). Initiative: Basic Speed, then DX, then a 3d6 roll-off.
+"""
+
+from __future__ import annotations
+
+import math
+import weakref
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from components.sight import CoverLevel, SightFacts
+from components.spatial import LYING_DOWN, Posture
+from components.state import Health
+from game.commands import Attack, Maneuver, Modifier, Option
+from game.dice.gurps import attack_outcomes, hits_scored, judge, p_success
+from game.rules.base import Battle, Flow, Ruleset, StrictModel, UnitSetup
+from game.rules.gurps_damage import HP, injury_pmf
+from game.rules.gurps_defence import (
+    best_stages,
+    defence_choices,
+    gap_yards,
+    in_reach,
+    landing_pmf,
+)
+from game.rules.gurps_reactions import AIM, AOD, STEP_MANEUVERS, GurpsReactions
+from game.rules.gurps_stats import (
+    POSTURES,
+    PRONE_MOVE_YARDS,
+    GurpsStats,
+    GurpsWeapon,
+    range_penalty,
+    rof_bonus,
+)
+
+AP_MAX = 1  # one maneuver per turn
+#: Cover level -> to-hit penalty (decision: GURPS partial-cover/hit-location scale).
+COVER_PENALTY: dict[CoverLevel, int] = {
+    CoverLevel.NONE: 0,
+    CoverLevel.LIGHT: -2,
+    CoverLevel.MEDIUM: -3,
+    CoverLevel.HEAVY: -4,
+    CoverLevel.NEAR_TOTAL: -5,
+}
+INTERVENING_PENALTY = -4  # per figure in the way of a ranged attack
+MIN_ATTACK_SKILL = 3  # no attack roll below effective skill 3
+
+TROOPER = GurpsStats.model_validate(
+    {
+        "st": 11,
+        "dx": 11,
+        "iq": 10,
+        "ht": 11,
+        "encumbrance": 1,
+        "dr": 2,
+        "skills": {"Broadsword": 12, "Bow": 12, "Brawling": 11},
+        "weapons": [
+            {"name": "broadsword", "skill": "Broadsword", "damage": "sw+1 cut", "reach": 1},
+            {
+                "name": "bow",
+                "skill": "Bow",
+                "kind": "missile",
+                "damage": "thr+1 imp",
+                "acc": 2,
+                "half_damage": 165,
+                "max_range": 220,
+                "hands": 2,
+                "parry": None,
+            },
+        ],
+    }
+)
+
+
+class GurpsRuleset(GurpsReactions, Ruleset):
+    """GURPS 4e: 3d6 roll-under, Dodge/Parry/Block with retreat, drop, acrobatics, sacrifice."""
+
+    name: ClassVar[str] = "gurps"
+    source: ClassVar[str] = "gurps-active-defense.txt"
+    Stats: ClassVar[type[StrictModel]] = GurpsStats
+
+    def __init__(self, options: dict[str, Any] | None = None) -> None:
+        super().__init__(options)
+        self._memory = weakref.WeakKeyDictionary()
+
+    @classmethod
+    def default_stats(cls) -> GurpsStats:
+        return TROOPER
+
+    def setup_unit(self, stats: Any) -> UnitSetup:
+        hp = stats.hp_max
+        return UnitSetup(Health({HP: hp}, {HP: hp}), AP_MAX)
+
+    # ---- rounds and turns ------------------------------------------------------------------
+    def initiative(self, battle: Battle, units: Sequence[str]) -> list[str]:
+        key = {u: (-battle.stats(u).speed, -battle.stats(u).dx) for u in units}
+        tied = {u for u in units if sum(1 for v in units if key[v] == key[u]) > 1}
+        rolloff = {u: battle.dice.total(3, 6, "initiative roll-off", u) if u in tied else 0 for u in units}
+        index = {u: i for i, u in enumerate(units)}
+        return sorted(units, key=lambda u: (key[u], -rolloff[u], index[u]))
+
+    def start_turn(self, battle: Battle, uid: str) -> bool:
+        h = battle.health(uid)
+        if h.out_of_action:
+            return False
+        stats: GurpsStats = battle.stats(uid)
+        mem = self._mem(battle, uid)
+        turn = battle.turn(uid)
+        if mem.get("shock"):
+            turn.extra["shock"] = mem.pop("shock")
+        if mem.get("aim"):
+            turn.extra["aim"] = mem.pop("aim")
+        hp = h.tracks[HP]
+        if hp <= 0:
+            penalty = -((-hp) // stats.hp_max)
+            res = self._roll(battle, uid, stats.ht + penalty, "HT roll to stay conscious")
+            if not res.success:
+                battle.set_status(uid, "unconscious", True, f"failed HT roll at {hp} HP")
+                return False
+        if "stunned" in h.status:
+            if self._roll(battle, uid, stats.ht, "HT roll to recover from stun").success:
+                battle.set_status(uid, "stunned", False, "recovered (HT roll)")
+            return False
+        return True
+
+    def inches_per_ap(self, battle: Battle, uid: str) -> float:
+        stats: GurpsStats = battle.stats(uid)
+        posture = battle.posture(uid)
+        yards = (
+            PRONE_MOVE_YARDS if posture == Posture.PRONE else stats.encumbered_move * POSTURES[posture].move
+        )
+        hp = battle.health(uid).tracks.get(HP, stats.hp_max)
+        if 3 * hp < stats.hp_max:
+            yards = math.ceil(yards / 2)
+        return yards / battle.yards_per_inch
+
+    def move_ap_cost(self, battle: Battle, uid: str, length: float) -> int | None:
+        # One Move maneuver covers the whole Move; a step taken first uses part of it.
+        budget = self.inches_per_ap(battle, uid) - battle.turn(uid).extra.get("step_in", 0.0)
+        if battle.ap(uid).current < 1 or budget <= 0 or length > budget + 1e-9:
+            return None
+        return 1
+
+    def action_costs(self, battle: Battle, uid: str) -> dict[str, int]:
+        turn = battle.turn(uid)
+        ap = battle.ap(uid).current
+        costs = {"attack": 1}
+        step_ok = not turn.stepped and (ap >= 1 or turn.maneuver in STEP_MANEUVERS)
+        if step_ok:
+            costs["step"] = 0
+        if ap >= 1 and not turn.stepped:
+            costs["posture"] = 1  # Change Posture allows no step
+        if ap >= 1 or step_ok:
+            costs["face"] = 0
+        return costs
+
+    def posture_allowed(self, battle: Battle, uid: str, posture: Posture) -> bool:
+        current = battle.posture(uid)
+        if current in LYING_DOWN and posture in (Posture.STANDING, Posture.CROUCHING):
+            return False  # getting up from lying down takes two Change Posture maneuvers
+        return posture != current
+
+    def on_moved(self, battle: Battle, uid: str, kind: str, length: float) -> None:
+        if uid != battle.active_unit():
+            return
+        turn = battle.turn(uid)
+        if kind == "move" and not turn.maneuver:
+            turn.maneuver = "move"
+        elif kind == "step":
+            turn.extra["step_in"] = turn.extra.get("step_in", 0.0) + length
+
+    # ---- attack odds ------------------------------------------------------------------------
+    def attack_profile(
+        self,
+        battle: Battle,
+        uid: str,
+        target: str,
+        w: GurpsWeapon,
+        sight: SightFacts,
+        aimed: bool | None = None,
+    ) -> tuple[int, tuple[Modifier, ...]] | str:
+        """(effective skill, modifiers) of an attack, or why it cannot be made."""
+        stats: GurpsStats = battle.stats(uid)
+        if not sight.visible or sight.cover == CoverLevel.TOTAL:
+            return "not visible"
+        turn = battle.turn(uid)
+        mods = [Modifier(w.skill, stats.skills[w.skill], "skill")]
+        if turn.extra.get("shock"):
+            mods.append(Modifier("shock", -turn.extra["shock"], "skill"))
+        if w.kind == "melee":
+            if not in_reach(battle, uid, target, w, sight.distance):
+                return f"out of reach ({gap_yards(battle, uid, target, sight.distance):.2f} yd gap)"
+            pm = POSTURES[battle.posture(uid)].melee_attack
+            if pm:
+                mods.append(Modifier(f"attacking while {battle.posture(uid).value}", pm, "skill"))
+        else:
+            yards = sight.distance * battle.yards_per_inch
+            assert w.max_range is not None
+            if yards > w.max_range + 1e-9:
+                return f"out of range ({yards:.0f} > {w.max_range:g} yd)"
+            rp = range_penalty(yards)
+            if rp:
+                mods.append(Modifier(f"range {yards:.1f} yd", rp, "skill"))
+            tp = POSTURES[battle.posture(target)].target
+            if tp:
+                mods.append(Modifier(f"target {battle.posture(target).value}", tp, "skill"))
+            if sight.intervening:
+                mods.append(
+                    Modifier(
+                        f"{len(sight.intervening)} in the way",
+                        INTERVENING_PENALTY * len(sight.intervening),
+                        "skill",
+                    )
+                )
+            if aimed is None:
+                aimed = turn.extra.get("aim") == (target, w.name)
+            if aimed and w.acc:
+                mods.append(Modifier("aimed (Acc)", w.acc, "skill"))
+            if rof_bonus(w.rof):
+                mods.append(Modifier(f"RoF {w.rof}", rof_bonus(w.rof), "skill"))
+        if COVER_PENALTY[sight.cover]:
+            mods.append(Modifier(f"{sight.cover.value} cover", COVER_PENALTY[sight.cover], "skill"))
+        eff = int(sum(m.value for m in mods))
+        if eff < MIN_ATTACK_SKILL:
+            return f"effective skill {eff} is below {MIN_ATTACK_SKILL}"
+        return eff, tuple(mods)
+
+    def hurt_odds(
+        self, battle: Battle, uid: str, target: str, w: GurpsWeapon, eff: int, sight: SightFacts
+    ) -> tuple[float, float, float]:
+        """Exact (P(injury lands), E[injury | one hit], E[hits | attack succeeds]).
+
+        The target is assumed to take its best defence (two with All-Out Defence);
+        sacrificial dodges by its friends are not counted.
+        """
+        tstats: GurpsStats = battle.stats(target)
+        dice, adds = w.dmg.dice_adds(battle.stats(uid).st)
+        halved = self._halved(battle, w, sight)
+        dist = injury_pmf(dice, adds, w.dmg.type, tstats.dr, halved)
+        p_pen = sum(p for inj, p in dist if inj > 0)
+        expected = sum(inj * p for inj, p in dist)
+        info = self.attack_info(battle, uid, w, sight)
+        choices = defence_choices(battle, target, info)
+        stages = tuple(best_stages(choices, battle.turn(target).maneuver == AOD))
+        p_hurt = 0.0
+        hit_mass = 0.0
+        hits_sum = 0.0
+        for pr, h, critical in attack_outcomes(eff, w.rof, w.recoil):
+            hit_mass += pr
+            hits_sum += pr * h
+            land = [0.0] * h + [1.0] if critical else landing_pmf(h, list(stages))
+            p_hurt += pr * sum(q * (1.0 - (1.0 - p_pen) ** k) for k, q in enumerate(land))
+        return p_hurt, expected, (hits_sum / hit_mass if hit_mass else 0.0)
+
+    def attack_options(self, battle: Battle, uid: str) -> list[Option]:
+        if battle.ap(uid).current < 1:
+            return []
+        stats: GurpsStats = battle.stats(uid)
+        out: list[Option] = []
+        for target in battle.enemies(uid):
+            sight = battle.sight(uid, target)
+            for w in stats.weapons:
+                got = self.attack_profile(battle, uid, target, w, sight)
+                if isinstance(got, str):
+                    continue
+                eff, mods = got
+                p_hurt, expected, hits = self.hurt_odds(battle, uid, target, w, eff, sight)
+                out.append(
+                    Option(
+                        Attack(uid, target, w.name),
+                        f"{w.name} -> {target} (skill {eff}, {p_success(eff):.0%})",
+                        p_success=p_success(eff),
+                        modifiers=mods,
+                        detail={
+                            "p_hurt": p_hurt,
+                            "expected_damage": expected,
+                            "eff": eff,
+                            "expected_hits": hits,
+                        },
+                    )
+                )
+        return out
+
+    # ---- maneuvers --------------------------------------------------------------------------
+    def maneuver_options(self, battle: Battle, uid: str) -> list[Option]:
+        if battle.ap(uid).current < 1:
+            return []
+        out = [Option(Maneuver(uid, AOD), "All-Out Defence (Double Defense)")]
+        stats: GurpsStats = battle.stats(uid)
+        for w in stats.weapons:
+            if not w.ranged or not w.acc:
+                continue
+            for target in battle.enemies(uid):
+                got = self.attack_profile(battle, uid, target, w, battle.sight(uid, target), aimed=True)
+                if isinstance(got, str):
+                    continue
+                out.append(
+                    Option(
+                        Maneuver(uid, f"{AIM}:{w.name}:{target}"),
+                        f"aim {w.name} at {target} (+{w.acc} next turn: skill {got[0]})",
+                        detail={"eff_next_turn": got[0]},
+                    )
+                )
+        return out
+
+    def maneuver(self, battle: Battle, cmd: Maneuver) -> Flow:
+        uid = cmd.unit
+        turn = battle.turn(uid)
+        if cmd.name == AOD:
+            battle.spend_ap(uid, 1, AOD)
+            turn.maneuver = AOD
+            battle.emit("maneuver", unit=uid, name=AOD)
+            return
+        stats: GurpsStats = battle.stats(uid)
+        for w in stats.weapons:
+            prefix = f"{AIM}:{w.name}:"
+            if cmd.name.startswith(prefix):
+                target = cmd.name[len(prefix) :]
+                battle.spend_ap(uid, 1, AIM)
+                turn.maneuver = AIM
+                self._mem(battle, uid)["aim"] = (target, w.name)
+                battle.emit("maneuver", unit=uid, name=AIM, weapon=w.name, target=target)
+                return
+        raise ValueError(f"gurps has no maneuver {cmd.name!r}")
+        yield  # pragma: no cover - makes this a generator
+
+    # ---- the attack flow ----------------------------------------------------------------------
+    def attack(self, battle: Battle, cmd: Attack) -> Flow:
+        uid, target = cmd.unit, cmd.target
+        stats: GurpsStats = battle.stats(uid)
+        w = stats.weapon(cmd.weapon)
+        sight = battle.sight(uid, target)  # the facts of this attack, even after a drop or retreat
+        got = self.attack_profile(battle, uid, target, w, sight)
+        if isinstance(got, str):
+            raise ValueError(f"{uid} cannot attack {target} with {w.name}: {got}")
+        eff, mods = got
+        turn = battle.turn(uid)
+        turn.maneuver = "attack"
+        turn.attacked_with.add(w.name)
+        turn.extra.pop("aim", None)
+        res = judge(battle.dice.total(3, 6, "attack", uid), eff)
+        hits = hits_scored(res.margin, w.rof, w.recoil) if res.success else 0
+        battle.emit(
+            "attack",
+            attacker=uid,
+            target=target,
+            weapon=w.name,
+            eff=eff,
+            roll=res.roll,
+            result=res.label,
+            hit=res.success,
+            hits=hits,
+            p_success=p_success(eff),
+            modifiers=[{"source": m.source, "value": m.value} for m in mods],
+        )
+        if not res.success:
+            return
+        if not res.critical:
+            who, taken = yield from self._sacrificial(battle, uid, target, w, res, hits)
+            if who is not None:
+                for _ in range(taken):
+                    self._hit(battle, uid, who, w, sight)
+                return
+            info = self.attack_info(battle, uid, w, sight, hits)
+            hits = yield from self._defend(battle, target, info, res)
+        else:
+            battle.emit("defense", unit=target, kind="none", attacker=uid, reason="critical hit: no defence")
+        for _ in range(hits):
+            if battle.health(target).out_of_action:
+                break
+            self._hit(battle, uid, target, w, sight)

@@ -1,0 +1,482 @@
+"""GURPS active defences: which are possible against an attack, and at what score.
+
+Implements the defence side of shared/rules/gurps-active-defense.txt (see
+:mod:`game.rules.gurps` for the whole ruleset and docs/rulesets/gurps.md for the
+decisions). This module only reads the battle; rolling and moving happen in the
+ruleset's attack flow.
+
+A :class:`DefenceChoice` is one defence the defender could pick (Dodge, a
+Parry with one weapon or bare-handed, Block; with or without retreat, Acrobatic
+Dodge, dodge-and-drop). Its ``effs`` is the exact distribution of its effective
+score: a single score normally, a mixture when a roll comes first (the
+Acrobatics roll of an Acrobatic Dodge; the DX/Acrobatics roll of a retreat
+while lying down).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from typing import Any
+
+from components.sight import Arc, SightFacts
+from components.spatial import LYING_DOWN, Posture
+from components.state import DefenseState
+from game.commands import Modifier
+from game.dice.gurps import ACROBATIC_BONUS, dodge_success_removed, p_success
+from game.rules.base import Battle
+from game.rules.gurps_stats import (
+    JUDO_KARATE,
+    POSTURES,
+    RETREAT_PLUS3_UNARMED,
+    GurpsStats,
+    GurpsWeapon,
+)
+
+# ---- the numbers of the text (and the standard ones it relies on) --------------------------
+
+RETREAT_DODGE = 3
+RETREAT_PARRY_BLOCK = 1
+RETREAT_PARRY_FENCING = 3  # fencing skills, Boxing, Judo, Karate
+DROP_DODGE = 3
+SIDE_ARC = -2
+STUNNED = -4
+OFF_HAND = -2
+THROWN_PARRY = -1
+SMALL_THROWN_PARRY = -2
+SMALL_THROWN_LB = 1.0
+BARE_HANDS_VS_WEAPON = -3
+#: Cumulative penalty per parry after the first with the same weapon: (fencing, master) -> step.
+MULTIPLE_PARRY: dict[tuple[bool, bool], int] = {
+    (False, False): -4,
+    (True, False): -2,
+    (False, True): -2,
+    (True, True): -1,
+}
+#: Skill that lets a lying-down defender retreat: the better of DX and Acrobatics (decision).
+RETREAT_FROM_GROUND_SKILLS = ("Acrobatics",)
+#: Status flags that leave no active defence (text: unconscious, immobilized).
+NO_DEFENCE_STATUS = frozenset({"unconscious", "immobilized", "dead", "out"})
+#: Melee reach: the base-edge gap (yards) a reach-R weapon covers is R - 1 + this slack
+#: (adjacent GURPS hexes have touching 1-yard bases; half a hex of slack for free placement).
+REACH_SLACK_YARDS = 0.5
+BARE_HANDS = "bare hands"
+
+
+def reach_limit_yards(reach: int) -> float:
+    """Largest base-edge gap, in yards, a weapon of ``reach`` covers (C counts as 1: no close combat)."""
+    return max(reach, 1) - 1 + REACH_SLACK_YARDS
+
+
+def gap_yards(battle: Battle, a: str, b: str, distance: float | None = None) -> float:
+    """Base-edge to base-edge distance between two units, in yards."""
+    d = battle.distance(a, b) if distance is None else distance
+    return max(0.0, d - battle.body(a).base - battle.body(b).base) * battle.yards_per_inch
+
+
+def in_reach(battle: Battle, a: str, b: str, weapon: GurpsWeapon, distance: float | None = None) -> bool:
+    return gap_yards(battle, a, b, distance) <= reach_limit_yards(weapon.reach) + 1e-9
+
+
+@dataclass(frozen=True)
+class AttackInfo:
+    """What a defender needs to know about the attack it answers."""
+
+    attacker: str
+    weapon: GurpsWeapon
+    sight: SightFacts  # attacker -> defender, read when the attack began
+    hits: int = 1
+    attacker_skill: str = ""
+
+    @property
+    def ranged(self) -> bool:
+        return self.weapon.kind != "melee"
+
+    @property
+    def unarmed(self) -> bool:
+        return self.weapon.unarmed
+
+    @property
+    def judo_karate(self) -> bool:
+        return self.weapon.unarmed and self.weapon.skill in JUDO_KARATE
+
+    @property
+    def kind(self) -> str:
+        return self.weapon.kind
+
+
+@dataclass(frozen=True)
+class DefenceChoice:
+    """One possible active defence with its exact odds."""
+
+    kind: str  # dodge | parry | block
+    weapon: str | None  # parrying weapon (or BARE_HANDS)
+    eff: int  # effective score, before rolls that come first
+    modifiers: tuple[Modifier, ...]
+    retreat: bool = False
+    drop: bool = False
+    acrobatic: bool = False
+    retreat_roll: int | None = None  # skill rolled to retreat while lying down
+    acrobatics: int | None = None  # Acrobatics skill for an acrobatic dodge
+    retreat_bonus: int = 0
+    parry_skill: str | None = None  # skill a bare-handed parry uses
+
+    @property
+    def effs(self) -> tuple[tuple[float, int], ...]:
+        """Exact distribution of the score, ((probability, score), ...)."""
+        return _mixture(self.eff, self.acrobatics, self.retreat_roll, self.retreat_bonus)
+
+    @property
+    def p_success(self) -> float:
+        return _p_mixture(self.effs)
+
+    @property
+    def key(self) -> tuple[str, str | None]:
+        """Which defence this is, for All-Out Defence's "different defence"."""
+        return (self.kind, self.weapon if self.kind == "parry" else None)
+
+    def label(self) -> str:
+        parts = [self.kind if self.weapon is None else f"parry ({self.weapon})"]
+        if self.acrobatic:
+            parts.insert(0, "acrobatic")
+        if self.drop:
+            parts.append("and drop")
+        if self.retreat:
+            parts.append("and retreat" + (" (roll)" if self.retreat_roll is not None else ""))
+        return " ".join(parts) + f" {self.eff} ({self.p_success:.1%})"
+
+
+@lru_cache(maxsize=4096)
+def _p_mixture(effs: tuple[tuple[float, int], ...]) -> float:
+    return sum(p * p_success(e) for p, e in effs)
+
+
+@lru_cache(maxsize=4096)
+def _mixture(
+    eff: int, acrobatics: int | None, retreat_roll: int | None, retreat_bonus: int
+) -> tuple[tuple[float, int], ...]:
+    """Distribution of the score when an Acrobatics roll and/or a retreat roll come first.
+
+    ``eff`` already holds the retreat bonus when ``retreat_roll`` is None (no roll needed).
+    """
+    gates: list[list[tuple[float, int]]] = []
+    if acrobatics is not None:
+        pa = p_success(acrobatics)
+        gates.append([(pa, ACROBATIC_BONUS), (1.0 - pa, -ACROBATIC_BONUS)])
+    if retreat_roll is not None:
+        pr = p_success(retreat_roll)
+        gates.append([(pr, retreat_bonus), (1.0 - pr, 0)])
+    if not gates:
+        return ((1.0, eff),)
+    out: dict[int, float] = {}
+    for combo in itertools.product(*gates):
+        p = 1.0
+        e = eff
+        for q, d in combo:
+            p *= q
+            e += d
+        out[e] = out.get(e, 0.0) + p
+    return tuple((p, e) for e, p in sorted(out.items()))
+
+
+def no_defence_reason(battle: Battle, uid: str, info: AttackInfo) -> str | None:
+    """Why ``uid`` gets no active defence against this attack (None: it may defend)."""
+    status = battle.health(uid).status
+    hit = sorted(status & NO_DEFENCE_STATUS)
+    if hit:
+        return hit[0]
+    if info.sight.arc == Arc.REAR:
+        return "unaware (attacked from the rear arc)"
+    if not battle.sight(uid, info.attacker).visible:
+        return "unaware (cannot see the attacker)"
+    return None
+
+
+def retreat_block_reason(battle: Battle, uid: str, info: AttackInfo) -> str | None:
+    """Why ``uid`` may not retreat from this attack (None: it may)."""
+    d = battle.defense(uid)
+    if info.ranged:
+        return "retreat only against melee attacks"
+    if d.retreated:
+        return "already retreated this turn"
+    if d.extra.get("interposed"):
+        return "moved to interpose (sacrificial dodge) this turn"
+    posture = battle.posture(uid)
+    if posture in (Posture.SITTING, Posture.KNEELING):
+        return f"cannot retreat while {posture.value}"
+    if "stunned" in battle.health(uid).status:
+        return "cannot retreat while stunned"
+    if battle.turn(uid).sprinted:
+        return "moved faster than Basic Move last turn"
+    return None
+
+
+def retreat_roll_skill(stats: GurpsStats) -> int:
+    """Skill rolled to retreat while lying down: the better of DX and Acrobatics."""
+    return max([stats.dx, *(stats.skills[s] for s in RETREAT_FROM_GROUND_SKILLS if s in stats.skills)])
+
+
+def common_modifiers(battle: Battle, uid: str, info: AttackInfo) -> list[Modifier]:
+    """Modifiers to every active defence: posture, stun, side arc, shield DB."""
+    mods: list[Modifier] = []
+    posture = battle.posture(uid)
+    if POSTURES[posture].defence:
+        mods.append(Modifier(f"posture {posture.value}", POSTURES[posture].defence, "defence"))
+    if "stunned" in battle.health(uid).status:
+        mods.append(Modifier("stunned", STUNNED, "defence"))
+    if info.sight.arc == Arc.SIDE:
+        mods.append(Modifier("side arc", SIDE_ARC, "defence"))
+    stats: GurpsStats = battle.stats(uid)
+    if stats.shield is not None and stats.shield.db and info.sight.arc == Arc.FRONT:
+        mods.append(Modifier(f"{stats.shield.name} DB", stats.shield.db, "defence"))
+    return mods
+
+
+def dodge_base(battle: Battle, uid: str) -> list[Modifier]:
+    """Dodge and its reduction below 1/3 HP (halved, rounded up)."""
+    stats: GurpsStats = battle.stats(uid)
+    name = "Vehicular Dodge" if stats.vehicle_skill is not None else "Dodge"
+    mods = [Modifier(name, stats.dodge, "defence")]
+    h = battle.health(uid)
+    hp = h.tracks.get("hp", stats.hp_max)
+    if stats.vehicle_skill is None and 3 * hp < stats.hp_max:
+        mods.append(Modifier("below 1/3 HP (Dodge halved)", -(stats.dodge // 2), "defence"))
+    return mods
+
+
+def _carried(d: DefenseState, info: AttackInfo, kind: str, retreat_value: int) -> list[Modifier]:
+    """Bonuses an earlier retreat / dodge-and-drop against the same foe still gives."""
+    mods = []
+    if not info.ranged and info.attacker in d.retreat_bonus_vs:
+        mods.append(Modifier("retreat (earlier, same foe)", retreat_value, "defence"))
+    if kind == "dodge" and info.ranged and info.attacker in d.drop_bonus_vs:
+        mods.append(Modifier("dodge and drop (earlier, same foe)", DROP_DODGE, "defence"))
+    return mods
+
+
+def _with_retreat_variants(
+    base: DefenceChoice,
+    can_retreat: bool,
+    retreat_value: int,
+    lying: bool,
+    roll_skill: int,
+) -> list[DefenceChoice]:
+    """``base`` and, if allowed, its retreating variant."""
+    out = [base]
+    if can_retreat:
+        if lying:
+            mod = Modifier(
+                "retreat (if the roll to retreat from the ground succeeds)", retreat_value, "defence"
+            )
+            out.append(
+                _make(
+                    base,
+                    retreat=True,
+                    retreat_roll=roll_skill,
+                    retreat_bonus=retreat_value,
+                    extra=(mod,),
+                    add=0,
+                )
+            )
+        else:
+            mod = Modifier("retreat", retreat_value, "defence")
+            out.append(
+                _make(base, retreat=True, retreat_bonus=retreat_value, extra=(mod,), add=retreat_value)
+            )
+    return out
+
+
+def _make(
+    base: DefenceChoice, *, extra: tuple[Modifier, ...] = (), add: int = 0, **changes: Any
+) -> DefenceChoice:
+    """A variant of ``base``: more modifiers (worth ``add``) and changed flags."""
+    return replace(base, eff=base.eff + add, modifiers=base.modifiers + extra, **changes)
+
+
+def _choice(
+    kind: str, weapon: str | None, mods: list[Modifier], parry_skill: str | None = None
+) -> DefenceChoice:
+    eff = int(sum(m.value for m in mods))
+    return DefenceChoice(kind, weapon, eff, tuple(mods), parry_skill=parry_skill)
+
+
+def defence_choices(
+    battle: Battle,
+    uid: str,
+    info: AttackInfo,
+    exclude: frozenset[tuple[str, str | None]] = frozenset(),
+    allow_retreat: bool = True,
+) -> list[DefenceChoice]:
+    """Every active defence ``uid`` may attempt against ``info`` now (empty: none).
+
+    ``exclude`` lists defences already tried against this attack (All-Out Defence
+    wants a different one); ``allow_retreat`` False drops the retreat variants
+    (e.g. when the caller knows no retreat point exists).
+    """
+    if no_defence_reason(battle, uid, info) is not None:
+        return []
+    stats: GurpsStats = battle.stats(uid)
+    d = battle.defense(uid)
+    common = common_modifiers(battle, uid, info)
+    can_retreat = allow_retreat and retreat_block_reason(battle, uid, info) is None
+    lying = battle.posture(uid) in LYING_DOWN
+    roll_skill = retreat_roll_skill(stats)
+    out: list[DefenceChoice] = []
+
+    # Dodge, Acrobatic Dodge, dodge-and-drop.
+    if ("dodge", None) not in exclude:
+        mods = dodge_base(battle, uid) + common + _carried(d, info, "dodge", RETREAT_DODGE)
+        plain = _choice("dodge", None, mods)
+        variants = [plain]
+        acro = stats.skills.get("Acrobatics")
+        if acro is not None and not d.acrobatic:
+            variants.append(_make(plain, acrobatic=True, acrobatics=acro))
+        for v in variants:
+            out += _with_retreat_variants(v, can_retreat, RETREAT_DODGE, lying, roll_skill)
+        if info.ranged and not lying:
+            drop = Modifier("dodge and drop", DROP_DODGE, "defence")
+            out += [_make(v, drop=True, extra=(drop,), add=DROP_DODGE) for v in variants]
+
+    # Parries with each ready melee weapon.
+    master = stats.trained_by_a_master or stats.weapon_master
+    for w in stats.weapons:
+        if w.kind != "melee" or w.unarmed or w.parry is None or ("parry", w.name) in exclude:
+            continue
+        if w.unbalanced and w.name in battle.turn(uid).attacked_with:
+            continue  # an unbalanced weapon cannot parry after attacking this turn
+        if info.kind == "missile" and not in_reach(battle, uid, info.attacker, w, info.sight.distance):
+            continue
+        mods = [
+            Modifier(f"Parry ({w.skill}-{stats.skills[w.skill]})", 3 + stats.skills[w.skill] // 2, "defence")
+        ]
+        if w.parry:
+            mods.append(Modifier(f"{w.name} parry bonus", w.parry, "defence"))
+        mods += _parry_situational(stats, d, info, w.name, w.fencing, master, w.off_hand)
+        retreat_value = RETREAT_PARRY_FENCING if w.fencing else RETREAT_PARRY_BLOCK
+        mods += common + _carried(d, info, "parry", retreat_value)
+        out += _with_retreat_variants(
+            _choice("parry", w.name, mods), can_retreat, retreat_value, lying, roll_skill
+        )
+
+    # Bare-handed parry: the best of the unarmed skills and DX.
+    if stats.has_free_hand and ("parry", BARE_HANDS) not in exclude:
+        best: list[DefenceChoice] | None = None
+        for skill, score in stats.bare_hand_parry():
+            mods = [Modifier(f"Parry ({skill}, bare-handed)", score, "defence")]
+            judo_karate = skill in JUDO_KARATE
+            if not info.unarmed and not info.weapon.is_thrust and not judo_karate:
+                mods.append(Modifier("bare hands vs weapon", BARE_HANDS_VS_WEAPON, "defence"))
+            mods += _parry_situational(stats, d, info, BARE_HANDS, False, master, False)
+            retreat_value = RETREAT_PARRY_FENCING if skill in RETREAT_PLUS3_UNARMED else RETREAT_PARRY_BLOCK
+            mods += common + _carried(d, info, "parry", retreat_value)
+            cand = _with_retreat_variants(
+                _choice("parry", BARE_HANDS, mods, parry_skill=skill),
+                can_retreat,
+                retreat_value,
+                lying,
+                roll_skill,
+            )
+            if best is None or max(c.p_success for c in cand) > max(c.p_success for c in best):
+                best = cand
+        if best is not None and (
+            info.kind != "missile" or gap_yards(battle, uid, info.attacker) <= reach_limit_yards(1)
+        ):
+            out += best
+
+    # Block: once per turn, never against bullets or beams.
+    fast = info.kind == "missile" and info.weapon.projectile in ("bullet", "beam")
+    block = stats.block_score()
+    if (
+        stats.shield is not None
+        and block is not None
+        and not d.blocked
+        and not fast
+        and ("block", None) not in exclude
+    ):
+        skill = stats.shield.skill
+        mods = [Modifier(f"Block ({skill}-{stats.skills[skill]})", block, "defence")]
+        mods += common + _carried(d, info, "block", RETREAT_PARRY_BLOCK)
+        out += _with_retreat_variants(
+            _choice("block", None, mods), can_retreat, RETREAT_PARRY_BLOCK, lying, roll_skill
+        )
+    return out
+
+
+def _parry_situational(
+    stats: GurpsStats,
+    d: DefenseState,
+    info: AttackInfo,
+    name: str,
+    fencing: bool,
+    master: bool,
+    off_hand: bool,
+) -> list[Modifier]:
+    mods = []
+    used = d.parries.get(name, 0)
+    if used:
+        mods.append(
+            Modifier(f"parry #{used + 1} this turn", MULTIPLE_PARRY[(fencing, master)] * used, "defence")
+        )
+    if off_hand and not stats.ambidexterity:
+        mods.append(Modifier("off hand", OFF_HAND, "defence"))
+    if info.kind == "thrown":
+        small = info.weapon.weight <= SMALL_THROWN_LB
+        mods.append(
+            Modifier(
+                "small thrown weapon" if small else "thrown weapon",
+                SMALL_THROWN_PARRY if small else THROWN_PARRY,
+                "defence",
+            )
+        )
+    return mods
+
+
+# ---- exact landing odds (for attack options) -----------------------------------------------
+
+
+def landing_pmf(hits: int, stages: list[DefenceChoice]) -> list[float]:
+    """P(k of ``hits`` land) after the defender tries ``stages`` in turn (the next only if one fails).
+
+    A successful Dodge removes 1 + margin hits (all on a critical); a successful
+    Parry or Block stops one hit.
+    """
+    return list(_landing(hits, tuple((c.kind == "dodge", c.effs) for c in stages)))
+
+
+@lru_cache(maxsize=4096)
+def _landing(hits: int, stages: tuple[tuple[bool, tuple[tuple[float, int], ...]], ...]) -> tuple[float, ...]:
+    out = [0.0] * (hits + 1)
+    if not stages:
+        out[hits] = 1.0
+        return tuple(out)
+    (dodge, effs), rest = stages[0], stages[1:]
+    after_fail = _landing(hits, rest)
+    for pe, eff in effs:
+        p_ok = p_success(eff)
+        for k, q in enumerate(after_fail):
+            out[k] += pe * (1.0 - p_ok) * q
+        if dodge:
+            for removed, q in enumerate(dodge_success_removed(hits, eff)):
+                out[hits - removed] += pe * q
+        else:
+            out[hits - min(hits, 1)] += pe * p_ok
+    return tuple(out)
+
+
+def best_stages(choices: list[DefenceChoice], double: bool) -> list[DefenceChoice]:
+    """The defender's best defence (and, with All-Out Defence, its best different second one)."""
+    if not choices:
+        return []
+    first = max(choices, key=lambda c: c.p_success)
+    if not double:
+        return [first]
+    # After a retreat its bonus carries to the second defence: the retreat variants price that.
+    others = [
+        c
+        for c in choices
+        if c.key != first.key and c.retreat == first.retreat and not (first.acrobatic and c.acrobatic)
+    ]
+    if not others:
+        return [first]
+    return [first, max(others, key=lambda c: c.p_success)]

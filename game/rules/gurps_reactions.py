@@ -1,0 +1,373 @@
+"""GURPS reactions: sacrificial dodge, active defences, retreat and follow, parry injuries.
+
+Part of the GURPS ruleset (:mod:`game.rules.gurps`): the attack flow's reaction
+steps from shared/rules/gurps-active-defense.txt. After a successful attack
+roll (not a critical hit) each eligible friend of the target, nearest first,
+may announce a Sacrificial Dodge; then the target picks one active defence
+(two, different ones, under All-Out Defence), with retreat, acrobatics or
+dodge-and-drop as allowed; a retreating defender may be followed by the
+attacker's unused step. Which defences exist and their scores come from
+:mod:`game.rules.gurps_defence`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Generator
+from typing import Any
+
+from components.sight import SightFacts
+from components.spatial import LYING_DOWN, Posture
+from game.commands import Decision, Defend, Follow, Interpose, Modifier, Option
+from game.dice.gurps import RollResult, hits_dodged, judge, p_margin_at_least, p_success
+from game.rules.base import Battle
+from game.rules.gurps_damage import GurpsCore
+from game.rules.gurps_defence import (
+    BARE_HANDS,
+    DROP_DODGE,
+    AttackInfo,
+    DefenceChoice,
+    common_modifiers,
+    defence_choices,
+    dodge_base,
+    gap_yards,
+    no_defence_reason,
+)
+from game.rules.gurps_stats import GurpsStats, GurpsWeapon
+
+AOD = "all_out_defence"
+AIM = "aim"
+#: Maneuvers that allow a step (Attack, All-Out Defence, Aim).
+STEP_MANEUVERS = frozenset({"attack", AOD, AIM})
+JUDO_KARATE_INJURY_PENALTY = -4  # the parrier's injuring roll against a Judo/Karate attack
+SACRIFICIAL_DROP_MARGIN = 3  # a sacrificial dodge-and-drop made by this much: nobody is hit
+
+
+class GurpsReactions(GurpsCore):
+    """The reaction half of the GURPS attack flow."""
+
+    def step_inches(self, battle: Battle, uid: str) -> float:
+        """A GURPS step: 1 yard or 1/10 of Move, whichever is more, in inches."""
+        return max(1.0, battle.stats(uid).encumbered_move / 10.0) / battle.yards_per_inch
+
+    def attack_info(
+        self, battle: Battle, uid: str, w: GurpsWeapon, sight: SightFacts, hits: int = 1
+    ) -> AttackInfo:
+        return AttackInfo(uid, w, sight, hits, w.skill)
+
+    # ---- sacrificial dodge ------------------------------------------------------------------------
+    def _sacrificial(
+        self, battle: Battle, attacker: str, target: str, w: GurpsWeapon, res: RollResult, hits: int
+    ) -> Generator[Decision, Any, tuple[str | None, int]]:
+        """Offer each eligible friend of ``target`` to interpose; (who takes the hits, how many)."""
+        friends = sorted(battle.friends(target), key=lambda f: battle.distance(f, target))
+        a_pos, t_pos = battle.pos(attacker), battle.pos(target)
+        for f in friends:
+            step = self.step_inches(battle, f)
+            # Cheap pre-filter: a step must bring the friend's base into the line of fire.
+            reach = step + battle.body(f).base + battle.body(target).base
+            if _segment_distance(battle.pos(f), a_pos, t_pos) > reach + 1e-9:
+                continue
+            fsight = battle.sight(attacker, f)
+            info = self.attack_info(battle, attacker, w, fsight, hits)
+            if no_defence_reason(battle, f, info) is not None:
+                continue
+            region = battle.interpose_region(f, target, attacker, step)
+            if region.geometry is None or region.geometry.is_empty:
+                continue
+            mods = (*dodge_base(battle, f), *common_modifiers(battle, f, info))
+            eff = int(sum(m.value for m in mods))
+            options = [
+                Option(Interpose(f, target, None), "do not interpose", p_success=0.0),
+                Option(
+                    Interpose(f, target, None),
+                    f"sacrificial dodge {eff} ({p_success(eff):.0%})",
+                    p_success=p_success(eff),
+                    modifiers=mods,
+                    point_field="to",
+                    region=region.geometry,
+                    validate=region.validate,
+                    detail={"eff": eff},
+                ),
+            ]
+            can_drop = (
+                info.ranged
+                and battle.posture(f) not in LYING_DOWN
+                and gap_yards(battle, f, target) <= step * battle.yards_per_inch + 1e-9
+            )
+            if can_drop:
+                deff = eff + DROP_DODGE
+                options.append(
+                    Option(
+                        Interpose(f, target, None, drop=True),
+                        f"sacrificial dodge and drop {deff} ({p_success(deff):.0%})",
+                        p_success=p_success(deff),
+                        modifiers=(*mods, Modifier("dodge and drop", DROP_DODGE, "defence")),
+                        point_field="to",
+                        region=region.geometry,
+                        validate=region.validate,
+                        detail={
+                            "eff": deff,
+                            "p_nobody_hit": p_margin_at_least(deff, SACRIFICIAL_DROP_MARGIN),
+                        },
+                    )
+                )
+            choice = yield Decision(
+                f,
+                "interpose",
+                tuple(options),
+                context={
+                    "attacker": attacker,
+                    "target": target,
+                    "weapon": w.name,
+                    "roll": res.roll,
+                    "hits": hits,
+                },
+            )
+            if choice.to is None:
+                continue
+            return self._resolve_interpose(battle, f, target, attacker, choice, eff, mods, hits)
+        return None, 0
+
+    def _resolve_interpose(
+        self,
+        battle: Battle,
+        f: str,
+        target: str,
+        attacker: str,
+        choice: Interpose,
+        eff: int,
+        mods: tuple[Modifier, ...],
+        hits: int,
+    ) -> tuple[str | None, int]:
+        battle.move_unit(f, choice.to, "interpose")  # type: ignore[arg-type]
+        d = battle.defense(f)
+        d.extra["interposed"] = True  # it moved: no retreat until its next turn
+        d.dodged = True
+        if choice.drop:
+            eff += DROP_DODGE
+            mods = (*mods, Modifier("dodge and drop", DROP_DODGE, "defence"))
+        res = judge(battle.dice.total(3, 6, "sacrificial dodge", f), eff)
+        battle.emit(
+            "defense",
+            unit=f,
+            kind="sacrificial dodge",
+            protects=target,
+            attacker=attacker,
+            drop=choice.drop,
+            eff=eff,
+            roll=res.roll,
+            success=res.success,
+            margin=res.margin,
+            p_success=p_success(eff),
+            modifiers=[{"source": m.source, "value": m.value} for m in mods],
+        )
+        if choice.drop:
+            battle.set_posture(f, Posture.PRONE, kind="drop_prone")
+        if not res.success:
+            return None, 0
+        if choice.drop:
+            if battle.posture(target) != Posture.PRONE:
+                battle.set_posture(target, Posture.PRONE, kind="drop_prone")
+            if res.margin >= SACRIFICIAL_DROP_MARGIN:
+                battle.emit(
+                    "defense",
+                    unit=target,
+                    kind="none",
+                    attacker=attacker,
+                    reason="nobody hit (sacrificial drop)",
+                )
+                return f, 0
+        return f, hits
+
+    # ---- active defence ---------------------------------------------------------------------------
+    def _defend(
+        self, battle: Battle, uid: str, info: AttackInfo, attack: RollResult
+    ) -> Generator[Decision, Any, int]:
+        """Let ``uid`` defend (twice with All-Out Defence); return the hits that still land."""
+        hits = info.hits
+        reason = no_defence_reason(battle, uid, info)
+        if reason is not None:
+            battle.emit("defense", unit=uid, kind="none", attacker=info.attacker, reason=reason)
+            return hits
+        tried: set[tuple[str, str | None]] = set()
+        stages = 2 if battle.turn(uid).maneuver == AOD else 1
+        for stage in range(1, stages + 1):
+            choices = defence_choices(battle, uid, info, exclude=frozenset(tried))
+            options, table = self._defence_options(battle, uid, info, choices)
+            if len(options) == 1:  # only "no defence" is left
+                battle.emit(
+                    "defense", unit=uid, kind="none", attacker=info.attacker, reason="no defence left"
+                )
+                return hits
+            cmd = yield Decision(
+                uid,
+                "defence",
+                tuple(options),
+                context={
+                    "attacker": info.attacker,
+                    "weapon": info.weapon.name,
+                    "attack_kind": info.kind,
+                    "attack_roll": attack.roll,
+                    "attack_eff": attack.eff,
+                    "hits": hits,
+                    "stage": stage,
+                },
+            )
+            chosen = table.get((cmd.kind, cmd.weapon, cmd.drop, cmd.acrobatic, cmd.retreat_to is not None))
+            if chosen is None:
+                battle.emit(
+                    "defense", unit=uid, kind="none", attacker=info.attacker, reason="chose no defence"
+                )
+                return hits
+            removed, res = yield from self._roll_defence(battle, uid, info, chosen, cmd, hits)
+            if res.success:
+                return hits - removed
+            tried.add(chosen.key)
+        return hits
+
+    def _defence_options(
+        self, battle: Battle, uid: str, info: AttackInfo, choices: list[DefenceChoice]
+    ) -> tuple[list[Option], dict[tuple[Any, ...], DefenceChoice]]:
+        options = [Option(Defend(uid, "none"), "no defence", p_success=0.0)]
+        table: dict[tuple[Any, ...], DefenceChoice] = {}
+        region = None
+        if any(c.retreat for c in choices):
+            stats: GurpsStats = battle.stats(uid)
+            lo = 1.0 / battle.yards_per_inch
+            hi = max(1.0, stats.encumbered_move / 10.0) / battle.yards_per_inch
+            region = battle.retreat_region(uid, info.attacker, lo, hi)
+            if region.geometry is None or region.geometry.is_empty:
+                region = None
+        for c in choices:
+            if c.retreat and region is None:
+                continue
+            cmd = Defend(uid, c.kind, c.weapon, None, c.drop, c.acrobatic)
+            detail = {"eff": c.eff, "effs": [list(x) for x in c.effs]}
+            if c.retreat:
+                assert region is not None
+                opt = Option(
+                    cmd,
+                    c.label(),
+                    c.p_success,
+                    c.modifiers,
+                    "retreat_to",
+                    region.geometry,
+                    region.validate,
+                    detail,
+                )
+            else:
+                opt = Option(cmd, c.label(), c.p_success, c.modifiers, detail=detail)
+            options.append(opt)
+            table[(c.kind, c.weapon, c.drop, c.acrobatic, c.retreat)] = c
+        return options, table
+
+    def _roll_defence(
+        self, battle: Battle, uid: str, info: AttackInfo, c: DefenceChoice, cmd: Defend, hits: int
+    ) -> Generator[Decision, Any, tuple[int, RollResult]]:
+        d = battle.defense(uid)
+        stats: GurpsStats = battle.stats(uid)
+        eff = c.eff
+        mods = list(c.modifiers)
+        retreated = False
+        if c.retreat:
+            d.retreated = True
+            retreated = True
+            if c.retreat_roll is not None:
+                retreated = self._roll(battle, uid, c.retreat_roll, "roll to retreat from the ground").success
+                if retreated:
+                    eff += c.retreat_bonus
+                else:
+                    mods = [m for m in mods if not m.source.startswith("retreat")]
+            if retreated:
+                d.retreat_bonus_vs.add(info.attacker)
+                assert cmd.retreat_to is not None
+                battle.move_unit(uid, cmd.retreat_to, "retreat")
+        if c.acrobatic:
+            assert c.acrobatics is not None
+            d.acrobatic = True
+            made = self._roll(battle, uid, c.acrobatics, "Acrobatics roll (acrobatic dodge)").success
+            bonus = 2 if made else -2
+            eff += bonus
+            mods.append(Modifier("Acrobatics roll " + ("made" if made else "failed"), bonus, "defence"))
+        res = judge(battle.dice.total(3, 6, f"{c.kind} defence", uid), eff)
+        if c.kind == "dodge":
+            d.dodged = True
+            removed = hits_dodged(hits, res)
+        else:
+            removed = min(hits, 1) if res.success else 0
+            if c.kind == "parry":
+                assert c.weapon is not None
+                d.parries[c.weapon] = d.parries.get(c.weapon, 0) + 1
+            else:
+                d.blocked = True
+        battle.emit(
+            "defense",
+            unit=uid,
+            kind=c.kind,
+            weapon=c.weapon,
+            attacker=info.attacker,
+            retreat=c.retreat,
+            retreated=retreated,
+            drop=c.drop,
+            acrobatic=c.acrobatic,
+            eff=eff,
+            roll=res.roll,
+            success=res.success,
+            critical=res.critical,
+            margin=res.margin,
+            hits_stopped=removed,
+            p_success=c.p_success,
+            modifiers=[{"source": m.source, "value": m.value} for m in mods],
+        )
+        if c.drop:
+            d.dropped = True
+            d.drop_bonus_vs.add(info.attacker)
+            battle.set_posture(uid, Posture.PRONE, kind="drop_prone")
+        if retreated:
+            yield from self._follow(battle, info.attacker, uid)
+        if c.kind == "parry" and res.success and c.weapon != BARE_HANDS and info.unarmed:
+            assert c.weapon is not None
+            self._parry_injures(battle, uid, info, stats.weapon(c.weapon))
+        return removed, res
+
+    def _follow(self, battle: Battle, attacker: str, defender: str) -> Generator[Decision, Any, None]:
+        """The attacker may take its unused step after a retreating defender."""
+        turn = battle.turn(attacker)
+        if turn.stepped or battle.active_unit() != attacker or turn.maneuver not in STEP_MANEUVERS:
+            return
+        region = battle.step_region(attacker, 1.0 / battle.yards_per_inch)
+        choice = yield Decision(
+            attacker,
+            "follow",
+            (
+                Option(Follow(attacker, None), "stay"),
+                Option(
+                    Follow(attacker, None),
+                    "follow (step)",
+                    point_field="to",
+                    region=region.geometry,
+                    validate=region.validate,
+                ),
+            ),
+            context={"defender": defender},
+        )
+        if choice.to is not None:
+            turn.stepped = True
+            battle.move_unit(attacker, choice.to, "step")
+
+    def _parry_injures(self, battle: Battle, uid: str, info: AttackInfo, w: GurpsWeapon) -> None:
+        """A weapon parry of an unarmed attack may strike the attacker's limb (no defence)."""
+        stats: GurpsStats = battle.stats(uid)
+        eff = stats.skills[w.skill] + (JUDO_KARATE_INJURY_PENALTY if info.judo_karate else 0)
+        res = self._roll(battle, uid, eff, f"{w.skill} roll: parry injures the unarmed attacker")
+        if res.success:
+            self._hit(battle, uid, info.attacker, w, battle.sight(uid, info.attacker))
+
+
+def _segment_distance(p: tuple[float, float], a: tuple[float, float], b: tuple[float, float]) -> float:
+    """Distance from point ``p`` to the segment ``a``-``b``."""
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    length2 = dx * dx + dy * dy
+    t = 0.0 if length2 == 0 else max(0.0, min(1.0, ((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / length2))
+    return math.hypot(p[0] - a[0] - t * dx, p[1] - a[1] - t * dy)

@@ -1,0 +1,370 @@
+"""Saved games: a match is its scenario, ruleset, options, seed and the commands applied so far.
+
+Contract:
+
+- :func:`save_match` ``(match, path)`` writes one JSON file (format ``skirmish-save``,
+  :data:`SAVE_VERSION`) holding the scenario's path and sha256, the ruleset, its
+  options, the seed, the round limit, the controllers, every applied command
+  (``match.commands``), the state of ``match.ai_rng`` and, for verification, the
+  number of events and the state hash. It writes through
+  :func:`game.events.atomic_write_text` (temp file + rename), so a crash never
+  leaves a half-written save and an older save at ``path`` survives a failed write.
+- :func:`load_match` ``(path, scenario_path=None) -> Match`` validates the file
+  strictly (pydantic, unknown keys are errors), loads the scenario (``scenario_path``,
+  else the saved absolute path, else the saved path relative to the save's folder),
+  refuses a scenario whose sha256 differs from the saved one, rebuilds the match with
+  the same seed and re-applies the commands, then restores ``ai_rng``. A replay that
+  does not end with the saved event count and state hash is refused too (the rules
+  changed since the save). Every problem raises :class:`~game.errors.ScenarioError`
+  whose lines read ``save:line: key.path: what is wrong``.
+- Why the AI stream is saved rather than re-derived: ``ai_rng`` advances only when an
+  AI policy draws, and how often it drew depends on which sides were human; the dice
+  stream (``match.rng``) needs nothing saved, since re-applying the commands redraws
+  exactly the same dice. So the loaded match continues exactly as the original would
+  have: same dice, same AI choices, same log.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError
+
+from game import __version__
+from game.commands import command_from_json
+from game.errors import IllegalCommand, Problem, ScenarioError, SkirmishError
+from game.events import atomic_write_text
+from game.match import Match
+from game.rules import RULESET_NAMES
+from game.yamlsrc import KeyPath, format_path, parse_yaml
+
+#: The ``format`` field of every save.
+SAVE_FORMAT = "skirmish-save"
+#: Version of the save layout; a save with another version is refused.
+SAVE_VERSION = 1
+#: Largest save accepted (bytes): far above any real match, small enough to refuse junk quickly.
+MAX_SAVE_BYTES = 64 * 1024 * 1024
+
+StrictStr = Annotated[str, Strict()]
+StrictInt = Annotated[int, Strict()]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ScenarioRef(_Model):
+    """Where the scenario was and which bytes it had."""
+
+    path: StrictStr = Field(min_length=1, description="absolute path when saved")
+    relative: StrictStr | None = Field(None, description="path relative to the save's folder, if any")
+    sha256: Annotated[str, Strict(), Field(pattern=r"^[0-9a-f]{64}$")]
+
+
+U128 = Annotated[int, Strict(), Field(ge=0, lt=2**128)]
+
+
+class PcgState(_Model):
+    state: U128
+    inc: U128
+
+
+class RngState(_Model):
+    """``numpy.random.PCG64`` state (what ``default_rng`` uses), as ``bit_generator.state`` gives it."""
+
+    bit_generator: Literal["PCG64"]
+    state: PcgState
+    has_uint32: Annotated[int, Strict(), Field(ge=0, le=1)]
+    uinteger: Annotated[int, Strict(), Field(ge=0, lt=2**32)]
+
+
+class Verification(_Model):
+    """What the re-applied commands must lead to."""
+
+    events: StrictInt = Field(ge=1)
+    state_hash: Annotated[str, Strict(), Field(pattern=r"^[0-9a-f]{16}$")]
+
+
+class SaveFile(_Model):
+    """A saved game (see the module docstring)."""
+
+    format: Literal["skirmish-save"]
+    version: StrictInt
+    game_version: StrictStr
+    scenario: ScenarioRef
+    ruleset: StrictStr
+    options: dict[str, Any]
+    seed: StrictInt
+    round_limit: StrictInt = Field(ge=1)
+    controllers: dict[str, StrictStr]
+    ai_rng: RngState
+    commands: list[dict[str, Any]]
+    check: Verification
+
+
+# ----------------------------------------------------------------------------------
+# Saving
+# ----------------------------------------------------------------------------------
+
+
+def _scenario_path(match: Match) -> Path:
+    source = match.spec.source
+    path = Path(source)
+    if source.startswith("<") or not path.is_file():
+        raise SkirmishError(
+            f"cannot save: the match's scenario {source!r} is not a file on disk "
+            "(a save refers to its scenario file)"
+        )
+    return path.resolve()
+
+
+def save_dict(match: Match, save_dir: Path | None = None) -> dict[str, Any]:
+    """The save of ``match`` as plain JSON data (``save_dir``: where it will be written, for ``relative``)."""
+    scenario = _scenario_path(match)
+    relative = None
+    if save_dir is not None:
+        try:
+            relative = os.path.relpath(scenario, save_dir.resolve())
+        except ValueError:  # another drive on Windows: no relative path
+            relative = None
+    return {
+        "format": SAVE_FORMAT,
+        "version": SAVE_VERSION,
+        "game_version": __version__,
+        "scenario": {"path": str(scenario), "relative": relative, "sha256": match.spec.sha256},
+        "ruleset": match.ruleset_name,
+        "options": match.rules.options.model_dump(mode="json"),
+        "seed": match.seed,
+        "round_limit": match.round_limit,
+        "controllers": dict(match.controllers),
+        "ai_rng": match.ai_rng.bit_generator.state,
+        "commands": list(match.commands),
+        "check": {"events": len(match.log), "state_hash": match.state_hash()},
+    }
+
+
+def _dumps(data: dict[str, Any]) -> str:
+    """JSON with one top-level key per line and one command per line (diffable, compact)."""
+    parts = []
+    for key, value in data.items():
+        if key == "commands":
+            if value:
+                body = ",\n  ".join(json.dumps(c, separators=(", ", ": ")) for c in value)
+                parts.append(f' "commands": [\n  {body}\n ]')
+            else:
+                parts.append(' "commands": []')
+        else:
+            parts.append(f" {json.dumps(key)}: {json.dumps(value, separators=(', ', ': '))}")
+    return "{\n" + ",\n".join(parts) + "\n}\n"
+
+
+def save_match(match: Match, path: str | os.PathLike[str]) -> Path:
+    """Write ``match`` to ``path`` atomically (see the module docstring); returns the path.
+
+    Raises:
+        SkirmishError: the match was not built from a scenario file.
+        OSError: the file cannot be written (an existing save is left as it was).
+    """
+    target = Path(path)
+    return atomic_write_text(target, _dumps(save_dict(match, target.parent)))
+
+
+# ----------------------------------------------------------------------------------
+# Loading
+# ----------------------------------------------------------------------------------
+
+
+class _Problems:
+    """Collects problems of one save file, locating key paths by line when it can."""
+
+    def __init__(self, source: str, raw: bytes) -> None:
+        self.source = source
+        self.raw = raw
+        self._doc: Any = None
+
+    def line(self, path: KeyPath) -> int:
+        # JSON is YAML: the line-tracking YAML reader locates key paths (only parsed on error).
+        if self._doc is None:
+            self._doc = parse_yaml(self.raw, self.source)
+        try:
+            return int(self._doc.line(path)) if self._doc.data is not None else 0
+        except (KeyError, IndexError, TypeError):
+            return 0
+
+    def error(self, path: KeyPath, message: str) -> ScenarioError:
+        return ScenarioError([Problem(self.source, self.line(path), format_path(path), message)])
+
+    def from_validation(self, err: ValidationError) -> ScenarioError:
+        problems = []
+        for e in err.errors():
+            loc = tuple(p for p in e["loc"] if isinstance(p, (str, int)))
+            msg = e["msg"]
+            if e["type"] == "extra_forbidden":
+                msg = "unknown key"
+            elif e["type"] == "missing":
+                msg = "missing key"
+            elif "input" in e and e["type"] not in ("missing",):
+                shown = repr(e["input"])
+                msg = f"{msg}, got {shown if len(shown) <= 60 else shown[:57] + '...'}"
+            problems.append(Problem(self.source, self.line(loc), format_path(loc), msg))
+        return ScenarioError(problems)
+
+
+def _read(path: Path) -> bytes:
+    source = str(path)
+    try:
+        size = path.stat().st_size
+        if size > MAX_SAVE_BYTES:
+            raise ScenarioError([Problem(source, 0, "", f"too large for a save ({size} bytes)")])
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise ScenarioError([Problem(source, 0, "", "no such save file")]) from None
+    except IsADirectoryError:
+        raise ScenarioError([Problem(source, 0, "", "is a directory, expected a save file")]) from None
+    except OSError as e:
+        raise ScenarioError([Problem(source, 0, "", f"cannot read: {e.strerror or e}")]) from None
+
+
+def read_save(path: str | os.PathLike[str]) -> SaveFile:
+    """Parse and validate a save file (nothing is replayed); raises ``ScenarioError``."""
+    p = Path(path)
+    raw = _read(p)
+    probs = _Problems(str(p), raw)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = raw.count(b"\n", 0, e.start) + 1
+        raise ScenarioError([Problem(str(p), line, "", "expected UTF-8 JSON text")]) from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ScenarioError(
+            [Problem(str(p), e.lineno, "", f"not JSON: {e.msg} (column {e.colno})")]
+        ) from None
+    except RecursionError:
+        raise ScenarioError([Problem(str(p), 0, "", "not a save: nested too deep")]) from None
+    if not isinstance(data, dict):
+        raise ScenarioError([Problem(str(p), 1, "", f"expected a JSON object, got {type(data).__name__}")])
+    if data.get("format") != SAVE_FORMAT:
+        raise probs.error(
+            ("format",), f"not a skirmish save (format must be {SAVE_FORMAT!r}, got {data.get('format')!r})"
+        )
+    if data.get("version") != SAVE_VERSION:
+        raise probs.error(
+            ("version",),
+            f"unknown save version {data.get('version')!r}; this skirmish reads version {SAVE_VERSION}",
+        )
+    try:
+        return SaveFile.model_validate(data)
+    except ValidationError as e:
+        raise probs.from_validation(e) from None
+
+
+def _find_scenario(save: SaveFile, save_path: Path, scenario_path: str | os.PathLike[str] | None) -> Path:
+    if scenario_path is not None:
+        return Path(scenario_path)
+    stored = Path(save.scenario.path)
+    if stored.is_file():
+        return stored
+    if save.scenario.relative is not None:
+        rel = save_path.parent / save.scenario.relative
+        if rel.is_file():
+            return rel
+    raise ScenarioError(
+        [
+            Problem(
+                str(save_path),
+                0,
+                "scenario.path",
+                f"scenario {save.scenario.path} not found (nor next to the save); "
+                "pass the scenario file to load it",
+            )
+        ]
+    )
+
+
+def load_match(path: str | os.PathLike[str], scenario_path: str | os.PathLike[str] | None = None) -> Match:
+    """Rebuild the saved match, ready to continue (see the module docstring).
+
+    Args:
+        path: the save file.
+        scenario_path: the scenario file to use instead of the saved path (its bytes
+            must still hash to the saved sha256).
+
+    Returns:
+        The match, with the saved commands re-applied and ``ai_rng`` restored.
+
+    Raises:
+        ScenarioError: the save (or the scenario) is invalid, the scenario changed,
+            or the saved commands do not replay to the saved state.
+    """
+    from game.scenario import load_scenario
+
+    save_path = Path(path)
+    save = read_save(save_path)
+    raw = save_path.read_bytes()
+    probs = _Problems(str(save_path), raw)
+    scenario_file = _find_scenario(save, save_path, scenario_path)
+    try:
+        digest = hashlib.sha256(scenario_file.read_bytes()).hexdigest()
+    except OSError as e:
+        raise probs.error(
+            ("scenario", "path"), f"cannot read scenario {scenario_file}: {e.strerror or e}"
+        ) from None
+    if digest != save.scenario.sha256:
+        raise probs.error(
+            ("scenario", "sha256"),
+            f"scenario {scenario_file} has changed since the game was saved "
+            f"(sha256 {digest[:12]}..., saved {save.scenario.sha256[:12]}...)",
+        )
+    if save.ruleset not in RULESET_NAMES:
+        raise probs.error(
+            ("ruleset",), f"unknown ruleset {save.ruleset!r}; choose one of {', '.join(RULESET_NAMES)}"
+        )
+    spec = load_scenario(scenario_file, ruleset=save.ruleset)
+    commands = []
+    for i, data in enumerate(save.commands):
+        try:
+            commands.append(command_from_json(data))
+        except (ValueError, TypeError) as e:
+            raise probs.error(("commands", i), f"not a command: {e}") from None
+    try:
+        match = Match(
+            spec,
+            ruleset=save.ruleset,
+            seed=save.seed,
+            options=save.options,
+            controllers=save.controllers,
+            round_limit=save.round_limit,
+        )
+    except ValidationError as e:
+        first = e.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise probs.error(("options",), f"invalid {save.ruleset} option {where}: {first['msg']}") from None
+    except SkirmishError as e:
+        raise probs.error(("ruleset",), str(e)) from None
+    try:
+        for i, cmd in enumerate(commands):
+            try:
+                match.apply(cmd)
+            except IllegalCommand as e:
+                raise probs.error(("commands", i), f"refused on replay: {e}") from None
+        if len(match.log) != save.check.events or match.state_hash() != save.check.state_hash:
+            raise probs.error(
+                ("check",),
+                f"the commands replay to {len(match.log)} events / state {match.state_hash()}, the save says "
+                f"{save.check.events} / {save.check.state_hash} (saved by skirmish {save.game_version}, "
+                f"this is {__version__})",
+            )
+        try:
+            match.ai_rng.bit_generator.state = save.ai_rng.model_dump()
+        except (ValueError, TypeError) as e:
+            raise probs.error(("ai_rng",), f"not a generator state: {e}") from None
+    except BaseException:
+        match.close()
+        raise
+    return match

@@ -1,0 +1,69 @@
+"""Every shipped scenario × ruleset × policy pair plays to the end; cautious beats random.
+
+The pairs put each built-in policy on each side at least once. Battles are cut to
+a few rounds (``round_limit``) to keep the suite fast: what is tested is that every
+decision any ruleset poses on any map gets a legal answer from every policy.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from game.batch import plan, run_batch, run_battle
+from game.rules import RULESET_NAMES
+from game.stats import wilson
+
+ROOT = Path(__file__).resolve().parents[2]
+SCENARIOS = sorted(p for p in (ROOT / "scenarios").glob("*.yaml") if p.stem != "profiles")
+PAIRS = [("aggressive", "cautious"), ("cautious", "random"), ("random", "aggressive")]
+#: Rounds per conformance battle (the full round limit with SKIRMISH_SOAK=full).
+SHORT_ROUNDS = None if os.environ.get("SKIRMISH_SOAK") == "full" else 3
+
+
+def test_the_shipped_scenarios_are_found():
+    assert {p.stem for p in SCENARIOS} >= {"duel", "street", "hedgerows", "firing-line", "skirmish-5v5"}
+
+
+@pytest.mark.parametrize("ruleset", RULESET_NAMES)
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda p: p.stem)
+def test_every_policy_pair_finishes(scenario, ruleset):
+    from game.batch import load_spec
+
+    spec = load_spec(str(scenario), ruleset)
+    first, second = spec.sides[0], spec.sides[1]
+    for k, (a, b) in enumerate(PAIRS):
+        job = plan(
+            seeds=[100 + k],
+            scenario=str(scenario),
+            spec=spec,
+            ruleset=ruleset,
+            policies={first: a, second: b},
+            round_limit=SHORT_ROUNDS,
+            check_invariants=True,
+        )[0]
+        row = run_battle(job)
+        assert row["winner"] in (*spec.sides, "draw")
+        assert row["commands"] > 0
+
+
+@pytest.mark.slow
+def test_cautious_beats_random_on_the_street():
+    """The issue asks for > 80 % of 200 battles; CI plays N (default 40) and checks the 95 % bound.
+
+    With SKIRMISH_SOAK=full it plays the full 200 and requires the point estimate above 80 %.
+    """
+    full = os.environ.get("SKIRMISH_SOAK") == "full"
+    n = 200 if full else 40
+    street = ROOT / "scenarios" / "street.yaml"
+    jobs = plan(seeds=range(1, n + 1), scenario=str(street), policies={"red": "cautious", "blue": "random"})
+    jobs += plan(seeds=range(1, n + 1), scenario=str(street), policies={"red": "random", "blue": "cautious"})
+    rows = run_batch(jobs, workers=2, progress=False)
+    won = sum(1 for r in rows if r["winner_policy"] == "cautious")
+    rate = wilson(won, len(rows))
+    if full:
+        assert rate.p > 0.8, rate
+    else:
+        assert rate.lo > 0.6, rate

@@ -1,0 +1,132 @@
+"""``skirmish battle``: outputs, summary, compare, and one-line exit-2 errors for bad input."""
+
+from __future__ import annotations
+
+import csv
+import os
+
+import pytest
+
+from game.cli import main
+from tests.batch.conftest import DUEL
+
+
+def run(argv, capsys):
+    """Run the CLI as the console script does; return (exit status, stdout, stderr)."""
+    try:
+        main(argv)
+        code = 0
+    except SystemExit as e:
+        code = int(e.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_battle_writes_csv_plots_logs_and_a_summary(tmp_path, capsys):
+    out = tmp_path / "out"
+    logs = tmp_path / "logs"
+    argv = ["battle", str(DUEL), "-n", "3", "--seed", "5", "--red", "aggressive", "--blue", "cautious"]
+    code, stdout, _ = run(
+        [*argv, "--out", str(out), "--log", str(logs), "--workers", "1", "--no-progress"], capsys
+    )
+    assert code == 0
+    with open(out / "battles.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [r["seed"] for r in rows] == ["5", "6", "7"]
+    assert {r["policy_red"] for r in rows} == {"aggressive"}
+    for name in ("win_rates.png", "battle_length.png", "running_win_rate.png"):
+        assert (out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert sorted(p.name for p in logs.iterdir()) == ["battle-5.jsonl", "battle-6.jsonl", "battle-7.jsonl"]
+    assert "red (aggressive)" in stdout and "draws" in stdout and "mean rounds" in stdout
+    assert f"battles: {out / 'battles.csv'}" in stdout and "plots:" in stdout and "logs:" in stdout
+
+
+def test_single_battle_log_file(tmp_path, capsys):
+    log = tmp_path / "one.jsonl"
+    code, stdout, _ = run(
+        [
+            "battle",
+            str(DUEL),
+            "--seed",
+            "3",
+            "--log",
+            str(log),
+            "--out",
+            str(tmp_path),
+            "--no-plots",
+            "--no-progress",
+        ],
+        capsys,
+    )
+    assert code == 0 and log.exists() and f"log: {log}" in stdout
+    assert log.read_text().splitlines()[0].startswith('{"seq":0,"round":0,"type":"match_start"')
+
+
+def test_compare_two_rulesets_reports_the_difference(tmp_path, capsys):
+    argv = [
+        "battle",
+        str(DUEL),
+        "-n",
+        "2",
+        "--compare",
+        "aff",
+        "gurps",
+        "--red",
+        "aggressive",
+        "--blue",
+        "aggressive",
+    ]
+    code, stdout, _ = run(
+        [*argv, "--out", str(tmp_path), "--no-plots", "--no-progress", "--workers", "1"], capsys
+    )
+    assert code == 0
+    assert "difference in red win rate, aff - gurps:" in stdout and "Newcombe" in stdout
+    with open(tmp_path / "battles.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [(r["variant"], r["ruleset"], r["seed"]) for r in rows] == [
+        ("aff", "aff", "1"),
+        ("aff", "aff", "2"),
+        ("gurps", "gurps", "1"),
+        ("gurps", "gurps", "2"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("extra", "needle"),
+    [
+        (["--red", "nobody"], "unknown AI policy 'nobody'"),
+        (["--ruleset", "chess"], "unknown ruleset 'chess'"),
+        (["-n", "0"], "-n"),
+        (["--policy", "green=random"], "no side 'green'"),
+        (["--policy", "red"], "not KEY=VALUE"),
+        (["--option", "no_such_option=1"], "--option"),
+        (["-n", "2", "--log", "x.jsonl"], "FILE.jsonl keeps one battle"),
+        (["--compare", "aff", "nothing.yaml"], "neither a ruleset"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(tmp_path, capsys, extra, needle):
+    code, _, err = run(["battle", str(DUEL), "--out", str(tmp_path / "o"), "--no-progress", *extra], capsys)
+    assert code == 2
+    assert needle in err
+    assert not (tmp_path / "o" / "battles.csv").exists()
+    assert "Traceback" not in err
+
+
+def test_missing_scenario_exits_2(tmp_path, capsys):
+    code, _, err = run(["battle", str(tmp_path / "none.yaml"), "--out", str(tmp_path)], capsys)
+    assert code == 2 and "no such file" in err
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root can write anywhere")
+def test_unwritable_out_dir_exits_2(tmp_path, capsys):
+    ro = tmp_path / "ro"
+    ro.mkdir(mode=0o500)
+    code, _, err = run(["battle", str(DUEL), "--out", str(ro / "x")], capsys)
+    assert code == 2 and "cannot write" in err
+
+
+def test_out_dir_that_is_a_file_exits_2(tmp_path, capsys):
+    f = tmp_path / "file"
+    f.write_text("x")
+    code, _, err = run(["battle", str(DUEL), "--out", str(f / "sub"), "--no-progress"], capsys)
+    assert code == 2 and "cannot write to" in err

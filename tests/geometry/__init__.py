@@ -1,0 +1,1 @@
+"""Tests of the cover model (game.geometry)."""

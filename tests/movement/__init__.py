@@ -1,0 +1,1 @@
+"""Tests of game.movement (pure movement geometry)."""

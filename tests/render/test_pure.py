@@ -1,0 +1,280 @@
+"""Pure parts of the presentation layer: camera, colours, sentences, menus, click snapping."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from shapely.geometry import Point as SPoint
+
+from components.sight import CoverLevel
+from game.commands import Attack, Decision, Defend, EndTurn, Modifier, Move, Option
+from game.render import colors
+from game.render.camera import MAX_SCALE, Camera
+from game.render.inspect import option_lines, percent, resolve_point
+from game.render.sentences import sentence, sentences
+from game.render.shapes import fan_polygon, region_rings
+from game.render.ui import UiState, menu_rows
+from game.view import UnitView
+
+
+# ---------------------------------------------------------------------- camera
+def test_camera_fits_a_non_square_map_and_round_trips():
+    cam = Camera.fitted(40.0, 20.0, (0, 0, 800, 600))
+    # the wide map is limited by the width: 800 px * 0.92 / 40 in
+    assert cam.scale == pytest.approx(800 * 0.92 / 40)
+    cx, cy = cam.world_to_screen(20.0, 10.0)
+    assert (cx, cy) == pytest.approx((400.0, 300.0))
+    # x east -> right, y south -> down, not swapped
+    x1, y1 = cam.world_to_screen(30.0, 10.0)
+    x2, y2 = cam.world_to_screen(20.0, 15.0)
+    assert x1 > cx and y1 == pytest.approx(cy)
+    assert y2 > cy and x2 == pytest.approx(cx)
+    for p in [(0.0, 0.0), (40.0, 20.0), (3.25, 17.5)]:
+        assert cam.screen_to_world(*cam.world_to_screen(*p)) == pytest.approx(p)
+
+
+def test_camera_zoom_keeps_the_point_under_the_cursor():
+    cam = Camera.fitted(64.0, 32.0, (10, 20, 900, 700))
+    before = cam.screen_to_world(300, 250)
+    cam.zoom_at(300, 250, 1.7)
+    assert cam.screen_to_world(300, 250) == pytest.approx(before)
+    cam.zoom_at(300, 250, 1e6)
+    assert cam.scale == MAX_SCALE
+
+
+def test_camera_pan_moves_the_map_with_the_drag_and_changes_the_key():
+    cam = Camera.fitted(20.0, 12.0, (0, 0, 640, 480))
+    key = cam.key()
+    p = cam.world_to_screen(5.0, 5.0)
+    cam.pan(30, -10)
+    q = cam.world_to_screen(5.0, 5.0)
+    assert (q[0] - p[0], q[1] - p[1]) == pytest.approx((30.0, -10.0))
+    assert cam.key() != key
+
+
+def test_resize_keeps_the_centre():
+    cam = Camera.fitted(20.0, 12.0, (0, 0, 640, 480))
+    centre = cam.screen_to_world(320, 240)
+    cam.set_viewport((0, 0, 1000, 800))
+    assert cam.screen_to_world(500, 400) == pytest.approx(centre)
+
+
+# ---------------------------------------------------------------------- colours
+def test_side_colours_are_stable():
+    assert colors.side_color("red", ("red", "blue")) == colors.NAMED_SIDES["red"]
+    assert colors.side_color("blue", ("blue", "red")) == colors.NAMED_SIDES["blue"]
+    sides = ("red", "green", "blue", "gold")
+    assert colors.side_color("green", sides) == colors.EXTRA_SIDES[0]
+    assert colors.side_color("gold", sides) == colors.EXTRA_SIDES[1]
+
+
+def test_obstacles_darken_with_height():
+    low, high, tall = (colors.obstacle_color(h) for h in (0.5, 2.0, 5.0))
+    assert sum(low) > sum(high)
+    assert high == tall == colors.OBSTACLE_HIGH
+
+
+# ---------------------------------------------------------------------- units
+def _unit(health, maxima, alive=True):
+    return UnitView(
+        "u", "red", (1.0, 1.0), 0.0, "standing", 0.5, 1.0, 2, 2, health, maxima, (), alive, "trooper", "human"
+    )
+
+
+def test_health_fraction_counts_down_hit_points_and_up_wounds():
+    from game.render.units import health_fraction
+
+    assert health_fraction(_unit((("hp", 6),), (("hp", 12),)), {"hp": 12}) == pytest.approx(0.5)
+    assert health_fraction(_unit((("wounds", 1),), (("wounds", 4),)), {"wounds": 0}) == pytest.approx(0.75)
+    both = _unit((("stun", 3), ("wounds", 2)), (("stun", 6), ("wounds", 4)))
+    assert health_fraction(both, {"stun": 0, "wounds": 0}) == pytest.approx(0.5)
+    assert health_fraction(_unit((), ())) == 1.0
+
+
+# ---------------------------------------------------------------------- geometry of overlays
+def test_fan_is_tangent_to_the_target_base():
+    a, t, r = (0.0, 0.0), (10.0, 0.0), 1.0
+    _, p1, p2 = fan_polygon(a, t, r)
+    for p in (p1, p2):
+        assert math.dist(p, t) == pytest.approx(r)
+        # tangent: radius at the touching point is perpendicular to the sight ray
+        assert (p[0] - a[0]) * (p[0] - t[0]) + (p[1] - a[1]) * (p[1] - t[1]) == pytest.approx(0.0, abs=1e-9)
+    assert p1[1] < 0 < p2[1]
+
+
+def test_region_rings_keep_holes():
+    ring = SPoint(0, 0).buffer(3).difference(SPoint(0, 0).buffer(1))
+    (ext, holes), *_ = region_rings(ring)
+    assert len(holes) == 1 and ext.shape[1] == 2
+    assert region_rings(None) == []
+
+
+# ---------------------------------------------------------------------- sentences
+EVENTS = [
+    {
+        "seq": 0,
+        "round": 0,
+        "type": "match_start",
+        "scenario": "Duel",
+        "ruleset": "gurps",
+        "seed": 3,
+        "units": [{}, {}],
+    },
+    {"seq": 1, "round": 1, "type": "round_start", "order": ["a", "b"], "state_hash": "x"},
+    {"seq": 2, "round": 1, "type": "turn_start", "unit": "a", "ap": 2, "at": [1, 2]},
+    {
+        "seq": 3,
+        "round": 1,
+        "type": "command",
+        "unit": "a",
+        "decision": "turn",
+        "command": {"type": "EndTurn"},
+    },
+    {
+        "seq": 4,
+        "round": 1,
+        "type": "move",
+        "unit": "a",
+        "from": [1, 2],
+        "to": [3.5, 2],
+        "ap": 1,
+        "length": 2.5,
+    },
+    {"seq": 5, "round": 1, "type": "facing", "unit": "a", "from": 0, "to": 90.0, "ap": 0},
+    {"seq": 6, "round": 1, "type": "posture", "unit": "a", "from": "standing", "to": "kneeling", "ap": 1},
+    {
+        "seq": 7,
+        "round": 1,
+        "type": "roll",
+        "purpose": "attack",
+        "unit": "a",
+        "dice": "3d6",
+        "faces": [1, 2, 3],
+    },
+    {"seq": 8, "round": 1, "type": "attack", "attacker": "a", "target": "b", "weapon": "sword", "hit": True},
+    {"seq": 9, "round": 1, "type": "defense", "unit": "b", "kind": "dodge", "success": False},
+    {
+        "seq": 10,
+        "round": 1,
+        "type": "retreat",
+        "unit": "b",
+        "from": [5, 5],
+        "to": [6, 5],
+        "ap": 0,
+        "length": 1.0,
+    },
+    {
+        "seq": 11,
+        "round": 1,
+        "type": "damage",
+        "unit": "b",
+        "source": "a",
+        "deltas": {"hp": -3},
+        "before": {"hp": 10},
+        "after": {"hp": 7},
+    },
+    {"seq": 12, "round": 1, "type": "status", "unit": "b", "flag": "dead", "on": True, "reason": "shot"},
+    {"seq": 13, "round": 1, "type": "casualty", "unit": "b", "reason": "shot", "at": [6, 5]},
+    {"seq": 14, "round": 1, "type": "ap", "unit": "a", "spent": 1, "left": 0, "reason": "move"},
+    {"seq": 15, "round": 1, "type": "turn_end", "unit": "a", "ap_left": 0},
+    {"seq": 16, "round": 1, "type": "glancing", "unit": "b", "attacker": "a", "net_successes": 0},
+    {
+        "seq": 17,
+        "round": 1,
+        "type": "match_end",
+        "winner": "red",
+        "reason": "last side standing",
+        "rounds": 1,
+    },
+]
+
+
+def test_every_event_type_reads_as_a_sentence():
+    out = sentences(EVENTS)
+    assert len(out) == len(EVENTS) - 3  # command, ap and turn_end are bookkeeping
+    text = "\n".join(out)
+    for expected in (
+        "Match starts: Duel under gurps rules, seed 3, 2 units.",
+        "Round 1 begins; order: a, b.",
+        "a's turn (2 AP).",
+        "a moves 2.50 in to (3.50, 2) (1 AP).",
+        "a turns to face 90° (S).",
+        "a goes from standing to kneeling (1 AP).",
+        "a rolls 3d6 for attack: 1+2+3 = 6.",
+        "a attacks b with sword: hit.",
+        "b tries to dodge: fails.",
+        "b retreats 1 in to (6, 5).",
+        "b takes -3 hp from a (hp 10→7).",
+        "b is dead (shot).",
+        "b is out of action: shot.",
+        "b: glancing (net_successes=0).",
+        "red wins (last side standing) after 1 rounds.",
+    ):
+        assert expected in text, expected
+    assert sentence({"seq": 0, "round": 0, "type": "ap"}) is None
+
+
+# ---------------------------------------------------------------------- menus and odds text
+def _decision():
+    return Decision(
+        "red-1",
+        "turn",
+        (
+            Option(Move("red-1"), "move", point_field="to", region=SPoint(0, 0).buffer(2)),
+            Option(Attack("red-1", "blue-1", "gun"), "shoot blue-1", p_success=0.5),
+            Option(Attack("red-1", "blue-2", "gun"), "shoot blue-2", p_success=0.25),
+            Option(Attack("red-1", "blue-2", "knife"), "stab blue-2", p_success=0.75),
+            Option(EndTurn("red-1"), "end turn"),
+        ),
+    )
+
+
+def test_menu_lists_attacks_only_on_the_target_or_the_open_menu():
+    d = _decision()
+    ui = UiState()
+    assert menu_rows(d, ui) == [0, 4]
+    ui.target = "blue-2"
+    assert menu_rows(d, ui) == [0, 2, 3, 4]
+    ui.attack_menu = "blue-1"
+    assert menu_rows(d, ui) == [1]
+    assert menu_rows(None, ui) == []
+
+
+def test_option_lines_show_odds_modifiers_and_details():
+    opt = Option(
+        Defend("b", "dodge"),
+        "dodge and retreat",
+        p_success=0.740740740,
+        modifiers=(Modifier("retreat", 3, "defence"), Modifier("shock", -2, "defence")),
+        detail={"effective": 11, "p_hurt": 0.125},
+    )
+    lines = option_lines(opt)
+    assert lines[0] == "dodge and retreat: 74.1%"
+    assert "+3 retreat (defence)" in lines[1] and "-2 shock (defence)" in lines[2]
+    assert lines[3].strip() == "effective: 11" and lines[4].strip() == "p_hurt: 0.125"
+    assert percent(None) == "—" and percent(1.0) == "100.0%"
+
+
+def test_resolve_point_rounds_snaps_and_explains():
+    region = (
+        SPoint(5.0, 5.0).buffer(1.0, quad_segs=64).exterior.buffer(1e-3)
+    )  # a thin ring, like a 1-yd retreat
+
+    def validate(p):
+        d = math.dist(p, (5.0, 5.0))
+        return None if abs(d - 1.0) <= 1e-6 else f"a retreat is exactly 1 in (this is {d:.2f} in)"
+
+    opt = Option(
+        Defend("b", "dodge"), "dodge and retreat", point_field="retreat_to", region=region, validate=validate
+    )
+    p, why = resolve_point(opt, (6.03, 5.0), (5.0, 5.0), snap=0.1)
+    assert why is None and math.dist(p, (5.0, 5.0)) == pytest.approx(1.0, abs=1e-6)
+    p, why = resolve_point(opt, (7.5, 5.0), (5.0, 5.0), snap=0.1)
+    assert p is None and why == "a retreat is exactly 1 in (this is 2.50 in)"
+    free = Option(Move("a"), "move", point_field="to", region=SPoint(0, 0).buffer(5), validate=lambda p: None)
+    assert resolve_point(free, (1.23456, 2.34567), (0.0, 0.0), 0.1) == ((1.23, 2.35), None)
+
+
+def test_cover_colours_cover_every_level():
+    assert set(colors.COVER_COLORS) == set(CoverLevel)

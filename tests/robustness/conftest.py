@@ -1,0 +1,26 @@
+"""Fixtures for the robustness tests: headless, the engine's test ruleset registered, shipped scenarios."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+# Headless: nothing here may open a window (and nothing should import pygame at all).
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+
+import tests.engine.simple_rules  # noqa: F401  (registers the "test-simple" ruleset)
+
+ROOT = Path(__file__).resolve().parents[2]
+SCENARIOS = ROOT / "scenarios"
+SHIPPED = sorted(p for p in SCENARIOS.glob("*.yaml") if p.name != "profiles.yaml")
+RULESETS = ("gurps", "defence-dice", "cortex", "aff", "ap-pool")
+#: Rulesets without reaction decisions (defence dice are rolled up front).
+NO_REACTIONS = frozenset({"defence-dice"})
+
+
+@pytest.fixture
+def duel() -> Path:
+    return SCENARIOS / "duel.yaml"

@@ -1,0 +1,469 @@
+"""Defence-dice ruleset (game.rules.defence_dice), held to shared/rules/defence-dice-and-cover-units.txt.
+
+Covers the text's example (dodge dice showing 10 and 6), when defence dice are
+rolled and rerolled, cover rolls (kept per pair, rerolled when the cover unit
+moves or is damaged), hits diverted to cover units, hidden units, Block(N) and
+Armour(a-b) memories (and the armour overlap error), memories as the health
+track, Monte Carlo agreement of whole attacks with the exact odds (99.9 % bound
+|p_hat - p| <= 3.29 sqrt(p (1 - p) / n) + 1/n), and the odds CLI.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from pydantic import ValidationError
+
+from components.sight import CoverLevel
+from game.cli.odds_defence_dice import defence_dice as dd_cli
+from game.commands import Attack
+from game.dice import Dice
+from game.dice.aims import land_odds
+from game.rules import get_ruleset
+from game.rules.defence_dice import (
+    DEFAULT_AIM_DIE,
+    FIGHT_OR_FLIGHT,
+    HIDDEN_ATTACK_DICE,
+    HIDDEN_INFO_MODIFIER,
+    MAX_AP,
+    MEMORIES,
+    DDStats,
+    DefenceDiceRuleset,
+)
+from tests.rules.fakes import FakeBattle, run_flow
+
+N_MC = 4000
+
+
+def mc_ok(p_hat: float, p: float, n: int) -> bool:
+    """The stated 99.9 % Monte Carlo agreement bound."""
+    return abs(p_hat - p) <= 3.29 * math.sqrt(p * (1 - p) / n) + 1 / n
+
+
+class ScriptedDice(Dice):
+    """Dice that return scripted faces in order."""
+
+    def __init__(self, faces: list[int], log: Any) -> None:
+        super().__init__(np.random.default_rng(0), log)
+        self.faces: Iterator[int] = iter(faces)
+
+    def roll(self, n: int, sides: int, purpose: str, unit: str | None = None) -> list[int]:
+        out = [next(self.faces) for _ in range(n)]
+        assert all(1 <= f <= sides for f in out), (purpose, out, sides)
+        if self._log is not None:
+            self._log({"purpose": purpose, "unit": unit, "dice": f"{n}d{sides}", "faces": out})
+        return out
+
+
+def stats(**kw: Any) -> DDStats:
+    base: dict[str, Any] = {
+        "vitality": 2,
+        "insight": 2,
+        "resolve": 2,
+        "memories": [{"name": "one"}, {"name": "two"}, {"name": "three"}],
+        "weapons": [
+            {"name": "sword", "kind": "melee", "dice": 2},
+            {"name": "bow", "kind": "ranged", "dice": 1, "range": 40},
+            {"name": "maul", "kind": "melee", "dice": 2, "concussive": True},
+        ],
+    }
+    base.update(kw)
+    return DDStats.model_validate(base)
+
+
+def make(seed: int = 0, **opts: Any) -> tuple[DefenceDiceRuleset, FakeBattle]:
+    r = DefenceDiceRuleset(opts)
+    return r, FakeBattle(r, seed=seed)
+
+
+def script(b: FakeBattle, faces: list[int]) -> None:
+    b.dice = ScriptedDice(faces, lambda e: b.emit("roll", **e))
+
+
+def attack(r: DefenceDiceRuleset, b: FakeBattle, target: str, weapon: str, attacker: str = "a") -> None:
+    assert run_flow(r.attack(b, Attack(attacker, target, weapon)), lambda d: None) == []  # no reactions
+
+
+def option(r: DefenceDiceRuleset, b: FakeBattle, target: str, weapon: str) -> Any:
+    return next(
+        o for o in r.attack_options(b, "a") if o.command.target == target and o.command.weapon == weapon
+    )
+
+
+# ---- the text's example and dodge dice -----------------------------------------------------------
+
+
+def test_text_example_dodge_dice_10_and_6() -> None:
+    r, b = make()
+    b.add("a", "red", (0.0, 0.0), stats=stats())
+    b.add("t", "blue", (1.5, 0.0), stats=stats(vitality=2))
+    script(b, [1, 2, 10, 6])  # encounter start: a's two dodge dice 1 and 2, t's 10 and 6
+    r.start_round(b)
+    assert r.state(b).dodge["t"] == (10, 6)
+    o = option(r, b, "t", "sword")
+    assert o.p_success == pytest.approx(1 - 0.2**2)  # 2 attack dice, each lands on 8 faces of 10
+    script(b, [10, 6])  # both attack dice on the dodged aims
+    attack(r, b, "t", "sword")
+    assert not any(e["type"] == "damage" for e in b.events)
+    script(b, [10, 5])  # the 5 lands
+    attack(r, b, "t", "sword")
+    assert [e["memory"] for e in b.events if e["type"] == "damage"] == ["one"]
+
+
+def test_dodge_dice_rolled_once_at_encounter_start_and_on_moving() -> None:
+    r, b = make(seed=3)
+    b.add("a", "red", (0.0, 0.0), stats=stats(vitality=3))
+    b.add("t", "blue", (5.0, 0.0), stats=stats(vitality=1))
+    assert r.state(b).dodge == {}
+    # Before the encounter starts the odds average over the unrolled dodge dice.
+    assert option(r, b, "t", "bow").p_success == pytest.approx(land_odds(10, 1, frozenset(), 1).p_land)
+    r.start_round(b)
+    first = dict(r.state(b).dodge)
+    assert len(first["a"]) == 3 and len(first["t"]) == 1
+    b.round = 2
+    r.start_round(b)
+    assert r.state(b).dodge == first  # not rerolled each round
+    rolls = len([e for e in b.events if e["type"] == "defence_dice"])
+    b.move_unit("t", (6.0, 0.0), "move")
+    assert len([e for e in b.events if e["type"] == "defence_dice"]) == rolls + 1
+    assert [e["reason"] for e in b.events if e["type"] == "defence_dice"][-1] == "move"
+
+
+def test_aim_die_option() -> None:
+    assert DEFAULT_AIM_DIE == 10
+    r, b = make(aim_die=12)
+    b.add("a", "red", (0.0, 0.0), stats=stats())
+    b.add("t", "blue", (1.5, 0.0), stats=stats())
+    script(b, [12, 11, 12, 1])
+    r.start_round(b)
+    assert option(r, b, "t", "bow").p_success == pytest.approx(10 / 12)
+    with pytest.raises(ValidationError):
+        DefenceDiceRuleset({"aim_die": 8})
+
+
+# ---- cover ---------------------------------------------------------------------------------------
+
+
+def cover_scene(**opts: Any) -> tuple[DefenceDiceRuleset, FakeBattle]:
+    r, b = make(**opts)
+    b.add("a", "red", (0.0, 0.0), stats=stats(vitality=0))
+    b.add("c", "blue", (5.0, 0.0), stats=stats(vitality=0))  # the cover unit
+    b.add("t", "blue", (10.0, 0.0), stats=stats(vitality=0))
+    b.set_sight("a", "t", intervening=("c",), cover=CoverLevel.LIGHT)
+    b.set_sight("t", "a", intervening=("c",), cover=CoverLevel.LIGHT)
+    r.start_round(b)  # no dodge dice to roll (Vitality 0)
+    return r, b
+
+
+def test_hit_on_a_cover_aim_hits_the_cover_unit() -> None:
+    r, b = cover_scene()
+    o = option(r, b, "t", "bow")
+    assert o.p_success == pytest.approx(0.9)  # one unrolled cover die takes one aim of ten
+    assert o.detail["cover_units"] == ["c"]
+    script(b, [4, 4])  # attack die 4; cover die 4
+    attack(r, b, "t", "bow")
+    dmg = [e for e in b.events if e["type"] == "damage"]
+    assert [d["unit"] for d in dmg] == ["c"]
+
+
+def test_cover_roll_kept_for_the_pair_and_rerolled_when_the_cover_unit_moves_or_is_hurt() -> None:
+    r, b = cover_scene()
+    script(b, [3, 9])  # attack 3, cover roll 9: t is hit
+    attack(r, b, "t", "bow")
+    assert r.state(b).cover == {("c", frozenset({"a", "t"})): (9,)}
+    assert option(r, b, "t", "bow").p_success == pytest.approx(0.9)  # now known: aim 9 goes to c
+    script(b, [9])  # no new cover roll: the kept 9 sends this hit to c
+    attack(r, b, "t", "bow")
+    assert [e["unit"] for e in b.events if e["type"] == "damage"] == ["t", "c"]
+    assert r.state(b).cover == {}  # c was damaged: its cover roll is gone
+    script(b, [2, 5])
+    attack(r, b, "t", "bow")
+    assert r.state(b).cover == {("c", frozenset({"a", "t"})): (5,)}
+    b.move_unit("c", (5.0, 0.2), "move")
+    assert r.state(b).cover == {}
+    script(b, [1, 7])
+    attack(r, b, "t", "bow")
+    b.round = 2
+    r.start_round(b)
+    assert r.state(b).cover == {}  # a new round, new cover rolls
+
+
+def test_cover_roll_applies_to_both_directions() -> None:
+    r, b = cover_scene()
+    b.u["t"].stats = stats(vitality=0)
+    script(b, [3, 6])
+    attack(r, b, "t", "bow")
+    script(b, [6])  # t shoots back at a: the same kept cover roll (6) sends it into c
+    attack(r, b, "a", "bow", attacker="t")
+    assert [e["unit"] for e in b.events if e["type"] == "damage"] == ["t", "c"]
+
+
+def test_big_cover_units_roll_more_dice() -> None:
+    r, b = cover_scene()
+    b.u["c"].body.size = 2.0
+    assert r.cover_dice(b, "c") == 2
+    assert option(r, b, "t", "bow").p_success == pytest.approx(land_odds(10, 1, frozenset(), 2).p_land)
+
+
+def test_cover_beats_dodge_and_cover_unit_dodge_dice_do_not_apply() -> None:
+    r, b = make()
+    b.add("a", "red", (0.0, 0.0), stats=stats(vitality=0))
+    b.add("c", "blue", (5.0, 0.0), stats=stats(vitality=1))
+    b.add("t", "blue", (10.0, 0.0), stats=stats(vitality=1))
+    b.set_sight("a", "t", intervening=("c",))
+    script(b, [4, 4])  # c's dodge 4, t's dodge 4
+    r.start_round(b)
+    script(b, [4, 4])  # attack 4, cover roll 4: the cover unit takes it despite its own dodge 4
+    attack(r, b, "t", "bow")
+    assert [e["unit"] for e in b.events if e["type"] == "damage"] == ["c"]
+
+
+# ---- hidden --------------------------------------------------------------------------------------
+
+
+def test_hidden_attacker_gets_an_extra_die() -> None:
+    r, b = cover_scene()
+    b.set_sight("t", "a", hidden=True)  # a is hidden from t
+    o = option(r, b, "t", "bow")
+    assert [(m.source, m.value) for m in o.modifiers] == [("bow", 1), ("hidden", HIDDEN_ATTACK_DICE)]
+    assert o.p_success == pytest.approx(land_odds(10, 2, frozenset(), 1).p_land)
+
+
+def test_hidden_costs_insight_and_resolve_on_initiative() -> None:
+    r, b = make()
+    b.add("a", "red", (0.0, 0.0), stats=stats(insight=3, resolve=3))
+    b.add("t", "blue", (5.0, 0.0), stats=stats(insight=3, resolve=2))
+    b.add("x", "red", (0.0, 9.0), stats=stats(insight=3, resolve=2))
+    b.set_sight("a", "t", hidden=True)  # t hides from a: both a and t check at -1
+    assert r.info_scores(b, "a")[:2] == (3 + HIDDEN_INFO_MODIFIER, 3 + HIDDEN_INFO_MODIFIER)
+    assert r.info_scores(b, "t")[:2] == (2, 1)
+    assert r.info_scores(b, "x")[:2] == (3, 2)
+    # Rolls 5, 5, 5: a 7 (Resolve 2), t 7 (Resolve 1), x 8.
+    script(b, [5, 5, 5])
+    assert r.initiative(b, ["a", "t", "x"]) == ["x", "a", "t"]
+
+
+# ---- memories, blocks, armour --------------------------------------------------------------------
+
+
+BLOCKY = [
+    {"name": "one"},
+    {"name": "two"},
+    {"name": "three"},
+    {"name": "shield", "block": 2},
+    {"name": "plate", "armour": "8-9"},
+]
+
+
+def blocky_scene() -> tuple[DefenceDiceRuleset, FakeBattle]:
+    r, b = make()
+    b.add("a", "red", (0.0, 0.0), stats=stats(vitality=0))
+    b.add("t", "blue", (1.5, 0.0), stats=stats(vitality=0, memories=BLOCKY))
+    r.start_round(b)
+    return r, b
+
+
+def test_armour_blocks_its_aimline() -> None:
+    r, b = blocky_scene()
+    script(b, [8, 9])
+    attack(r, b, "t", "sword")
+    assert [e["memory"] for e in b.events if e["type"] == "block"] == ["plate", "plate"]
+    assert not any(e["type"] == "damage" for e in b.events)
+    assert r.block_charges(b, "t") == 2  # armour uses no Block charges
+
+
+def test_block_n_blocks_n_hits_a_round() -> None:
+    r, b = blocky_scene()
+    script(b, [1, 2])
+    attack(r, b, "t", "sword")
+    assert [e["memory"] for e in b.events if e["type"] == "block"] == ["shield", "shield"]
+    assert r.block_charges(b, "t") == 0
+    script(b, [3, 4])
+    attack(r, b, "t", "sword")
+    assert [e["memory"] for e in b.events if e["type"] == "damage"] == ["one", "two"]
+    h = b.u["t"].health
+    assert h.tracks == {MEMORIES: 1, FIGHT_OR_FLIGHT: 2} and not h.out_of_action
+    b.round = 2
+    r.start_round(b)
+    assert r.block_charges(b, "t") == 2
+
+
+def test_concussive_blocked_hit_still_hits() -> None:
+    r, b = blocky_scene()
+    script(b, [8, 1])  # armour blocks the 8, the shield blocks the 1: both still hit
+    attack(r, b, "t", "maul")
+    blocks = [e for e in b.events if e["type"] == "block"]
+    assert [(e["memory"], e["still_hits"]) for e in blocks] == [("plate", True), ("shield", True)]
+    assert [e["memory"] for e in b.events if e["type"] == "damage"] == ["one", "two"]
+    assert [e["blocked_by"] for e in b.events if e["type"] == "damage"] == ["plate", "shield"]
+
+
+def test_all_memories_replaced_is_out() -> None:
+    r, b = blocky_scene()
+    script(b, [1, 2, 3, 4, 5, 6])
+    for _ in range(3):
+        attack(r, b, "t", "sword")
+    assert "out" in b.u["t"].health.status
+    assert b.u["t"].health.tracks[MEMORIES] == 0
+    assert "t" not in b.enemies("a")
+
+
+@pytest.mark.parametrize(
+    ("memories", "message"),
+    [
+        ([{"name": "a"}, {"name": "b", "armour": "8-9"}, {"name": "c", "armour": "9-10"}], "aimline 9"),
+        ([{"name": "a"}, {"name": "b", "armour": "1-3"}, {"name": "c", "armour": "2"}], "aimline 2"),
+        ([{"name": "a"}, {"name": "b", "armour": "11-13"}], "largest aim die"),
+        ([{"name": "a"}, {"name": "b", "armour": "9-8"}], "1 <= a <= b"),
+        ([{"name": "a"}, {"name": "b", "armour": "8-9", "block": 1}], "both"),
+        ([{"name": "b", "block": 1}], "ordinary memory"),
+        ([{"name": "a"}, {"name": "a"}], "unique"),
+        ([], "at least 1"),
+    ],
+)
+def test_memory_validation(memories: list[dict[str, Any]], message: str) -> None:
+    with pytest.raises(ValidationError, match=message):
+        stats(memories=memories)
+
+
+def test_weapon_and_option_validation() -> None:
+    with pytest.raises(ValidationError):
+        stats(weapons=[{"name": "bow", "kind": "ranged", "dice": 1}])
+    with pytest.raises(ValidationError):
+        stats(weapons=[{"name": "x", "kind": "melee", "dice": 0}])
+    with pytest.raises(ValidationError):
+        stats(vitality=-1)
+    with pytest.raises(ValidationError):
+        DefenceDiceRuleset({"cover_dice": 2})
+
+
+def test_registry_turn_economy_and_profiles() -> None:
+    from ruamel.yaml import YAML
+
+    r = get_ruleset("defence-dice")
+    assert isinstance(r, DefenceDiceRuleset)
+    b = FakeBattle(r)
+    b.add("a", "red", (0.0, 0.0))
+    assert MAX_AP == 2 and b.u["a"].ap.maximum == 2
+    assert r.action_costs(b, "a") == {"attack": 1, "posture": 1, "face": 0}
+    with open("scenarios/profiles.yaml") as fh:
+        profiles = YAML(typ="safe").load(fh)
+    for name, blocks in profiles.items():
+        s = DefenceDiceRuleset.parse_stats(blocks["defence-dice"])
+        kinds = {w.kind for w in s.weapons}  # type: ignore[attr-defined]
+        assert "melee" in kinds and kinds & {"ranged", "thrown"}, name
+
+
+def test_reach_and_range() -> None:
+    r, b = make()
+    b.add("a", "red", (0.0, 0.0), stats=stats())
+    b.add("near", "blue", (2.0, 0.0), stats=stats())
+    b.add("far", "blue", (40.5, 0.0), stats=stats())
+    got = {(o.command.target, o.command.weapon) for o in r.attack_options(b, "a")}
+    assert got == {("near", "sword"), ("near", "bow"), ("near", "maul")}
+    b.u["a"].turn.attacked_with.add("sword")
+    assert r.attack_options(b, "a") == []  # one attack a turn
+
+
+# ---- Monte Carlo ---------------------------------------------------------------------------------
+
+
+def test_attack_monte_carlo_matches_exact_odds() -> None:
+    r, b = make(seed=4242)
+    b.add("a", "red", (0.0, 0.0), stats=stats(vitality=0))
+    b.add("c", "blue", (5.0, 0.0), stats=stats(vitality=0))
+    b.add("t", "blue", (10.0, 0.0), stats=stats(vitality=0, memories=BLOCKY))
+    b.set_sight("a", "t", intervening=("c",))
+    r.state(b).dodge.update({"t": (2, 5), "a": (), "c": ()})  # t's dodge dice are rolled
+    w = stats(weapons=[{"name": "volley", "kind": "ranged", "dice": 4, "range": 40}])
+    b.u["a"].stats = w
+    o = option(r, b, "t", "volley")
+    expected = land_odds(10, 4, frozenset({2, 5}), 1, frozenset({8, 9}), 2, 3)
+    assert o.p_success == pytest.approx(expected.p_land)
+    lands = hurts = 0
+    lost_total = 0
+    for _ in range(N_MC):
+        b.events.clear()
+        r.state(b).cover.clear()
+        r.state(b).block_used.clear()
+        r.state(b).lost.clear()
+        b.u["t"].health.tracks.update({MEMORIES: 3, FIGHT_OR_FLIGHT: 0})
+        b.u["t"].health.status.clear()
+        attack(r, b, "t", "volley")
+        d = next(e for e in b.events if e["type"] == "defense")
+        landed = any(x["result"] == "hit" for x in d["outcome"])
+        lost = sum(1 for e in b.events if e["type"] == "damage" and e["unit"] == "t")
+        lands += landed
+        hurts += lost > 0
+        lost_total += lost
+    assert mc_ok(lands / N_MC, o.p_success, N_MC)
+    assert mc_ok(hurts / N_MC, o.detail["p_hurt"], N_MC)
+    # Mean memories lost per landed attack: within a generous 4-sigma bound of the exact mean (sd <= 3).
+    assert abs(lost_total / max(lands, 1) - o.detail["expected_damage"]) <= 4 * 3 / math.sqrt(lands)
+
+
+# ---- odds CLI ------------------------------------------------------------------------------------
+
+
+def run_cli(*args: str) -> Any:
+    return CliRunner().invoke(dd_cli, list(args))
+
+
+def test_cli_json_text_example() -> None:
+    res = run_cli("--aim-die", "10", "--defended", "6,10", "--attack-dice", "2", "--json")
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output)
+    assert out["p_success"] == pytest.approx(0.96)
+    assert out["p_per_die"] == pytest.approx(0.8)
+    res = run_cli(
+        "--aim-die",
+        "12",
+        "--defended",
+        "1",
+        "--unrolled",
+        "2",
+        "--attack-dice",
+        "3",
+        "--hidden",
+        "--armour",
+        "8-9",
+        "--blocks",
+        "1",
+        "--memories",
+        "2",
+        "--json",
+    )
+    out = json.loads(res.output)
+    exp = land_odds(12, 4, frozenset({1}), 2, frozenset({8, 9}), 1, 2)
+    assert out["p_success"] == pytest.approx(exp.p_land)
+    assert out["expected_damage"] == pytest.approx(exp.expected_damage)
+    res = run_cli("--attack-dice", "2", "--concussive", "--armour", "1-10", "--json")
+    assert json.loads(res.output)["p_hurt"] == pytest.approx(1.0)
+
+
+def test_cli_readable() -> None:
+    res = run_cli("--defended", "6,10", "--attack-dice", "2")
+    assert res.exit_code == 0 and "P(at least one lands) = 0.960000" in res.output
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--defended", "6,11", "--attack-dice", "2"],
+        ["--defended", "x", "--attack-dice", "2"],
+        ["--attack-dice", "0"],
+        ["--defended", "1"],
+        ["--aim-die", "8", "--attack-dice", "1"],
+        ["--attack-dice", "1", "--armour", "8-9", "--armour", "9-10"],
+        ["--attack-dice", "1", "--armour", "9-11"],
+        ["--attack-dice", "1", "--armour", "nine"],
+    ],
+)
+def test_cli_errors_exit_2(args: list[str]) -> None:
+    assert run_cli(*args).exit_code == 2

@@ -1,0 +1,387 @@
+"""GURPS active defence scores and the conditions that forbid them.
+
+Cites shared/rules/gurps-active-defense.txt for every number: Dodge = Basic
+Speed + 3 - encumbrance (+ Enhanced Dodge), Vehicular Dodge, Parry = 3 + half
+skill + weapon bonus, Block = 3 + half Shield skill, retreat +3/+1/+3 fencing,
+dodge-and-drop +3, Acrobatic Dodge +2/-2, multiple parries -4/-2/-1, off hand
+-2, thrown -1/-2, bare hands -3, no defence when unaware, unconscious or
+immobilized. Posture (B551), side arc -2, stun -4 and shield DB are the standard
+GURPS numbers the ruleset documents.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+import pytest
+
+from components.sight import Arc
+from components.spatial import Posture
+from game.dice.gurps import p_success
+from game.rules.gurps_defence import (
+    BARE_HANDS,
+    best_stages,
+    defence_choices,
+    landing_pmf,
+    no_defence_reason,
+    reach_limit_yards,
+    retreat_block_reason,
+)
+from game.rules.gurps_stats import GurpsStats
+from tests.rules.test_gurps_common import BOW, SWORD, attack_info, choices_by_label, duel, mk, profiles
+
+
+@pytest.mark.parametrize(
+    ("profile", "dodge", "parries", "block"),
+    [
+        # Dodge = floor(Basic Speed) + 3 - encumbrance (+ Enhanced Dodge); Parry = 3 + skill/2 + bonus.
+        ("trooper", 7, {"broadsword": 9}, None),  # Speed 5.5, enc 1; Broadsword-12
+        ("recruit", 7, {"shortsword": 8}, None),  # Speed 5, enc 1; Shortsword-10
+        ("veteran", 8, {"broadsword": 10}, None),  # Speed 6.25, enc 1; Broadsword-15
+        ("swashbuckler", 10, {"rapier": 10}, None),  # Speed 6.25 + Enhanced Dodge 1; Rapier-15
+        ("heavy", 6, {"axe": 9}, 9),  # Speed 5.75, enc 2; Axe/Mace-13; Shield-13
+        ("marksman", 8, {"knife": 7}, None),  # Speed 5.5; Knife-10 with parry -1
+    ],
+)
+def test_archetype_scores(profile: str, dodge: int, parries: dict[str, int], block: int | None) -> None:
+    s = profiles()[profile]
+    assert s.dodge == dodge
+    for name, parry in parries.items():
+        w = s.weapon(name)
+        assert 3 + s.skills[w.skill] // 2 + (w.parry or 0) == parry
+    assert s.block_score() == block
+
+
+def test_vehicular_dodge_text_example() -> None:
+    # Driving (Motorcycle)-14 on a Handling +1 motorcycle: Dodge 8 (text).
+    s = mk(vehicle_skill=14, vehicle_handling=1)
+    assert s.dodge == 8
+    assert mk(vehicle_skill=14, vehicle_handling=1, enhanced_dodge=1).dodge == 8  # ED is the operator's
+    assert mk(vehicle_skill=9, vehicle_handling=-2).dodge == 2
+
+
+@pytest.mark.parametrize(
+    ("dx", "ht", "enc", "ed", "dodge"),
+    [(10, 10, 0, 0, 8), (12, 11, 0, 0, 8), (12, 12, 0, 0, 9), (12, 12, 3, 0, 6), (12, 12, 3, 2, 8)],
+)
+def test_dodge_formula(dx: int, ht: int, enc: int, ed: int, dodge: int) -> None:
+    assert mk(dx=dx, ht=ht, encumbrance=enc, enhanced_dodge=ed).dodge == dodge
+
+
+def _dodge(b, uid="d", attacker="a", weapon="sword") -> int:  # type: ignore[no-untyped-def]
+    return choices_by_label(b, uid, attack_info(b, attacker, uid, weapon))["dodge"].eff
+
+
+@pytest.mark.parametrize(
+    ("posture", "mod"),
+    [
+        (Posture.STANDING, 0),
+        (Posture.CROUCHING, 0),
+        (Posture.KNEELING, -2),
+        (Posture.SITTING, -2),
+        (Posture.CRAWLING, -3),
+        (Posture.PRONE, -3),
+    ],
+)
+def test_posture_defence_modifier(posture: Posture, mod: int) -> None:
+    _, b = duel()
+    b.u["d"].posture = posture
+    assert _dodge(b) == 8 + mod
+
+
+def test_side_arc_stun_and_shield_db() -> None:
+    shield = mk(shield={"name": "shield", "skill": "Shield", "db": 2}, extra_skills={"Shield": 12})
+    _, b = duel(d=shield)
+    assert _dodge(b) == 8 + 2  # DB from the front
+    b.u["d"].facing = 60.0  # attacker now 120 degrees off its facing: side arc
+    assert b.sight("a", "d").arc == Arc.SIDE
+    assert _dodge(b) == 8 - 2  # side arc -2, no DB
+    b.u["d"].health.status.add("stunned")
+    assert _dodge(b) == 8 - 2 - 4
+
+
+def test_dodge_halved_below_a_third_of_hp() -> None:
+    _, b = duel()
+    b.u["d"].health.tracks["hp"] = 3  # 3 * 3 < 10
+    assert _dodge(b) == 4
+    b.u["d"].health.tracks["hp"] = 4
+    assert _dodge(b) == 8
+
+
+@pytest.mark.parametrize(
+    ("setup", "reason"),
+    [
+        ("rear", "unaware (attacked from the rear arc)"),
+        ("blind", "unaware (cannot see the attacker)"),
+        ("unconscious", "unconscious"),
+        ("immobilized", "immobilized"),
+    ],
+)
+def test_no_active_defence(setup: str, reason: str) -> None:
+    _, b = duel()
+    if setup == "rear":
+        b.u["d"].facing = 0.0
+    elif setup == "blind":
+        b.set_sight("d", "a", visible=False)
+    else:
+        b.u["d"].health.status.add(setup)
+    info = attack_info(b, "a", "d", "sword")
+    assert no_defence_reason(b, "d", info) == reason
+    assert defence_choices(b, "d", info) == []
+
+
+def test_retreat_bonuses() -> None:
+    boxer = mk(
+        extra_skills={"Boxing": 12, "Rapier": 12},
+        weapons=[{"name": "rapier", "skill": "Rapier", "damage": "thr+1 imp"}],
+    )
+    _, b = duel(d=boxer)
+    c = choices_by_label(b, "d", attack_info(b, "a", "d", "sword"))
+    assert c["dodge and retreat"].eff == c["dodge"].eff + 3
+    assert c["parry (rapier) and retreat"].eff == c["parry (rapier)"].eff + 3  # fencing weapon
+    assert c[f"parry ({BARE_HANDS}) and retreat"].eff == c[f"parry ({BARE_HANDS})"].eff + 3  # Boxing
+    _, b = duel(d=mk(shield={"skill": "Shield"}, extra_skills={"Shield": 12}, weapons=[SWORD]))
+    c = choices_by_label(b, "d", attack_info(b, "a", "d", "sword"))
+    assert c["parry (sword) and retreat"].eff == c["parry (sword)"].eff + 1
+    assert c["block and retreat"].eff == c["block"].eff + 1
+
+
+@pytest.mark.parametrize(
+    ("change", "reason"),
+    [
+        ("ranged", "retreat only against melee attacks"),
+        ("retreated", "already retreated this turn"),
+        ("interposed", "moved to interpose (sacrificial dodge) this turn"),
+        ("sitting", "cannot retreat while sitting"),
+        ("kneeling", "cannot retreat while kneeling"),
+        ("stunned", "cannot retreat while stunned"),
+        ("sprinted", "moved faster than Basic Move last turn"),
+    ],
+)
+def test_retreat_forbidden(change: str, reason: str) -> None:
+    _, b = duel()
+    weapon = "bow" if change == "ranged" else "sword"
+    u = b.u["d"]
+    if change == "retreated":
+        u.defense.retreated = True
+    elif change == "interposed":
+        u.defense.extra["interposed"] = True
+    elif change in ("sitting", "kneeling"):
+        u.posture = Posture(change)
+    elif change == "stunned":
+        u.health.status.add("stunned")
+    elif change == "sprinted":
+        u.turn.sprinted = True
+    info = attack_info(b, "a", "d", weapon)
+    assert retreat_block_reason(b, "d", info) == reason
+    assert not any(c.retreat for c in defence_choices(b, "d", info))
+
+
+def test_retreat_while_lying_down_needs_a_roll() -> None:
+    # Decision: the roll is against the better of DX and Acrobatics; failure: no bonus, no move.
+    _, b = duel(d=mk(dx=11, extra_skills={"Acrobatics": 13}))
+    b.u["d"].posture = Posture.PRONE
+    c = choices_by_label(b, "d", attack_info(b, "a", "d", "sword"))["dodge and retreat (roll)"]
+    assert c.retreat_roll == 13
+    eff = 8 - 3  # Dodge 8, prone -3
+    expected = p_success(13) * p_success(eff + 3) + (1 - p_success(13)) * p_success(eff)
+    assert c.p_success == pytest.approx(expected, abs=1e-15)
+
+
+def test_acrobatic_dodge() -> None:
+    _, b = duel(d=mk(extra_skills={"Acrobatics": 12}))
+    c = choices_by_label(b, "d", attack_info(b, "a", "d", "sword"))
+    acro = c["acrobatic dodge"]
+    exact = Fraction(160, 216) * Fraction(p_success(10)).limit_denominator(216) + Fraction(
+        56, 216
+    ) * Fraction(p_success(6)).limit_denominator(216)
+    assert acro.p_success == pytest.approx(float(exact), abs=1e-15)
+    assert "acrobatic dodge and retreat" in c  # may combine with a retreat (text)
+    b.u["d"].defense.acrobatic = True  # once per turn
+    assert "acrobatic dodge" not in choices_by_label(b, "d", attack_info(b, "a", "d", "sword"))
+    _, b = duel()  # no Acrobatics skill: no acrobatic dodge
+    assert not any(c.acrobatic for c in defence_choices(b, "d", attack_info(b, "a", "d", "sword")))
+
+
+def test_dodge_and_drop_only_against_ranged() -> None:
+    _, b = duel(dist=10.0)
+    ranged = choices_by_label(b, "d", attack_info(b, "a", "d", "bow"))
+    assert ranged["dodge and drop"].eff == ranged["dodge"].eff + 3
+    melee_b = duel()[1]
+    assert not any(c.drop for c in defence_choices(melee_b, "d", attack_info(melee_b, "a", "d", "sword")))
+    b.u["d"].posture = Posture.PRONE  # already down: nothing to drop to
+    assert not any(c.drop for c in defence_choices(b, "d", attack_info(b, "a", "d", "bow")))
+
+
+def test_earlier_retreat_and_drop_carry_over() -> None:
+    _, b = duel()
+    b.u["d"].defense.retreat_bonus_vs.add("a")
+    c = choices_by_label(b, "d", attack_info(b, "a", "d", "sword"))
+    assert c["dodge"].eff == 8 + 3 and c["parry (sword)"].eff == 9 + 1
+    _, b = duel(dist=10.0)
+    b.u["d"].defense.drop_bonus_vs.add("a")
+    assert choices_by_label(b, "d", attack_info(b, "a", "d", "bow"))["dodge"].eff == 8 + 3
+
+
+@pytest.mark.parametrize(
+    ("fencing", "master", "parries", "mod"),
+    [
+        (False, False, 1, -4),
+        (False, False, 2, -8),
+        (True, False, 1, -2),
+        (False, True, 1, -2),
+        (True, True, 1, -1),
+        (True, True, 3, -3),
+    ],
+)
+def test_multiple_parries(fencing: bool, master: bool, parries: int, mod: int) -> None:
+    skill = "Rapier" if fencing else "Broadsword"
+    d = mk(
+        trained_by_a_master=master,
+        extra_skills={"Rapier": 12},
+        weapons=[{"name": "blade", "skill": skill, "damage": "thr imp"}],
+    )
+    _, b = duel(d=d)
+    b.u["d"].defense.parries["blade"] = parries
+    assert choices_by_label(b, "d", attack_info(b, "a", "d", "sword"))["parry (blade)"].eff == 9 + mod
+
+
+def test_off_hand_and_ambidexterity() -> None:
+    off = {**SWORD, "name": "left", "off_hand": True}
+    _, b = duel(d=mk(weapons=[SWORD, off]))
+    c = choices_by_label(b, "d", attack_info(b, "a", "d", "sword"))
+    assert c["parry (left)"].eff == c["parry (sword)"].eff - 2
+    _, b = duel(d=mk(weapons=[SWORD, off], ambidexterity=True))
+    c = choices_by_label(b, "d", attack_info(b, "a", "d", "sword"))
+    assert c["parry (left)"].eff == c["parry (sword)"].eff
+
+
+@pytest.mark.parametrize(("weight", "mod"), [(2.0, -1), (1.0, -2), (0.5, -2)])
+def test_parry_thrown_weapons(weight: float, mod: int) -> None:
+    knife = {
+        "name": "knife",
+        "skill": "Bow",
+        "kind": "thrown",
+        "damage": "thr imp",
+        "max_range": 15,
+        "weight": weight,
+    }
+    _, b = duel(a=mk(weapons=[SWORD, knife]), dist=5.0)
+    c = choices_by_label(b, "d", attack_info(b, "a", "d", "knife"))
+    assert c["parry (sword)"].eff == 9 + mod
+
+
+def test_parry_missile_only_within_reach() -> None:
+    _, b = duel(dist=1.0)
+    assert "parry (sword)" in choices_by_label(b, "d", attack_info(b, "a", "d", "bow"))
+    _, b = duel(dist=3.0)
+    assert not any(c.kind == "parry" for c in defence_choices(b, "d", attack_info(b, "a", "d", "bow")))
+    assert reach_limit_yards(1) == 0.5 and reach_limit_yards(0) == 0.5 and reach_limit_yards(2) == 1.5
+
+
+def test_unbalanced_weapon_cannot_parry_after_attacking() -> None:
+    axe = {"name": "axe", "skill": "Broadsword", "damage": "sw+2 cut", "unbalanced": True}
+    _, b = duel(d=mk(weapons=[axe, SWORD]))
+    info = attack_info(b, "a", "d", "sword")
+    assert "parry (axe)" in choices_by_label(b, "d", info)
+    b.u["d"].turn.attacked_with.add("axe")
+    c = choices_by_label(b, "d", info)
+    assert "parry (axe)" not in c and "parry (sword)" in c  # the other hand still parries
+    b.u["d"].turn.attacked_with = {"sword"}  # a balanced weapon still parries after attacking
+    assert "parry (sword)" in choices_by_label(b, "d", info)
+
+
+def test_weapon_that_cannot_parry() -> None:
+    _, b = duel()
+    assert not any(c.weapon == "bow" for c in defence_choices(b, "d", attack_info(b, "a", "d", "sword")))
+
+
+@pytest.mark.parametrize(
+    ("attack", "skills", "expected"),
+    [
+        # Bare hands: Parry 3 + DX/2 (or Brawling etc. if higher), -3 vs weapons unless thrust/Judo/Karate.
+        ("swing", {}, 3 + 5 - 3),
+        ("thrust", {}, 3 + 5),
+        ("swing", {"Judo": 12}, 3 + 6),
+        ("swing", {"Brawling": 14}, 3 + 7 - 3),
+        ("punch", {}, 3 + 5),
+    ],
+)
+def test_bare_handed_parry(attack: str, skills: dict[str, int], expected: int) -> None:
+    weapons: dict[str, dict[str, Any]] = {
+        "swing": SWORD,
+        "thrust": {"name": "spear", "skill": "Broadsword", "damage": "thr+2 imp"},
+        "punch": {"name": "fist", "skill": "Broadsword", "damage": "thr-1 cr", "unarmed": True, "reach": 0},
+    }
+    w = weapons[attack]
+    _, b = duel(a=mk(weapons=[w]), d=mk(weapons=[BOW], extra_skills=skills))
+    c = choices_by_label(b, "d", attack_info(b, "a", "d", w["name"]))
+    assert c[f"parry ({BARE_HANDS})"].eff == expected
+
+
+def test_no_free_hand_no_bare_handed_parry() -> None:
+    heavy = profiles()["heavy"]
+    assert not heavy.has_free_hand
+    _, b = duel(d=heavy)
+    assert not any(c.weapon == BARE_HANDS for c in defence_choices(b, "d", attack_info(b, "a", "d", "sword")))
+
+
+@pytest.mark.parametrize(
+    ("kind", "projectile", "allowed"),
+    [
+        ("melee", None, True),
+        ("thrown", None, True),
+        ("missile", "muscle", True),
+        ("missile", "bullet", False),
+        ("missile", "beam", False),
+    ],
+)
+def test_block_against(kind: str, projectile: str | None, allowed: bool) -> None:
+    w: dict[str, object] = {"name": "w", "skill": "Bow", "kind": kind, "damage": "1d pi"}
+    if kind != "melee":
+        w["max_range"] = 100
+    if projectile:
+        w["projectile"] = projectile
+    shield = mk(shield={"skill": "Shield", "db": 1}, extra_skills={"Shield": 12}, weapons=[SWORD])
+    _, b = duel(a=mk(weapons=[w]), d=shield, dist=5.0 if kind != "melee" else 1.0)
+    c = choices_by_label(b, "d", attack_info(b, "a", "d", "w"))
+    assert ("block" in c) is allowed
+    if allowed:
+        assert c["block"].eff == 3 + 12 // 2 + 1
+
+
+def test_block_once_per_turn() -> None:
+    _, b = duel(d=mk(shield={"skill": "Shield"}, extra_skills={"Shield": 12}))
+    b.u["d"].defense.blocked = True
+    assert not any(c.kind == "block" for c in defence_choices(b, "d", attack_info(b, "a", "d", "sword")))
+
+
+def test_all_out_defence_second_defence_must_differ() -> None:
+    _, b = duel()
+    info = attack_info(b, "a", "d", "sword")
+    rest = defence_choices(b, "d", info, exclude=frozenset({("dodge", None)}))
+    assert rest and all(c.kind != "dodge" for c in rest)
+    stages = best_stages(defence_choices(b, "d", info), double=True)
+    assert len(stages) == 2 and stages[0].key != stages[1].key
+
+
+def test_landing_pmf_double_defence_exact() -> None:
+    _, b = duel()
+    info = attack_info(b, "a", "d", "sword")
+    stages = best_stages(defence_choices(b, "d", info, allow_retreat=False), double=True)
+    p1, p2 = stages[0].p_success, stages[1].p_success
+    assert landing_pmf(1, stages)[1] == pytest.approx((1 - p1) * (1 - p2), abs=1e-15)
+
+
+def test_stats_validation() -> None:
+    with pytest.raises(ValueError, match="not in skills"):
+        GurpsStats.model_validate({"weapons": [SWORD]})
+    with pytest.raises(ValueError, match="unique"):
+        mk(weapons=[SWORD, SWORD])
+    with pytest.raises(ValueError, match="max_range"):
+        mk(weapons=[{**BOW, "max_range": None}])
+    with pytest.raises(ValueError, match="damage"):
+        mk(weapons=[{**SWORD, "damage": "lots"}])
+    with pytest.raises(ValueError, match="Extra inputs"):
+        mk(charisma=3)

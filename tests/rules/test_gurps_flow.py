@@ -1,0 +1,421 @@
+"""GURPS attack flow, reactions, wounds and the turn economy, driven through FakeBattle.
+
+Procedures of shared/rules/gurps-active-defense.txt: the defence comes after
+the attack roll; Sacrificial Dodge is announced before the target defends
+(success: the friend takes the hit; dodge-and-drop by 3+: nobody is hit; the
+friend cannot retreat afterwards); retreat moves the defender and may be
+followed with the attacker's unused step; dodge-and-drop leaves the defender
+prone; All-Out Defence allows a second, different defence; parrying an unarmed
+attack with a weapon may injure the attacker (-4 against Judo/Karate). Wounds
+and the turn economy follow the standard GURPS rules documented in
+docs/rulesets/gurps.md. Rolls are scripted (ScriptedDice) so every branch is
+deterministic; one Monte Carlo run checks a mixed-odds defence.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from components.spatial import Posture
+from components.state import DefenseState, TurnState
+from game.commands import Attack, Decision, Maneuver
+from game.rules.gurps import GurpsRuleset
+from tests.rules.fakes import FakeBattle, run_flow
+from tests.rules.test_gurps_common import SWORD, ScriptedDice, bound, chooser, duel, mk, profiles
+
+
+def script(b: FakeBattle, rolls: list[Any]) -> ScriptedDice:
+    d = ScriptedDice(b, rolls)
+    b.dice = d
+    return d
+
+
+def events(b: FakeBattle, kind: str) -> list[dict[str, Any]]:
+    return [e for e in b.events if e["type"] == kind]
+
+
+def attack(
+    rules: GurpsRuleset, b: FakeBattle, weapon: str, answers: dict[str, str], target: str = "d"
+) -> list[Decision]:
+    return run_flow(rules.attack(b, Attack("a", target, weapon)), chooser(answers, b))
+
+
+def test_retreat_moves_and_attacker_follows() -> None:
+    rules, b = duel()
+    dice = script(b, [10, 5])  # attack 10 vs 12: hit; dodge 5 vs 8+3: made
+    seen = attack(rules, b, "sword", {"defence": "dodge and retreat", "follow": "follow"})
+    assert [d.kind for d in seen] == ["defence", "follow"]
+    assert b.pos("d") != (1.0, 0.0) and b.u["d"].defense.retreated
+    assert "a" in b.u["d"].defense.retreat_bonus_vs
+    assert events(b, "defense")[-1]["eff"] == 11
+    assert b.turn("a").stepped and events(b, "step")
+    assert not dice.script and not events(b, "damage")
+
+
+def test_no_follow_after_the_step_is_used() -> None:
+    rules, b = duel()
+    b.u["a"].turn.stepped = True
+    script(b, [10, 5])
+    seen = attack(rules, b, "sword", {"defence": "dodge and retreat"})
+    assert [d.kind for d in seen] == ["defence"]
+
+
+def test_dodge_and_drop_leaves_the_defender_prone() -> None:
+    rules, b = duel(dist=10.0)
+    script(b, [8, 11])  # bow at 10 yd: skill 8; dodge 8 + 3 = 11
+    attack(rules, b, "bow", {"defence": "dodge and drop"})
+    ev = events(b, "defense")[-1]
+    assert ev["eff"] == 11 and ev["success"] and ev["drop"]
+    d = b.u["d"]
+    assert d.posture == Posture.PRONE and d.defense.dropped and "a" in d.defense.drop_bonus_vs
+    assert events(b, "drop_prone")
+
+
+def test_critical_hit_allows_no_defence() -> None:
+    rules, b = duel()
+    script(b, [3, 3, 10])  # critical; damage 1d+1 = 4 cut -> 6 injury (major wound); HT 10 made
+    seen = attack(rules, b, "sword", {})
+    assert seen == []
+    assert events(b, "defense")[-1]["reason"] == "critical hit: no defence"
+    assert b.u["d"].health.tracks["hp"] == 10 - 6
+
+
+def test_all_out_defence_second_different_defence() -> None:
+    seen2: list[Decision] = []
+    rules, b = duel()
+    b.u["d"].turn.maneuver = "all_out_defence"
+    script(b, [10, 15, 5])  # hit; dodge fails; parry made
+
+    def answer(d: Decision) -> Any:
+        seen2.append(d)
+        want = "dodge 8" if len(seen2) == 1 else "parry (sword) 9"
+        return next(o.command for o in d.options if o.label.startswith(want))
+
+    run_flow(rules.attack(b, Attack("a", "d", "sword")), answer)
+    assert len(seen2) == 2
+    assert not any(o.label.startswith("dodge") for o in seen2[1].options)
+    assert [e["kind"] for e in events(b, "defense")] == ["dodge", "parry"]
+    assert not events(b, "damage")
+
+
+def _trio(
+    d_pos: tuple[float, float] = (1.0, 0.0), f_pos: tuple[float, float] = (1.0, 1.0)
+) -> tuple[GurpsRuleset, FakeBattle]:
+    rules = GurpsRuleset()
+    b = FakeBattle(rules)
+    b.add("a", "red", (0.0, 0.0), mk())
+    b.add("d", "blue", d_pos, mk(), facing=180.0)
+    b.add("f", "blue", f_pos, mk(), facing=180.0)
+    b.active = "a"
+    return rules, b
+
+
+def test_sacrificial_dodge_takes_the_hit() -> None:
+    rules, b = _trio()
+    script(b, [10, 8, 3, 10])  # hit; friend's Dodge 8 made; damage 1d+1 = 4 cut -> 6; major-wound HT
+    seen = attack(rules, b, "sword", {"interpose": "sacrificial dodge"})
+    assert [d.kind for d in seen] == ["interpose"]
+    assert b.u["f"].health.tracks["hp"] == 4 and b.u["d"].health.tracks["hp"] == 10
+    assert b.u["f"].defense.extra["interposed"]
+    assert events(b, "interpose")
+    # Having moved, the friend cannot retreat before its next turn.
+    from game.rules.gurps_defence import AttackInfo, retreat_block_reason
+
+    info = AttackInfo("a", b.stats("a").weapon("sword"), b.sight("a", "f"))
+    assert retreat_block_reason(b, "f", info) == "moved to interpose (sacrificial dodge) this turn"
+
+
+def test_failed_sacrificial_dodge_target_still_defends() -> None:
+    rules, b = _trio()
+    script(b, [10, 12, 5])  # hit; friend fails; target's dodge made
+    seen = attack(rules, b, "sword", {"interpose": "sacrificial dodge", "defence": "dodge 8"})
+    assert [d.kind for d in seen] == ["interpose", "defence"]
+    assert not events(b, "damage")
+
+
+@pytest.mark.parametrize(("roll", "friend_hit"), [(8, False), (10, True)])
+def test_sacrificial_dodge_and_drop(roll: int, friend_hit: bool) -> None:
+    # Ranged: friend's Dodge 8 + 3 = 11; made by 3+ (roll 8): nobody is hit; else the friend is.
+    rules, b = _trio(d_pos=(10.0, 0.0), f_pos=(10.0, 1.0))
+    script(b, [8, roll, 3, 10])
+    attack(rules, b, "bow", {"interpose": "sacrificial dodge and drop"})
+    assert b.u["f"].posture == Posture.PRONE and b.u["d"].posture == Posture.PRONE
+    assert (b.u["f"].health.tracks["hp"] < 10) is friend_hit
+    assert b.u["d"].health.tracks["hp"] == 10
+
+
+def test_drop_interpose_needs_friend_within_a_step() -> None:
+    rules, b = _trio(d_pos=(10.0, 0.0), f_pos=(5.0, 0.8))  # by the line of fire, far from the target
+    script(b, [8, 1])  # hit; no defence; damage 1d-1 -> 1 imp -> 2
+    seen = attack(rules, b, "bow", {"interpose": "do not", "defence": "no defence"})
+    assert seen[0].kind == "interpose"
+    assert not any("drop" in o.label for o in seen[0].options)
+
+
+def test_parry_may_injure_an_unarmed_attacker() -> None:
+    fist = {"name": "fist", "skill": "Brawling", "damage": "thr-1 cr", "unarmed": True, "reach": 0}
+    rules, b = duel(a=mk(weapons=[fist], extra_skills={"Brawling": 12}))
+    script(b, [10, 5, 12, 4, 10])  # hit; parry; Broadsword-12 made; damage 1d+1 = 5 cut -> 7; HT
+    attack(rules, b, "fist", {"defence": "parry (sword)"})
+    assert b.u["a"].health.tracks["hp"] == 10 - 7
+
+
+def test_parry_injury_roll_is_minus_4_against_judo() -> None:
+    throw = {"name": "judo", "skill": "Judo", "damage": "thr-1 cr", "unarmed": True, "reach": 0}
+    rules, b = duel(a=mk(weapons=[throw], extra_skills={"Judo": 12}))
+    script(b, [10, 5, 9])  # the injuring roll 9 fails against 12 - 4
+    attack(rules, b, "judo", {"defence": "parry (sword)"})
+    check = [e for e in events(b, "check") if "parry injures" in e["purpose"]]
+    assert check[0]["eff"] == 8 and not check[0]["success"]
+    assert b.u["a"].health.tracks["hp"] == 10
+
+
+def test_block_and_parry_bookkeeping() -> None:
+    shield = mk(shield={"skill": "Shield"}, extra_skills={"Shield": 12})
+    rules, b = duel(d=shield)
+    script(b, [10, 5, 10, 5])
+    attack(rules, b, "sword", {"defence": "block 9"})
+    assert b.u["d"].defense.blocked
+    attack(rules, b, "sword", {"defence": "parry (sword) 9"})
+    assert b.u["d"].defense.parries == {"sword": 1}
+
+
+def test_acrobatic_dodge_flow() -> None:
+    rules, b = duel(d=mk(extra_skills={"Acrobatics": 12}))
+    script(b, [10, 15, 6])  # hit; Acrobatics fails (-2); dodge 6 vs 8 - 2: made
+    attack(rules, b, "sword", {"defence": "acrobatic dodge 8"})
+    ev = events(b, "defense")[-1]
+    assert ev["eff"] == 6 and ev["success"] and b.u["d"].defense.acrobatic
+
+
+def test_failed_retreat_from_the_ground() -> None:
+    rules, b = duel()
+    b.u["d"].posture = Posture.PRONE
+    script(b, [10, 14, 5])  # hit; DX 10 roll to retreat fails; dodge 5 vs 5 made
+    attack(rules, b, "sword", {"defence": "dodge and retreat"})
+    d = b.u["d"]
+    assert d.pos == (1.0, 0.0) and d.defense.retreated and "a" not in d.defense.retreat_bonus_vs
+    assert events(b, "defense")[-1]["eff"] == 5
+
+
+def test_rapid_fire_dodge_removes_one_plus_margin() -> None:
+    smg = {
+        "name": "smg",
+        "skill": "Bow",
+        "kind": "missile",
+        "damage": "1d pi",
+        "max_range": 100,
+        "rof": 5,
+        "recoil": 1,
+        "projectile": "bullet",
+    }
+    rules, b = duel(a=mk(weapons=[smg], extra_skills={"Bow": 13}), dist=2.0)
+    # Skill 13 + 1 (RoF 5); roll 10: margin 4 -> 5 hits (max RoF). Dodge 8 roll 7: margin 1 -> 2 avoided.
+    script(b, [10, 7, 2, 2, 2])
+    attack(rules, b, "smg", {"defence": "dodge 8"})
+    assert events(b, "attack")[0]["hits"] == 5
+    assert events(b, "defense")[-1]["hits_stopped"] == 2
+    assert len(events(b, "damage")) == 3
+
+
+# ---- wounds -------------------------------------------------------------------------------
+
+
+def test_shock_applies_to_next_turn_attacks() -> None:
+    rules, b = duel()
+    script(b, [10, 2])  # hit; no defence; damage 1d+1 = 3 cut -> 4
+    attack(rules, b, "sword", {"defence": "no defence"})
+    assert b.u["d"].health.tracks["hp"] == 6
+    b.u["d"].turn = TurnState()
+    assert rules.start_turn(b, "d")
+    assert b.turn("d").extra["shock"] == 4
+    b.active = "d"
+    opts = {o.command.weapon: o for o in rules.attack_options(b, "d") if o.command.target == "a"}
+    assert opts["sword"].detail["eff"] == 12 - 4
+
+
+def test_major_wound_stuns_and_knocks_down() -> None:
+    rules, b = duel()
+    script(b, [15])  # HT roll 15 vs 10: failed by 5 -> knocked out
+    b.u["d"].health.tracks["hp"] = 4
+    rules._wound_effects(b, "d", 6)
+    assert "unconscious" in b.u["d"].health.status
+    rules, b = duel()
+    script(b, [12])  # failed by 2: stunned and knocked down
+    b.u["d"].health.tracks["hp"] = 4
+    rules._wound_effects(b, "d", 6)
+    assert "stunned" in b.u["d"].health.status and b.u["d"].posture == Posture.PRONE
+    script(b, [10])  # the stun: the turn is lost, a HT roll recovers
+    b.u["d"].turn = TurnState()
+    assert not rules.start_turn(b, "d")
+    assert "stunned" not in b.u["d"].health.status
+
+
+@pytest.mark.parametrize(
+    ("hp_after", "inj", "rolls", "dead"),
+    [
+        (-10, 11, [10], False),  # crossed -1xHP: HT roll made
+        (-10, 11, [11], True),  # failed
+        (-25, 6, [11], True),  # crossed -2xHP
+        (-9, 3, [], False),  # no multiple crossed, no major wound
+        (-50, 60, [], True),  # -5xHP: dead
+    ],
+)
+def test_death_checks(hp_after: int, inj: int, rolls: list[int], dead: bool) -> None:
+    rules, b = duel()
+    script(b, [*rolls, 3])  # a trailing roll for the major-wound check if reached
+    b.u["d"].health.tracks["hp"] = hp_after
+    rules._wound_effects(b, "d", inj)
+    assert ("dead" in b.u["d"].health.status) is dead
+
+
+@pytest.mark.parametrize(
+    ("hp", "roll", "eff", "awake"),
+    [(0, 10, 10, True), (-5, 10, 10, True), (-10, 10, 9, False), (-20, 8, 8, True)],
+)
+def test_consciousness_roll_at_zero_hp(hp: int, roll: int, eff: int, awake: bool) -> None:
+    rules, b = duel()
+    script(b, [roll])
+    b.u["d"].health.tracks["hp"] = hp
+    assert rules.start_turn(b, "d") is awake
+    assert events(b, "check")[-1]["eff"] == eff
+    assert ("unconscious" in b.u["d"].health.status) is (not awake)
+
+
+def test_injury_spoils_aim() -> None:
+    rules, b = duel(dist=10.0)
+    run_flow(rules.maneuver(b, Maneuver("a", "aim:bow:d")), lambda d: None)
+    script(b, [10])
+    rules._wound_effects(b, "a", 1)
+    b.u["a"].turn = TurnState()
+    rules.start_turn(b, "a")
+    assert "aim" not in b.turn("a").extra
+
+
+# ---- turn economy --------------------------------------------------------------------------
+
+
+def test_action_costs() -> None:
+    rules, b = duel()
+    assert rules.action_costs(b, "a") == {"attack": 1, "step": 0, "posture": 1, "face": 0}
+    b.u["a"].turn.stepped = True
+    assert rules.action_costs(b, "a") == {"attack": 1, "face": 0}  # no posture change after a step
+    b.u["a"].turn = TurnState(maneuver="attack")
+    b.u["a"].ap.current = 0
+    assert rules.action_costs(b, "a") == {"attack": 1, "step": 0, "face": 0}  # the attack's free step
+    b.u["a"].turn = TurnState(maneuver="move")
+    assert rules.action_costs(b, "a") == {"attack": 1}
+
+
+@pytest.mark.parametrize(
+    ("posture", "hp", "ypi", "inches"),
+    [
+        (Posture.STANDING, 11, 1.0, 4.0),  # trooper: Move 5, encumbrance 1 -> 4
+        (Posture.CROUCHING, 11, 1.0, 4 * 2 / 3),
+        (Posture.KNEELING, 11, 1.0, 4 / 3),
+        (Posture.CRAWLING, 11, 1.0, 4 / 3),
+        (Posture.SITTING, 11, 1.0, 0.0),
+        (Posture.PRONE, 11, 1.0, 1.0),
+        (Posture.STANDING, 3, 1.0, 2.0),  # below 1/3 HP: Move halved
+        (Posture.STANDING, 11, 2.0, 2.0),  # 4 yards at 2 yards per inch
+    ],
+)
+def test_move_allowance(posture: Posture, hp: int, ypi: float, inches: float) -> None:
+    rules, b = duel(a=profiles()["trooper"], ypi=ypi)
+    b.u["a"].posture = posture
+    b.u["a"].health.tracks["hp"] = hp
+    assert rules.inches_per_ap(b, "a") == pytest.approx(inches)
+
+
+def test_move_cost_and_step_budget() -> None:
+    rules, b = duel(a=profiles()["trooper"])
+    assert rules.move_ap_cost(b, "a", 4.0) == 1
+    assert rules.move_ap_cost(b, "a", 4.1) is None
+    rules.on_moved(b, "a", "step", 1.0)
+    assert rules.move_ap_cost(b, "a", 3.5) is None and rules.move_ap_cost(b, "a", 3.0) == 1
+    rules.on_moved(b, "a", "move", 3.0)
+    assert b.turn("a").maneuver == "move"
+
+
+@pytest.mark.parametrize(
+    ("frm", "to", "ok"),
+    [
+        (Posture.PRONE, Posture.STANDING, False),
+        (Posture.CRAWLING, Posture.CROUCHING, False),
+        (Posture.PRONE, Posture.KNEELING, True),
+        (Posture.STANDING, Posture.PRONE, True),
+        (Posture.KNEELING, Posture.STANDING, True),
+        (Posture.STANDING, Posture.STANDING, False),
+    ],
+)
+def test_posture_changes(frm: Posture, to: Posture, ok: bool) -> None:
+    rules, b = duel()
+    b.u["a"].posture = frm
+    assert rules.posture_allowed(b, "a", to) is ok
+
+
+def test_initiative_by_basic_speed_then_dx() -> None:
+    rules = GurpsRuleset()
+    b = FakeBattle(rules, seed=3)
+    b.add("slow", "red", (0, 0), mk(dx=10, ht=10))
+    b.add("fast", "red", (2, 0), mk(dx=12, ht=12))
+    b.add("deft", "blue", (4, 0), mk(dx=11, ht=9, basic_speed=6.0))
+    b.add("tie1", "blue", (6, 0), mk())
+    order = rules.initiative(b, b.units())
+    assert order[:2] == ["fast", "deft"] and set(order[2:]) == {"slow", "tie1"}
+    assert len([e for e in b.events if e["type"] == "roll"]) == 2  # only the tie rolled
+
+
+def test_setup_and_all_out_defence_maneuver() -> None:
+    rules, b = duel()
+    setup = rules.setup_unit(profiles()["heavy"])
+    assert setup.ap_max == 1 and setup.health.tracks == {"hp": 13}
+    opts = {o.command.name for o in rules.maneuver_options(b, "a")}
+    assert "all_out_defence" in opts and "aim:bow:d" in opts
+    run_flow(rules.maneuver(b, Maneuver("a", "all_out_defence")), lambda d: None)
+    assert b.ap("a").current == 0 and b.turn("a").maneuver == "all_out_defence"
+    assert rules.maneuver_options(b, "a") == [] and rules.attack_options(b, "a") == []
+    with pytest.raises(ValueError):
+        run_flow(rules.maneuver(b, Maneuver("a", "dance")), lambda d: None)
+
+
+def test_monte_carlo_mixed_defence_odds() -> None:
+    # Lying down with Acrobatics: an acrobatic dodge with a retreat needs two rolls before the Dodge.
+    rules, b = duel(d=mk(dx=11, extra_skills={"Acrobatics": 12}), seed=99)
+    want = "acrobatic dodge and retreat (roll)"
+    n = 2000
+    made = 0
+    p = None
+    for _ in range(n):
+        u = b.u["d"]
+        u.pos, u.posture, u.defense = (1.0, 0.0), Posture.PRONE, DefenseState()
+        u.health.tracks["hp"] = 10
+        u.health.status.clear()
+        b.u["a"].turn = TurnState(stepped=True)
+        start = len(b.events)
+        seen = run_flow(rules.attack(b, Attack("a", "d", "sword")), chooser({"defence": want}, b))
+        if seen:
+            opt = next(o for o in seen[0].options if o.label.startswith(want))
+            p = opt.p_success
+            made += next(e for e in b.events[start:] if e["type"] == "defense")["success"]
+    assert p is not None
+    trials = sum(1 for e in b.events if e["type"] == "attack" and e["hit"] and e["result"] == "success")
+    assert abs(made / trials - p) <= bound(p, trials)
+
+
+def test_defender_keeps_sword_default() -> None:
+    assert SWORD["skill"] == "Broadsword"
+
+
+def test_no_interpose_from_far_or_unaware_friends() -> None:
+    rules, b = _trio(f_pos=(5.0, 5.0))  # more than a step from the line of fire
+    script(b, [10, 5])
+    seen = attack(rules, b, "sword", {"defence": "dodge 8"})
+    assert [d.kind for d in seen] == ["defence"]
+    rules, b = _trio()
+    b.u["f"].facing = 45.0  # the attacker is in the friend's rear arc: unaware
+    script(b, [10, 5])
+    seen = attack(rules, b, "sword", {"defence": "dodge 8"})
+    assert [d.kind for d in seen] == ["defence"]
