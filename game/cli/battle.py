@@ -55,6 +55,15 @@ class Variant:
     policies: dict[str, str]
 
 
+class BadInput(click.ClickException):
+    """A bad argument: one line ``Error: <option>: <why>``, exit status 2."""
+
+    exit_code = 2
+
+    def __init__(self, where: str, message: str) -> None:
+        super().__init__(f"{where}: {message}")
+
+
 # --------------------------------------------------------------------------- parsing
 def parse_value(text: str) -> Any:
     """An ``--option`` value: JSON (numbers, true/false/null, lists, quoted strings) or a bare string."""
@@ -75,7 +84,7 @@ def parse_pairs(values: tuple[str, ...], what: str) -> dict[str, str]:
     for v in values:
         key, eq, val = v.partition("=")
         if not eq or not key.strip() or not val.strip():
-            raise click.BadParameter(f"{v!r} is not KEY=VALUE", param_hint=what)
+            raise BadInput(what, f"{v!r} is not KEY=VALUE")
         out[key.strip()] = val.strip()
     return out
 
@@ -85,9 +94,7 @@ def _check_policy(name: str, where: str) -> str:
 
     names = policy_names()
     if name not in names:
-        raise click.BadParameter(
-            f"unknown AI policy {name!r}; choose one of {', '.join(names)}", param_hint=where
-        )
+        raise BadInput(where, f"unknown AI policy {name!r}; choose one of {', '.join(names)}")
     return name
 
 
@@ -99,7 +106,7 @@ def _writable_dir(path: Path, hint: str) -> Path:
         os.close(fd)
         os.unlink(tmp)
     except OSError as e:
-        raise click.BadParameter(f"cannot write to {path}: {e.strerror or e}", param_hint=hint) from None
+        raise BadInput(hint, f"cannot write to {path}: {e.strerror or e}") from None
     return path
 
 
@@ -115,9 +122,7 @@ def _ruleset_options(ruleset: str, spec: Any, cli_options: dict[str, Any]) -> di
     except ValidationError as e:
         err = e.errors()[0]
         key = ".".join(str(x) for x in err.get("loc", ())) or "?"
-        raise click.BadParameter(
-            f"ruleset {ruleset}: {key}: {err.get('msg')}", param_hint="--option"
-        ) from None
+        raise BadInput("--option", f"ruleset {ruleset}: {key}: {err.get('msg')}") from None
     return merged
 
 
@@ -129,16 +134,16 @@ def _policies(
     for flag, i, name in (("--red", 0, red), ("--blue", 1, blue)):
         if name is not None:
             if i >= len(sides):
-                raise click.BadParameter(f"the scenario has only {len(sides)} side(s)", param_hint=flag)
+                raise BadInput(flag, f"the scenario has only {len(sides)} side(s)")
             chosen[sides[i]] = _check_policy(name, flag)
     for side, name in named.items():
         if side in chosen:
             chosen[side] = _check_policy(name, "--policy")
     for side, name in chosen.items():
         if name == "human":
-            raise click.BadParameter(
+            raise BadInput(
+                "--policy",
                 f"side {side!r} is played by a human in {label}; give it an AI with --policy {side}=NAME",
-                param_hint="--policy",
             )
         _check_policy(name, f"controllers of {label}")
     return chosen
@@ -164,29 +169,25 @@ def _variants(
     arms: list[tuple[str, str, str | None]] = []  # (label, path, ruleset)
     if compare is None:
         if scenario is None:
-            raise click.UsageError("give a SCENARIO file (or --compare A.yaml B.yaml)")
+            raise BadInput("SCENARIO", "give a scenario file (or --compare A.yaml B.yaml)")
         arms.append(("", scenario, ruleset))
     else:
         a, b = compare
         if a == b:
-            raise click.BadParameter(
-                "compare two different rulesets or scenario files", param_hint="--compare"
-            )
+            raise BadInput("--compare", "compare two different rulesets or scenario files")
         if a in RULESET_NAMES and b in RULESET_NAMES:
             if scenario is None:
-                raise click.UsageError("--compare RULESET_A RULESET_B needs a SCENARIO file")
+                raise BadInput("SCENARIO", "--compare RULESET_A RULESET_B needs a scenario file")
             arms += [(a, scenario, a), (b, scenario, b)]
         else:
             for x in (a, b):
-                if x in RULESET_NAMES:
-                    raise click.BadParameter(
-                        "compare two rulesets or two scenario files, not one of each", param_hint="--compare"
-                    )
-                if not Path(x).is_file():
-                    raise click.BadParameter(
+                if x not in RULESET_NAMES and not Path(x).is_file():
+                    raise BadInput(
+                        "--compare",
                         f"{x!r} is neither a ruleset ({', '.join(RULESET_NAMES)}) nor a scenario file",
-                        param_hint="--compare",
                     )
+            if a in RULESET_NAMES or b in RULESET_NAMES:
+                raise BadInput("--compare", "compare two rulesets or two scenario files, not one of each")
             la, lb = Path(a).stem, Path(b).stem
             if la == lb:
                 la, lb = a, b
@@ -200,9 +201,7 @@ def _variants(
     unknown = [s for s in named if not any(s in v.spec.sides for v in out)]
     if unknown:
         sides = sorted({s for v in out for s in v.spec.sides})
-        raise click.BadParameter(
-            f"no side {unknown[0]!r} in the scenario; sides are {', '.join(sides)}", param_hint="--policy"
-        )
+        raise BadInput("--policy", f"no side {unknown[0]!r} in the scenario; sides are {', '.join(sides)}")
     return out
 
 
@@ -219,9 +218,7 @@ def _default_out(variants: list[Variant]) -> Path:
 # --------------------------------------------------------------------------- the command
 @click.command("battle")
 @click.argument("scenario", required=False, type=click.Path(dir_okay=False))
-@click.option(
-    "-n", "n", type=click.IntRange(min=1), default=1, show_default=True, help="Battles per variant."
-)
+@click.option("-n", "n", type=int, default=1, show_default=True, help="Battles per variant.")
 @click.option("--seed", type=int, default=1, show_default=True, help="First seed (seeds S..S+N-1).")
 @click.option("--red", help="Policy of the scenario's first side.")
 @click.option("--blue", help="Policy of the scenario's second side.")
@@ -231,7 +228,7 @@ def _default_out(variants: list[Variant]) -> Path:
 @click.option(
     "--swap-sides", is_flag=True, help="Also play every seed with the first two sides' policies swapped."
 )
-@click.option("--workers", type=click.IntRange(min=1), default=None, help="Worker processes [default: CPUs].")
+@click.option("--workers", type=int, default=None, help="Worker processes [default: CPUs].")
 @click.option("--dask", metavar="ADDRESS", help="Run on a Dask cluster: 'local' or a scheduler address.")
 @click.option(
     "--out", "out", type=click.Path(file_okay=False), help="Output folder [default: out/<scenario>]."
@@ -265,10 +262,12 @@ def battle(
     from game.rules import RULESET_NAMES
     from game.stats import newcombe, summarize, summary_table
 
+    if n < 1:
+        raise BadInput("-n", f"the number of battles must be at least 1, not {n}")
+    if workers is not None and workers < 1:
+        raise BadInput("--workers", f"must be at least 1, not {workers}")
     if ruleset is not None and ruleset not in RULESET_NAMES:
-        raise click.BadParameter(
-            f"unknown ruleset {ruleset!r}; choose one of {', '.join(RULESET_NAMES)}", param_hint="--ruleset"
-        )
+        raise BadInput("--ruleset", f"unknown ruleset {ruleset!r}; choose one of {', '.join(RULESET_NAMES)}")
     named = parse_pairs(policy, "--policy")
     cli_options = {k: parse_value(v) for k, v in parse_pairs(option, "--option").items()}
     variants = _variants(scenario, compare, ruleset, cli_options, red, blue, named)
@@ -281,9 +280,9 @@ def battle(
     if log is not None:
         if log.endswith(".jsonl"):
             if n != 1 or swap_sides or len(variants) > 1:
-                raise click.BadParameter(
+                raise BadInput(
+                    "--log",
                     "a single FILE.jsonl keeps one battle: use -n 1 (no --swap-sides/--compare) or a folder",
-                    param_hint="--log",
                 )
             log_file = Path(log)
             _writable_dir(log_file.parent if str(log_file.parent) else Path("."), "--log")

@@ -44,6 +44,7 @@ def successes_pmf(n: int, threshold: int = SUCCESS_FACE, sides: int = SIDES) -> 
     return out
 
 
+@lru_cache(maxsize=4096)
 def p_at_least(n: int, s: int, threshold: int = SUCCESS_FACE, sides: int = SIDES) -> float:
     """P(``n`` dice score at least ``s`` successes); 1 for ``s <= 0``."""
     if s <= 0:

@@ -8,7 +8,8 @@ layer (table, grid, obstacles) is redrawn only when the camera or the window siz
 derived data only when the match logs something (:class:`~game.render.scene.Scene`), and the
 threat map is computed in slices of ``threat_budget`` seconds per frame (``None``: at once).
 The viewer (whose sight fans, arcs and threat map are drawn) is ``ui.selected``, else the
-deciding unit, else the first living unit.
+deciding unit, else the first living unit. The view is wrapped in a
+:class:`~game.render.scene.CachedView`, so a frame reads each unit from the match once.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from game.render.overlays import (
     draw_threat,
 )
 from game.render.panel import PANEL_W, Panel
-from game.render.scene import Scene
+from game.render.scene import CachedView, Scene
 from game.render.shapes import arc_radius
 from game.render.text import Text
 from game.render.ui import ACTION_KEYS, MOUSE_HELP, OVERLAY_KEYS, OVERLAYS, UiState
@@ -73,8 +74,8 @@ class Renderer:
         """Draw another match (after a load or a replay step); keeps the camera if the map is the same."""
         old: Any = getattr(self, "view", None)
         same_map = old is not None and (old.width, old.height) == (view.width, view.height)
-        self.view: Any = view
-        self.scene = Scene(view)
+        self.view: Any = view if isinstance(view, CachedView) else CachedView(view)
+        self.scene = Scene(self.view)
         self.static = StaticLayer(view.width, view.height, view.cell, view.obstacles)
         self._threat_img = None
         if not same_map:

@@ -183,11 +183,76 @@ class ThreatMap:
         return int(self.count[k]), float(self.best[k])
 
 
-class Scene:
-    """Caches of what the overlays draw, invalidated when the match logs anything."""
+class CachedView:
+    """A :class:`~game.view.MatchView` whose unit snapshots, enemy lists and sight facts are cached
+    until the match logs its next event (a view call costs tens of microseconds per unit; a frame
+    asks for every unit several times). Every other attribute is the wrapped view's.
+
+    Args:
+        view: the match view to wrap.
+    """
 
     def __init__(self, view: Any) -> None:
         self.view = view
+        self._seen = 0
+        self.version = 0
+        self._units: dict[str, Any] | None = None
+        self._enemies: dict[str, list[str]] = {}
+        self._sight: dict[tuple[str, str], SightFacts] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.view, name)
+
+    def _check(self) -> None:
+        n = len(self.view.events(self._seen))
+        if n:
+            self._seen += n
+            self.version += 1
+            self._units = None
+            self._enemies.clear()
+            self._sight.clear()
+
+    def _all(self) -> dict[str, Any]:
+        self._check()
+        if self._units is None:
+            self._units = {u.id: u for u in self.view.units(alive=False)}
+        return self._units
+
+    def unit(self, uid: str) -> Any:
+        """The unit's snapshot (:class:`~game.view.UnitView`)."""
+        return self._all()[uid]
+
+    def units(self, alive: bool = True) -> list[Any]:
+        """Unit snapshots in scenario order (only those in action if ``alive``)."""
+        return [u for u in self._all().values() if u.alive or not alive]
+
+    def enemies(self, uid: str) -> list[str]:
+        """Living enemies of ``uid``."""
+        self._check()
+        got = self._enemies.get(uid)
+        if got is None:
+            got = self._enemies[uid] = list(self.view.enemies(uid))
+        return got
+
+    def sight(self, attacker: str, target: str) -> SightFacts:
+        """Sight facts from ``attacker`` to ``target``."""
+        self._check()
+        key = (attacker, target)
+        got = self._sight.get(key)
+        if got is None:
+            got = self._sight[key] = self.view.sight(attacker, target)
+        return got
+
+
+class Scene:
+    """Caches of what the overlays draw, invalidated when the match logs anything.
+
+    Args:
+        view: a :class:`CachedView` (a plain :class:`~game.view.MatchView` is wrapped in one).
+    """
+
+    def __init__(self, view: Any) -> None:
+        self.view = view if isinstance(view, CachedView) else CachedView(view)
         self.version = 0
         self._seen = 0
         self.sentences: list[str] = []

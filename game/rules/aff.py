@@ -579,16 +579,15 @@ class AffRuleset(Ruleset):
         """The defence decision's options: each protection with P(no damage) and E[damage]."""
         out = []
         for p in self.protection_choices(battle, uid):
+            safe = p_no_damage(weapon.track, p.track, 0, p.bonus)
+            mean = expected_damage(weapon.track, p.track, 0, p.bonus)
             out.append(
                 Option(
                     Defend(uid, p.kind),
-                    p.label,
-                    p_success=p_no_damage(weapon.track, p.track, 0, p.bonus),
+                    f"{p.label}: {100 * safe:.0f}% no damage, {mean:.2f} expected",
+                    p_success=safe,
                     modifiers=p.modifiers,
-                    detail={
-                        "expected_damage": expected_damage(weapon.track, p.track, 0, p.bonus),
-                        "track": list(p.track),
-                    },
+                    detail={"expected_damage": mean, "track": list(p.track)},
                 )
             )
         return tuple(out)

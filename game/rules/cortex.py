@@ -56,8 +56,8 @@ Where the text is silent (standard Cortex Classic / Serenity practice):
   Total cover (no line of sight) allows no attack.
 - Damage types: W weapons add their die to wounds, S weapons make all damage
   stun, B weapons add their die before the split. Splits give the odd point
-  to stun. The weapon's damage rating is a step die rolled on a hit (Cortex
-  weapon damage dice). Armour removes wound points only.
+  to stun. The weapon's damage rating is a die expression (normally one step
+  die) rolled on a hit, as Cortex weapon damage dice are. Armour removes wound points only.
 - Reach (melee) is measured base edge to base edge, in yards
   (``Weapon.reach``, default 1). Ranged bands use the centre-to-centre
   distance and the weapon's range increment: point-blank within 3 yards,

@@ -96,7 +96,7 @@ def test_compare_two_rulesets_reports_the_difference(tmp_path, capsys):
     [
         (["--red", "nobody"], "unknown AI policy 'nobody'"),
         (["--ruleset", "chess"], "unknown ruleset 'chess'"),
-        (["-n", "0"], "-n"),
+        (["-n", "0"], "-n: the number of battles must be at least 1"),
         (["--policy", "green=random"], "no side 'green'"),
         (["--policy", "red"], "not KEY=VALUE"),
         (["--option", "no_such_option=1"], "--option"),
@@ -108,8 +108,8 @@ def test_bad_input_exits_2_with_one_line(tmp_path, capsys, extra, needle):
     code, _, err = run(["battle", str(DUEL), "--out", str(tmp_path / "o"), "--no-progress", *extra], capsys)
     assert code == 2
     assert needle in err
+    assert len(err.strip().splitlines()) == 1, err  # one line, no usage dump, no traceback
     assert not (tmp_path / "o" / "battles.csv").exists()
-    assert "Traceback" not in err
 
 
 def test_missing_scenario_exits_2(tmp_path, capsys):

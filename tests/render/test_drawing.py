@@ -33,10 +33,11 @@ def _back_of_base(renderer, u):
     cx, cy = renderer.camera.world_to_screen(*u.pos)
     r = radius_px(u, renderer.camera)
     out = []
-    # between the posture glyph (about half a radius wide) and the outline
-    for da, f in ((180, 0.72), (160, 0.72), (200, 0.72), (170, 0.8), (190, 0.8)):
+    # just inside the outline, clear of the posture glyph (about half a radius wide)
+    d = r - (2 if r >= 8 else 1) - 1.5 if r >= 9 else 0.5 * r
+    for da in (180, 165, 195, 172, 188):
         a = math.radians(u.facing + da)
-        out.append((round(cx + f * r * math.cos(a)), round(cy + f * r * math.sin(a))))
+        out.append((round(cx + d * math.cos(a)), round(cy + d * math.sin(a))))
     return out
 
 
@@ -72,7 +73,8 @@ def test_every_shipped_scenario_renders_its_units_in_side_colours(pg, path):
     view = MatchView(match)
     ui = UiState(overlays=set(OVERLAYS))
     renderer, img = _frame(pg, match, ui, humans=spec.sides)
-    assert len(np.unique(img.reshape(-1, 3), axis=0)) > 50  # not blank: table, obstacles, units, text
+    packed = img[::3, ::3].astype(np.uint32) @ np.array([1 << 16, 1 << 8, 1], dtype=np.uint32)
+    assert len(np.unique(packed)) > 50  # not blank: table, obstacles, units, overlays, text
     for u in view.units():
         want = colors.side_color(u.side, spec.sides)
         got = [tuple(img[y, x]) for x, y in _back_of_base(renderer, u)]

@@ -29,17 +29,17 @@ def intend(match):
                     if o.validate(p) is None:
                         return o.with_point(p)
         return opts[0].command
-    attack = next((o for o in opts if isinstance(o.command, Attack)), None)
-    if attack is not None:
-        return attack.command
     move = next((o for o in opts if isinstance(o.command, Move)), None)
     me = match.pos(d.unit)
-    if move is not None and match.ap(d.unit).current == 2:
-        enemy = min(match.enemies(d.unit), key=lambda e: match.distance(d.unit, e))
+    enemy = min(match.enemies(d.unit), key=lambda e: match.distance(d.unit, e))
+    if move is not None and match.ap(d.unit).current == 2 and match.distance(d.unit, enemy) > 6.0:
         for dist in (3.0, 2.0, 1.0):
             p = toward(me, match.pos(enemy), dist)
             if move.validate(p) is None:
                 return move.with_point(p)
+    attack = next((o for o in opts if isinstance(o.command, Attack)), None)
+    if attack is not None:
+        return attack.command
     posture = next((o for o in opts if isinstance(o.command, ChangePosture)), None)
     if posture is not None and match.posture(d.unit) == "standing" and match.round == 2:
         return posture.command

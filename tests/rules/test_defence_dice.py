@@ -367,6 +367,11 @@ def test_reach_and_range() -> None:
     b.add("far", "blue", (40.5, 0.0), stats=stats())
     got = {(o.command.target, o.command.weapon) for o in r.attack_options(b, "a")}
     assert got == {("near", "sword"), ("near", "bow"), ("near", "maul")}
+    b.set_sight("a", "near", visible=False, cover=CoverLevel.TOTAL)
+    assert r.attack_options(b, "a") == []  # no line of sight
+    with pytest.raises(ValueError, match="line of sight"):
+        next(r.attack(b, Attack("a", "near", "sword")))
+    b.set_sight("a", "near")
     b.u["a"].turn.attacked_with.add("sword")
     assert r.attack_options(b, "a") == []  # one attack a turn
 

@@ -22,7 +22,7 @@ from game.rules.gurps import COVER_PENALTY, GurpsRuleset
 from game.rules.gurps_damage import basic_damage, injury, injury_pmf
 from game.rules.gurps_stats import DAMAGE_BY_ST, parse_damage, range_penalty, rof_bonus
 from tests.rules.fakes import FakeBattle, run_flow
-from tests.rules.test_gurps_common import BOW, SWORD, bound, chooser, duel, mk, profiles
+from tests.rules.test_gurps_common import SWORD, bound, chooser, duel, mk, profiles
 
 
 def _opt(rules: GurpsRuleset, b: FakeBattle, weapon: str, target: str = "d"):  # type: ignore[no-untyped-def]
@@ -250,7 +250,3 @@ def test_attack_option_timing() -> None:
         opts = rules.attack_options(b, "a")
     per = (time.perf_counter() - t) / 20 / len(opts)
     assert per < 1e-3, f"{per * 1e3:.3f} ms per option"
-
-
-def test_bow_default_weapon() -> None:
-    assert BOW["kind"] == "missile"

@@ -23,7 +23,7 @@ from components.state import DefenseState, TurnState
 from game.commands import Attack, Decision, Maneuver
 from game.rules.gurps import GurpsRuleset
 from tests.rules.fakes import FakeBattle, run_flow
-from tests.rules.test_gurps_common import SWORD, ScriptedDice, bound, chooser, duel, mk, profiles
+from tests.rules.test_gurps_common import ScriptedDice, bound, chooser, duel, mk, profiles
 
 
 def script(b: FakeBattle, rolls: list[Any]) -> ScriptedDice:
@@ -403,10 +403,6 @@ def test_monte_carlo_mixed_defence_odds() -> None:
     assert p is not None
     trials = sum(1 for e in b.events if e["type"] == "attack" and e["hit"] and e["result"] == "success")
     assert abs(made / trials - p) <= bound(p, trials)
-
-
-def test_defender_keeps_sword_default() -> None:
-    assert SWORD["skill"] == "Broadsword"
 
 
 def test_no_interpose_from_far_or_unaware_friends() -> None:
