@@ -543,7 +543,21 @@ def _validate_blocks(
                 cls.parse_stats(entry.block)
             except ValidationError as e:
                 problems += _validation_problems(entry.doc, e, entry.path, cls.Stats)
+            except _RULESET_BUGS as e:
+                problems.append(entry.doc.problem(entry.path, _ruleset_bug(rs, e)))
     return problems
+
+
+#: What a ruleset's own validator might raise on odd input instead of a ValueError.
+#: Reported as a located problem (naming the ruleset) rather than a traceback.
+_RULESET_BUGS = (TypeError, KeyError, IndexError, AttributeError, ArithmeticError)
+
+
+def _ruleset_bug(ruleset: str, error: Exception) -> str:
+    return (
+        f"expected a block the {ruleset} ruleset can read; its validator failed with "
+        f"{type(error).__name__}: {error} (a bug in game/rules, please report it)"
+    )
 
 
 def check_profiles(profiles_path: Path | None = None, rulesets: Iterable[str] | None = None) -> int:
@@ -1041,6 +1055,8 @@ class _Checker:
                 cls.Options.model_validate(block)
             except ValidationError as e:
                 self.problems += _validation_problems(self.doc, e, ("options", rs), cls.Options)
+            except _RULESET_BUGS as e:
+                self.add(("options", rs), _ruleset_bug(rs, e))
 
 
 def _why(poly: Any) -> str:

@@ -45,13 +45,15 @@ THREAT = 1.5
 ADVANCE = 0.5
 #: A move must improve the score by this much.
 MOVE_GAIN = 0.05
-#: Before an attack, move first only if that improves the score by this much.
+#: Before an attack, move first only if the unit's threat where it stands exceeds SAFE_ENOUGH
+#: and a firing position better by MOVE_FIRST_GAIN is in reach.
+SAFE_ENOUGH = 0.15
 MOVE_FIRST_GAIN = 0.25
 #: A lower posture must cut the threat by this much (and keep the best shot within SHOT_KEEP).
 POSTURE_GAIN = 0.1
 SHOT_KEEP = 0.05
 #: Candidate points: uniform samples of the region, and points along the path to the nearest enemy.
-SAMPLES = 40
+SAMPLES = 24
 PATH_POINTS = 4
 #: Postures it may take to hide, lowest last; it never goes prone (too slow to get up again).
 HIDING_POSTURES = ("crouching", "kneeling")
@@ -75,7 +77,8 @@ def cautious_policy(view: Any, decision: Decision, rng: np.random.Generator) -> 
     move = t.find(decision, Move, point=True)
     best = t.best_attack(view, decision)
     if best is not None:
-        if move is not None:
+        # Only a unit standing badly exposed looks for a better firing position first.
+        if move is not None and exposed_here(view, uid) > SAFE_ENOUGH:
             got = better_position(view, decision, move, rng, keep_attack=True, gain=MOVE_FIRST_GAIN)
             if got is not None:
                 return move.with_point(got)
@@ -129,19 +132,25 @@ def score_points(
     return Scored(pts, score, shot, threat)
 
 
-def _path_points(view: Any, uid: str, reach: float) -> list[t.Point]:
-    """Points along the shortest path towards the nearest enemy, up to ``reach``."""
+def exposed_here(view: Any, uid: str) -> float:
+    """The mean threat (see :func:`score_points`) where ``uid`` stands now."""
+    cover, weights = t.exposure_now(view, uid)
+    return float(((1.0 - cover) * weights).sum() / len(cover)) if len(cover) else 0.0
+
+
+def _approach_points(view: Any, uid: str, reach: float) -> list[t.Point]:
+    """Points on the straight line towards the nearest enemy, up to ``reach`` (candidates only:
+    the move's validator decides, and samples of the region cover the way round obstacles)."""
     unit = t.me(view, uid)
-    enemies = view.enemies(uid)
-    if not enemies or not math.isfinite(reach) or reach <= 0:
+    _, rows = t.enemy_rows(view, uid)
+    if len(rows) == 0 or not math.isfinite(reach) or reach <= 0:
         return []
-    nearest = min(enemies, key=lambda e: (math.dist(unit.xy, view.unit(e).pos), e))
-    goal = view.unit(nearest).pos
-    path = t.route(view, unit, goal, ignore=nearest)
-    if path is None:
-        return []
-    stop = unit.base + view.unit(nearest).base + 0.05
-    return [t.along(path.points, reach * (k + 1) / PATH_POINTS, stop) for k in range(PATH_POINTS)]
+    exy = view.arena.xy[rows]
+    d = np.hypot(exy[:, 0] - unit.xy[0], exy[:, 1] - unit.xy[1])
+    j = int(np.argmin(d))
+    goal = (float(exy[j, 0]), float(exy[j, 1]))
+    stop = unit.base + float(view.arena.base[rows[j]]) + 0.05
+    return [t.along([unit.xy, goal], reach * (k + 1) / PATH_POINTS, stop) for k in range(PATH_POINTS)]
 
 
 def better_position(
@@ -166,7 +175,7 @@ def better_position(
     budget = move_budget(view, decision, move) if keep_attack else reach
     if keep_attack and budget >= reach - 1e-9:
         return None  # moving would use the attack's AP
-    extra = [unit.xy, *(_path_points(view, uid, budget) if advance else [])]
+    extra = [unit.xy, *(_approach_points(view, uid, budget) if advance else [])]
     pts = t.candidates(move, rng, SAMPLES, extra)
     if keep_attack:
         pts = pts[np.hypot(pts[:, 0] - unit.xy[0], pts[:, 1] - unit.xy[1]) <= budget]

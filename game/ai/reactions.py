@@ -40,7 +40,7 @@ DROP_COST = 0.20
 #: Score of a retreat per unit of threat its best point removes.
 RETREAT_COVER_WEIGHT = 0.05
 #: Candidate points sampled per point choice.
-SAMPLES = 24
+SAMPLES = 16
 #: A dodge move must lower the threat by this much to be worth taking.
 MOVE_GAIN = 0.05
 #: Interpose only for a friend whose health is this much below the interposer's.
@@ -102,11 +102,8 @@ def _defend(view: Any, decision: Decision, rng: np.random.Generator) -> Any:
 
 
 def _threat_here(view: Any, uid: str) -> float:
-    unit = t.me(view, uid)
-    _, rows = t.enemy_rows(view, uid)
-    pts = np.array([unit.xy])
-    exposed, _ = t.cover_matrix(view, unit, pts, rows)
-    return float(t.threat(exposed, t.distance_weights(pts, view, rows))[0])
+    cover, weights = t.exposure_now(view, uid)
+    return float(((1.0 - cover) * weights).sum())
 
 
 def best_cover_point(

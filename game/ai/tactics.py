@@ -28,7 +28,7 @@ import itertools
 import math
 import weakref
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -45,25 +45,52 @@ THREAT_RANGE = 24.0
 
 Point = tuple[float, float]
 
-# Health each unit started with, per view (read once from the match_start event).
-_START: weakref.WeakKeyDictionary[Any, dict[str, dict[str, int]]] = weakref.WeakKeyDictionary()
+
+@dataclass
+class _Memo:
+    """What the policies remember about one view, brought up to date from new log events only.
+
+    ``start``: each unit's health at match start; ``attacked``: units that attacked in their
+    current turn; ``margins``: health margins per unit, valid until the next event (every
+    health change is an event).
+    """
+
+    seen: int = 0
+    start: dict[str, dict[str, int]] = field(default_factory=dict)
+    attacked: set[str] = field(default_factory=set)
+    margins: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
 
 
-def _start_health(view: Any) -> dict[str, dict[str, int]]:
-    got = _START.get(view)
-    if got is None:
-        got = {}
-        for e in view.events(0)[:1]:
-            if e.get("type") == "match_start":
-                got = {u["id"]: dict(u.get("health", {})) for u in e.get("units", [])}
-        _START[view] = got
-    return got
+_MEMO: weakref.WeakKeyDictionary[Any, _Memo] = weakref.WeakKeyDictionary()
+
+
+def _memo(view: Any) -> _Memo:
+    memo = _MEMO.get(view)
+    if memo is None:
+        memo = _MEMO[view] = _Memo()
+    new = view.events(memo.seen)
+    if new:
+        memo.margins.clear()
+        for e in new:
+            kind = e["type"]
+            if kind == "turn_start":
+                memo.attacked.discard(e["unit"])
+            elif kind == "command" and e["command"].get("type") == "Attack":
+                memo.attacked.add(e["unit"])
+            elif kind == "match_start":
+                memo.start = {u["id"]: dict(u.get("health", {})) for u in e.get("units", [])}
+        memo.seen += len(new)
+    return memo
 
 
 def _margins(view: Any, uid: str) -> list[tuple[float, float]]:
     """(points left, maximum) per health track of ``uid``."""
+    memo = _memo(view)
+    got = memo.margins.get(uid)
+    if got is not None:
+        return got
     u = view.unit(uid)
-    start = _start_health(view).get(uid, {})
+    start = memo.start.get(uid, {})
     maxima = dict(u.maxima)
     out = []
     for track, value in u.health:
@@ -75,24 +102,13 @@ def _margins(view: Any, uid: str) -> list[tuple[float, float]]:
         else:  # started empty: counts up (wounds, stun)
             left = float(top - value)
         out.append((max(0.0, left), float(top)))
+    memo.margins[uid] = out
     return out
 
 
-# Units that attacked in their current turn, per view, kept up to date from the log.
-_TURNS: weakref.WeakKeyDictionary[Any, tuple[int, set[str]]] = weakref.WeakKeyDictionary()
-
-
 def attacked_this_turn(view: Any, uid: str) -> bool:
-    """Whether ``uid`` has attacked since its last ``turn_start`` (reads only new log events)."""
-    seen, attacked = _TURNS.get(view, (0, set()))
-    new = view.events(seen)
-    for e in new:
-        if e["type"] == "turn_start":
-            attacked.discard(e["unit"])
-        elif e["type"] == "command" and e["command"].get("type") == "Attack":
-            attacked.add(e["unit"])
-    _TURNS[view] = (seen + len(new), attacked)
-    return uid in attacked
+    """Whether ``uid`` has attacked since its last ``turn_start``."""
+    return uid in _memo(view).attacked
 
 
 def condition(view: Any, uid: str) -> float:
@@ -225,6 +241,20 @@ def distance_weights(points: np.ndarray, view: Any, rows: np.ndarray) -> np.ndar
         points[:, None, 0] - arena.xy[rows][None, :, 0], points[:, None, 1] - arena.xy[rows][None, :, 1]
     )
     return 1.0 / (1.0 + d / THREAT_RANGE)
+
+
+def exposure_now(view: Any, uid: str) -> tuple[np.ndarray, np.ndarray]:
+    """Where ``uid`` stands now: (k,) its cover fraction as each enemy sees it, and (k,) weights.
+
+    Read from the match's cached sight facts (kept current by the visibility system), so it
+    costs no kernel call; :func:`cover_matrix` at the same point gives the same fractions.
+    """
+    ids, rows = enemy_rows(view, uid)
+    if not ids:
+        return np.ones(0), np.ones(0)
+    unit = me(view, uid)
+    cover = np.array([view.sight(e, uid).cover_fraction for e in ids], dtype=np.float64)
+    return cover, distance_weights(np.array([unit.xy]), view, rows)[0]
 
 
 def threat(exposed: np.ndarray, weights: np.ndarray) -> np.ndarray:

@@ -27,7 +27,7 @@ WEDGE_HALF_ANGLE = 35.0
 #: Smallest drawn base radius, pixels (a unit stays visible when zoomed far out).
 MIN_RADIUS_PX = 4
 #: Draw the posture glyph and unit ids only when a base is at least this many pixels across.
-GLYPH_MIN_RADIUS_PX = 9
+GLYPH_MIN_RADIUS_PX = 11
 LABEL_MIN_RADIUS_PX = 11
 #: Above this many AP a unit shows "ap/max" as text instead of pips.
 MAX_PIPS = 8
@@ -132,7 +132,7 @@ def draw_units(
         _facing_tick(surface, cx, cy, r, u.facing, colors.lighter(side, 0.55))
         if r >= GLYPH_MIN_RADIUS_PX:
             text.draw(
-                surface, POSTURE_GLYPHS.get(u.posture, u.posture[:2]), c, max(12, r), colors.OUTLINE, "center"
+                surface, POSTURE_GLYPHS.get(u.posture, u.posture[:2]), c, r, colors.OUTLINE, "center"
             )
         frac = health_fraction(u, (initial_health or {}).get(u.id))
         _health_bar(surface, c, r, frac)

@@ -28,13 +28,13 @@ def _frame(pg, match, ui, humans=()):
 
 def _back_of_base(renderer, u):
     """Pixels in the half of a base behind its facing (plain side colour there)."""
-    from game.render.units import radius_px
+    from game.render.units import GLYPH_MIN_RADIUS_PX, radius_px
 
     cx, cy = renderer.camera.world_to_screen(*u.pos)
     r = radius_px(u, renderer.camera)
     out = []
     # just inside the outline, clear of the posture glyph (about half a radius wide)
-    d = r - (2 if r >= 8 else 1) - 1.5 if r >= 9 else 0.5 * r
+    d = r - 3.5 if r >= GLYPH_MIN_RADIUS_PX else 0.5 * r
     for da in (180, 165, 195, 172, 188):
         a = math.radians(u.facing + da)
         out.append((round(cx + d * math.cos(a)), round(cy + d * math.sin(a))))

@@ -114,3 +114,15 @@ def test_check_profiles() -> None:
     [p] = info.value.problems
     assert (p.line, p.path) == (14, "duelist")
     assert p.message == "expected a stat block for ruleset 'cortex', got none"
+
+
+def test_a_ruleset_validator_bug_is_a_located_problem(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(cls: type, block: dict[str, object]) -> object:
+        raise TypeError("unhashable type: 'list'")
+
+    monkeypatch.setattr(fakerules.FakeRuleset, "parse_stats", classmethod(broken))
+    with pytest.raises(ScenarioError) as info:
+        load(BASE + "profiles:\n  veteran:\n    gurps: {skill: 15}\n")
+    mine = [p for p in info.value.problems if p.source == "s.yaml"]
+    assert [(p.line, p.path) for p in mine] == [(9, "profiles.veteran.gurps")]
+    assert "TypeError: unhashable type" in mine[0].message
