@@ -1,10 +1,11 @@
 """Soak: many random-policy battles over every shipped scenario and ruleset, invariants on.
 
-Run: ``.venv/bin/python benchmarks/soak.py [--battles N] [--seed S] [--jobs J]
-[--scenario FILE ...] [--ruleset NAME ...] [--out FAILURES.json] [--no-progress]``.
+Run: ``.venv/bin/python benchmarks/soak.py [--battles N] [--seed S] [--jobs J] [--rounds R]
+[--scenario FILE ...] [--ruleset NAME ...] [--max-seconds T] [--out FAILURES.json] [--no-progress]``.
 
-Battle ``i`` plays combination ``i mod C`` of (scenario, ruleset) with match seed
-``S + i``, every side under the ``random`` policy (drawing from the match's ``ai_rng``).
+Battle ``i`` plays combination ``i mod C`` of (scenario, ruleset) (see :func:`plan`) with match seed
+``S + i``, every side under the ``random`` policy (drawing from the match's ``ai_rng``),
+to the scenario's round limit (or ``R`` rounds if fewer: a shorter battle ends in a draw).
 After every command :func:`game.invariants.check` runs; at the end the whole log is
 checked again with :func:`game.invariants.check_log`. A battle stops at its first
 exception or broken invariant. The summary reports battles, commands, exceptions,
@@ -74,8 +75,8 @@ def _spec(scenario: str, ruleset: str) -> Any:
     return _SPECS[key]
 
 
-def play_battle(scenario: str, ruleset: str, seed: int) -> BattleResult:
-    """One random-policy battle with invariants checked after every command."""
+def play_battle(scenario: str, ruleset: str, seed: int, rounds: int | None = None) -> BattleResult:
+    """One random-policy battle with invariants checked after every command (``rounds`` caps its length)."""
     from game.ai import get_policy
     from game.invariants import check, check_log
     from game.match import Match
@@ -86,7 +87,14 @@ def play_battle(scenario: str, ruleset: str, seed: int) -> BattleResult:
     match = None
     try:
         spec = _spec(scenario, ruleset)
-        match = Match(spec, ruleset=ruleset, seed=seed, controllers={s: "random" for s in spec.sides})
+        limit = spec.round_limit if rounds is None else min(rounds, spec.round_limit)
+        match = Match(
+            spec,
+            ruleset=ruleset,
+            seed=seed,
+            controllers=dict.fromkeys(spec.sides, "random"),
+            round_limit=limit,
+        )
         policy = get_policy("random")
         view = MatchView(match)
         result.violations = check(match)
@@ -113,16 +121,28 @@ def play_battle(scenario: str, ruleset: str, seed: int) -> BattleResult:
     return result
 
 
-def _job(args: tuple[str, str, int]) -> BattleResult:
+Job = tuple[str, str, int, int | None]
+
+
+def _job(args: Job) -> BattleResult:
     return play_battle(*args)
 
 
 def plan(
-    battles: int, seed: int, scenarios: Sequence[str], rulesets: Sequence[str]
-) -> list[tuple[str, str, int]]:
-    """The (scenario, ruleset, seed) of every battle: combinations in turn, seeds counting up."""
-    combos = [(s, r) for s in scenarios for r in rulesets]
-    return [(*combos[i % len(combos)], seed + i) for i in range(battles)]
+    battles: int, seed: int, scenarios: Sequence[str], rulesets: Sequence[str], rounds: int | None = None
+) -> list[Job]:
+    """The (scenario, ruleset, seed, rounds) of every battle: combinations in turn, seeds counting up.
+
+    Combinations run diagonally (scenario ``k`` with ruleset ``k + b`` in block ``b``), so
+    any few consecutive battles already vary both the scenario and the ruleset, and every
+    ``len(scenarios) * len(rulesets)`` battles cover each combination once.
+    """
+    combos = [
+        (scenarios[k], rulesets[(k + b) % len(rulesets)])
+        for b in range(len(rulesets))
+        for k in range(len(scenarios))
+    ]
+    return [(*combos[i % len(combos)], seed + i, rounds) for i in range(battles)]
 
 
 @dataclass
@@ -159,7 +179,7 @@ class SoakSummary:
         return out
 
 
-def _results(jobs: list[tuple[str, str, int]], workers: int) -> Iterator[BattleResult]:
+def _results(jobs: list[Job], workers: int) -> Iterator[BattleResult]:
     if workers <= 1:
         for j in jobs:
             yield _job(j)
@@ -177,18 +197,19 @@ def run_soak(
     jobs: int = 1,
     progress: bool = True,
     max_seconds: float | None = None,
+    rounds: int | None = None,
 ) -> SoakSummary:
     """Play ``battles`` soak battles (see the module docstring) and total them up.
 
-    ``max_seconds`` stops starting new battles after that long (the summary counts
-    only battles played), for a time-boxed run.
+    ``max_seconds`` stops after that long (the summary counts only the battles
+    finished), for a time-boxed run; ``rounds`` caps every battle's round limit.
     """
     from tqdm import tqdm
 
     from game.rules import RULESET_NAMES
 
     names = [str(s) for s in (scenarios or shipped_scenarios())]
-    jobs_list = plan(battles, seed, names, list(rulesets or RULESET_NAMES))
+    jobs_list = plan(battles, seed, names, list(rulesets or RULESET_NAMES), rounds)
     t0 = time.perf_counter()
     played: list[BattleResult] = []
     bar = tqdm(total=len(jobs_list), disable=not progress, unit="battle", file=sys.stderr)
@@ -245,15 +266,18 @@ def main(argv: list[str] | None = None) -> int:
         "--scenario", action="append", help="scenario file (repeatable; default: all shipped)"
     )
     parser.add_argument("--ruleset", action="append", help="ruleset (repeatable; default: all five)")
-    parser.add_argument(
-        "--max-seconds", type=float, default=None, help="stop starting battles after this long"
-    )
+    parser.add_argument("--rounds", type=int, default=None, help="cap every battle at this many rounds")
+    parser.add_argument("--max-seconds", type=float, default=None, help="stop after this long")
     parser.add_argument("--out", type=Path, default=None, help="write the failures here as JSON")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument("--repro", nargs=3, metavar=("SCENARIO", "RULESET", "SEED"), help="replay one battle")
     args = parser.parse_args(argv)
     if args.battles < 1:
         parser.error(f"--battles must be at least 1, not {args.battles}")
+    if args.rounds is not None and args.rounds < 1:
+        parser.error(f"--rounds must be at least 1, not {args.rounds}")
+    if args.jobs < 1:
+        parser.error(f"--jobs must be at least 1, not {args.jobs}")
     from game.rules import RULESET_NAMES
 
     for r in args.ruleset or []:
@@ -266,7 +290,7 @@ def main(argv: list[str] | None = None) -> int:
         scenario, ruleset, seed_text = args.repro
         if not seed_text.lstrip("-").isdigit():
             parser.error(f"--repro SEED must be an integer, not {seed_text!r}")
-        r = play_battle(scenario, ruleset, int(seed_text))
+        r = play_battle(scenario, ruleset, int(seed_text), args.rounds)
         print(f"{scenario} {ruleset} seed {r.seed}: {r.commands} commands, {r.winner or 'draw'} ({r.reason})")
         if r.trace:
             print(r.trace, end="")
@@ -281,6 +305,7 @@ def main(argv: list[str] | None = None) -> int:
         jobs=args.jobs,
         progress=not args.no_progress,
         max_seconds=args.max_seconds,
+        rounds=args.rounds,
     )
     for line in summary.lines():
         print(line)

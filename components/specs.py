@@ -53,6 +53,7 @@ class ScenarioSpec:
     controllers: dict[str, str] = field(default_factory=dict)  # side -> policy name
     source: str = "<memory>"
     sha256: str = ""
+    description: str = ""
 
     def unit(self, uid: str) -> UnitSpec:
         for u in self.units:

@@ -12,7 +12,6 @@ recomputed.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -125,7 +124,9 @@ class Arena:
         """
         start, r = self._me(uid)
         w, h = self.spec.width, self.spec.height
-        geom = shapely.box(r, r, w - r, h - r).intersection(shapely.Point(start).buffer(max_len, quad_segs=16))
+        geom = shapely.box(r, r, w - r, h - r).intersection(
+            shapely.Point(start).buffer(max_len, quad_segs=16)
+        )
 
         def validate(p: Any) -> str | None:
             why = self.free_reason(uid, p)

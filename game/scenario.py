@@ -830,6 +830,7 @@ class _Checker:
             controllers=controllers,
             source=self.doc.source,
             sha256=sha256,
+            description=str(data.get("description") or ""),
         )
 
     # ---- pieces ------------------------------------------------------------------

@@ -30,7 +30,9 @@ class TurnSystem(esper.Processor):
             from game.match import MAX_COMMANDS_PER_TURN
 
             if not match.turn_over and match.count_turn_command() > MAX_COMMANDS_PER_TURN:
-                match.emit("status", unit=uid, flag="turn_limit", on=True, reason="too many commands in one turn")
+                match.emit(
+                    "status", unit=uid, flag="turn_limit", on=True, reason="too many commands in one turn"
+                )
                 match.finish_turn()
             if not match.turn_over and not match.health(uid).out_of_action:
                 decision = turn_decision(match, uid)

@@ -17,7 +17,9 @@ class VictorySystem(esper.Processor):
     def process(self, match: Match) -> None:  # type: ignore[override]
         if match.outcome is not None or match.flow_active:
             return
-        standing = sorted({ident.side for _, (ident, h) in esper.get_components(Identity, Health) if not h.out_of_action})
+        standing = sorted(
+            {ident.side for _, (ident, h) in esper.get_components(Identity, Health) if not h.out_of_action}
+        )
         if len(standing) == 1:
             match.end_match(standing[0], "last side standing")
         elif not standing:

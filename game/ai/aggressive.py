@@ -120,4 +120,4 @@ def close_in(view: Any, decision: Decision, opt: Option, quarry: str, rng: np.ra
         return None
     d = np.hypot(pts[:, 0] - goal[0], pts[:, 1] - goal[1])
     order = [i for i in np.lexsort((np.arange(len(pts)), d)) if d[i] < now - MIN_MOVE]
-    return t.first_legal(opt, pts, order)
+    return t.first_legal(opt, pts, order, view=view, uid=decision.unit)

@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from game.ai import tactics as t
-from game.ai.aggressive import move_budget
+from game.ai.aggressive import choose_quarry, close_in, move_budget
 from game.ai.reactions import react
 from game.commands import ChangePosture, Decision, EndTurn, Move, Option
 
@@ -49,6 +49,10 @@ MOVE_GAIN = 0.05
 #: and a firing position better by MOVE_FIRST_GAIN is in reach.
 SAFE_ENOUGH = 0.15
 MOVE_FIRST_GAIN = 0.25
+#: It presses (closes in like ``aggressive``) when its side has PRESS_RATIO times as many units in
+#: action as the enemy, and its best attack is worth less than POOR_ODDS (or it has none).
+PRESS_RATIO = 2.0
+POOR_ODDS = 0.25
 #: A lower posture must cut the threat by this much (and keep the best shot within SHOT_KEEP).
 POSTURE_GAIN = 0.1
 SHOT_KEEP = 0.05
@@ -76,6 +80,14 @@ def cautious_policy(view: Any, decision: Decision, rng: np.random.Generator) -> 
     uid = decision.unit
     move = t.find(decision, Move, point=True)
     best = t.best_attack(view, decision)
+    if move is not None and outnumbers(view, uid):
+        # Winning clearly: press the last enemies instead of trading poor shots with them.
+        if best is None or t.attack_value(view, best) < POOR_ODDS:
+            quarry = best.command.target if best is not None else choose_quarry(view, uid)
+            if quarry is not None:
+                got = close_in(view, decision, move, quarry, rng)
+                if got is not None:
+                    return move.with_point(got)
     if best is not None:
         # Only a unit standing badly exposed looks for a better firing position first.
         if move is not None and exposed_here(view, uid) > SAFE_ENOUGH:
@@ -130,6 +142,12 @@ def score_points(
         nearest_now = float(np.hypot(exy[:, 0] - unit.xy[0], exy[:, 1] - unit.xy[1]).min())
         score = score + ADVANCE * (nearest_now - dist.min(axis=1)) / max(reach, 1.0)
     return Scored(pts, score, shot, threat)
+
+
+def outnumbers(view: Any, uid: str) -> bool:
+    """Whether ``uid``'s side has at least PRESS_RATIO times as many units in action as the enemy."""
+    enemies = len(view.enemies(uid))
+    return enemies > 0 and len(view.friends(uid)) + 1 >= PRESS_RATIO * enemies
 
 
 def exposed_here(view: Any, uid: str) -> float:
@@ -193,7 +211,7 @@ def better_position(
         return None
     idx = np.flatnonzero(ok)
     order = idx[np.lexsort((idx, -s.score[idx]))]
-    return t.first_legal(move, pts, order)
+    return t.first_legal(move, pts, order, view=view, uid=uid)
 
 
 def lower_posture(view: Any, decision: Decision) -> Option | None:

@@ -118,11 +118,11 @@ def best_cover_point(
     exposed, _ = t.cover_matrix(view, unit, pts, rows)
     th = t.threat(exposed, t.distance_weights(pts, view, rows))
     order = np.lexsort((np.arange(len(pts)), th))
-    for i in order[:8]:
-        p = t.rounded(pts[int(i)])
-        if opt.validate is None or opt.validate(p) is None:
-            return p, float(th[int(i)])
-    return None
+    p = t.first_legal(opt, pts, order, view=view, uid=uid)
+    if p is None:
+        return None
+    k = int(np.argmin(np.hypot(pts[:, 0] - p[0], pts[:, 1] - p[1])))  # the candidate it came from
+    return p, float(th[k])
 
 
 # --------------------------------------------------------------------------- moves
@@ -146,7 +146,7 @@ def _nearest_legal(view: Any, opt: Option, rng: np.random.Generator, goal: t.Poi
     if len(pts) == 0:
         return None
     d = np.hypot(pts[:, 0] - goal[0], pts[:, 1] - goal[1])
-    return t.first_legal(opt, pts, np.lexsort((np.arange(len(pts)), d)))
+    return t.first_legal(opt, pts, np.lexsort((np.arange(len(pts)), d)), view=view, uid=opt.command.unit)
 
 
 def _follow(view: Any, decision: Decision, rng: np.random.Generator) -> Any:

@@ -277,12 +277,49 @@ def candidates(option: Option, rng: np.random.Generator, n: int, extra: Sequence
     return np.round(out, POINT_DECIMALS)
 
 
-def first_legal(option: Option, points: np.ndarray, order: Iterable[int], tries: int = 8) -> Point | None:
-    """The first point (in ``order``) the option's validator accepts, trying at most ``tries``."""
-    for n, i in enumerate(order):
-        if n >= tries:
-            break
-        p = rounded(points[int(i)])
+#: Candidates whose straight line is blocked that are still validated (each may cost a full
+#: shortest-path search) when no straight-line candidate is accepted.
+DETOUR_TRIES = 2
+
+
+def first_legal(
+    option: Option,
+    points: np.ndarray,
+    order: Iterable[int],
+    tries: int = 8,
+    view: Any = None,
+    uid: str | None = None,
+) -> Point | None:
+    """The first point (in ``order``) the option's validator accepts, or None.
+
+    Validating a point can mean an exact shortest-path search (milliseconds); with ``view``
+    and ``uid`` given, candidates the unit can reach in a straight line (a cheap swept-disc
+    test) are validated first, in order, up to ``tries`` of them, and only then at most
+    :data:`DETOUR_TRIES` of the others.
+    """
+    idx = [int(i) for i in order]
+    if view is None or uid is None:
+        for i in idx[:tries]:
+            p = rounded(points[i])
+            if option.validate is None or option.validate(p) is None:
+                return p
+        return None
+    unit = me(view, uid)
+    arena = view.arena
+    blk, _ = arena.blockers(uid)
+    detours: list[Point] = []
+    tried = 0
+    for i in idx:
+        p = rounded(points[i])
+        if arena.nav.segment_clear(unit.xy, p, unit.base, blk):
+            tried += 1
+            if option.validate is None or option.validate(p) is None:
+                return p
+            if tried >= tries:
+                break
+        elif len(detours) < DETOUR_TRIES:
+            detours.append(p)
+    for p in detours:
         if option.validate is None or option.validate(p) is None:
             return p
     return None

@@ -38,11 +38,15 @@ def los_payload(facts: SightFacts) -> dict[str, Any]:
 def _report(facts: SightFacts, shares: dict[str, float]) -> str:
     lines = [f"{facts.attacker} -> {facts.target}: {facts.distance:.2f} in, attack on the {facts.arc} arc"]
     if facts.visible:
-        lines.append(f"line of sight: yes; cover {facts.cover} ({facts.cover_fraction:.1%} of the silhouette hidden)")
+        lines.append(
+            f"line of sight: yes; cover {facts.cover} ({facts.cover_fraction:.1%} of the silhouette hidden)"
+        )
     else:
         lines.append("line of sight: no (total cover)")
     if shares:
-        parts = ", ".join(f"{oid} {share:.1%}" for oid, share in sorted(shares.items(), key=lambda kv: -kv[1]))
+        parts = ", ".join(
+            f"{oid} {share:.1%}" for oid, share in sorted(shares.items(), key=lambda kv: -kv[1])
+        )
         lines.append(f"cover from: {parts}")
     else:
         lines.append("cover from: nothing")

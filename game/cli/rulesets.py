@@ -30,7 +30,9 @@ def _fields(model: Any) -> list[dict[str, Any]]:
                 "name": name,
                 "type": _type_name(f.annotation),
                 "required": f.is_required(),
-                "default": default if isinstance(default, (int, float, str, bool, type(None))) else str(default),
+                "default": default
+                if isinstance(default, (int, float, str, bool, type(None)))
+                else str(default),
                 "description": f.description or "",
             }
         )

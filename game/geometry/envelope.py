@@ -18,8 +18,10 @@ work, and a non-saturated segment lying inside that union is dropped.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from game.geometry.model import BoolArray, FloatArray, IntArray
 
@@ -32,6 +34,11 @@ _KEY_STRIDE = 8.0
 def wrap(a: FloatArray) -> FloatArray:
     """Fold angles (radians) into [−π, π)."""
     return np.asarray((a + _PI) % _TWO_PI - _PI, dtype=np.float64)
+
+
+def take(idx: IntArray, *arrays: NDArray[Any]) -> list[Any]:
+    """``[a[idx] for a in arrays]`` (typed loosely: the arrays have different dtypes)."""
+    return [a[idx] for a in arrays]
 
 
 def expand(counts: IntArray) -> tuple[IntArray, IntArray]:
@@ -147,8 +154,8 @@ def envelope_area(
     idx = np.flatnonzero(keep)
     if len(idx) == 0:
         return per_pair, empty_i, empty_i, np.zeros(0)
-    seg_pair, seg_obs, lo, hi, c0, c1, c2, top, sat = (
-        a[idx] for a in (seg_pair, seg_obs, lo, hi, c0, c1, c2, top, sat)
+    seg_pair, seg_obs, lo, hi, c0, c1, c2, top, sat = take(
+        idx, seg_pair, seg_obs, lo, hi, c0, c1, c2, top, sat
     )
     # saturated segments are the constant H
     c0 = np.where(sat, top, c0)
@@ -159,8 +166,8 @@ def envelope_area(
 
     key = seg_pair * _KEY_STRIDE + lo
     order = np.argsort(key, kind="stable")
-    seg_pair, seg_obs, lo, hi, c0, c1, c2, const, top, sat, key = (
-        a[order] for a in (seg_pair, seg_obs, lo, hi, c0, c1, c2, const, top, sat, key)
+    seg_pair, seg_obs, lo, hi, c0, c1, c2, const, top, sat, key = take(
+        order, seg_pair, seg_obs, lo, hi, c0, c1, c2, const, top, sat, key
     )
 
     bp_u = [lo, hi]
@@ -234,8 +241,8 @@ def envelope_area(
     n_obs = int(seg_obs.max()) + 1
     ck = s_pair[iv] * n_obs + seg_obs[w]
     uk, inv_k = np.unique(ck, return_inverse=True)
-    sums = np.bincount(inv_k, weights=area)
-    return per_pair, uk // n_obs, uk % n_obs, sums
+    sums = np.asarray(np.bincount(inv_k, weights=area), dtype=np.float64)
+    return per_pair, np.asarray(uk // n_obs, dtype=np.int64), np.asarray(uk % n_obs, dtype=np.int64), sums
 
 
 def any_by_group(flags: BoolArray, group: IntArray, n_groups: int) -> BoolArray:

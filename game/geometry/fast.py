@@ -35,6 +35,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import shapely
@@ -72,6 +73,8 @@ _BINS = 64
 _BIN_WIDTH = _TWO_PI / _BINS
 #: Distance bands per attacker in the broad phase (at most 256).
 _BANDS = 16
+#: Units subtending more than this half-angle (radians) from an attacker skip its bearing search.
+_WIDE_UNIT = 0.15
 
 
 def _wrap(a: FloatArray) -> FloatArray:
@@ -259,7 +262,9 @@ class SightIndex:
         ob_hi_x = np.full(n_obs, -np.inf)
         ob_lo_y = np.full(n_obs, np.inf)
         ob_hi_y = np.full(n_obs, -np.inf)
-        vobs = self.piece_obstacle[np.repeat(np.arange(n_pieces), counts)] if n_pieces else np.zeros(0, np.int64)
+        vobs = (
+            self.piece_obstacle[np.repeat(np.arange(n_pieces), counts)] if n_pieces else np.zeros(0, np.int64)
+        )
         np.minimum.at(ob_lo_x, vobs, self.vx)
         np.maximum.at(ob_hi_x, vobs, self.vx)
         np.minimum.at(ob_lo_y, vobs, self.vy)
@@ -268,7 +273,9 @@ class SightIndex:
         self.obstacle_cy = 0.5 * (ob_lo_y + ob_hi_y)
         ob_r = np.zeros(n_obs)
         if n_pieces:
-            np.maximum.at(ob_r, vobs, np.hypot(self.vx - self.obstacle_cx[vobs], self.vy - self.obstacle_cy[vobs]))
+            np.maximum.at(
+                ob_r, vobs, np.hypot(self.vx - self.obstacle_cx[vobs], self.vy - self.obstacle_cy[vobs])
+            )
         self.obstacle_r = ob_r * (1.0 + 1e-12) + 1e-12
         # obstacle -> its pieces (for the hidden rule's distance test)
         self.obstacle_pieces = np.argsort(self.piece_obstacle, kind="stable")
@@ -287,8 +294,8 @@ class SightIndex:
         alpha: FloatArray,
         dist: FloatArray,
         ok: BoolArray,
-    ) -> tuple[IntArray, IntArray, BoolArray]:
-        """Candidate (pair, piece) rows, each piece once per pair, and whether A may be inside it.
+    ) -> tuple[IntArray, IntArray, BoolArray, FloatArray]:
+        """Candidate (pair, piece) rows: pair, piece, whether A may be inside it, nearest distance.
 
         Every (attacker, piece) is filed under the angular bins its bounding circle spans and
         under the distance band of its nearest point; a pair reads, in each bin its window
@@ -342,7 +349,7 @@ class SightIndex:
         keep = (pj[r_o] == first) & (dmin[full] < dist[pair]) & (ang <= hs[ent] + alpha[pair])
         ent, pair = ent[keep], pair[keep]
         full = useful[ent]
-        return pair, full - (full // n_p) * n_p, near_u[ent]
+        return pair, full - (full // n_p) * n_p, near_u[ent], dmin[full]
 
     def cover_kernel(
         self,
@@ -394,7 +401,7 @@ class SightIndex:
         if self.n_pieces == 0 or n_pairs == 0:
             return CoverResult(np.zeros(n_pairs), screen, empty_i, empty_i, np.zeros(0))
 
-        c_pair, c_piece, c_near = self._broad_phase(sx, sy, pair_src, phi, alpha, dist, ok)
+        c_pair, c_piece, c_near, c_dmin = self._broad_phase(sx, sy, pair_src, phi, alpha, dist, ok)
         if len(c_pair) == 0:
             return CoverResult(np.zeros(n_pairs), screen, empty_i, empty_i, np.zeros(0))
 
@@ -403,7 +410,7 @@ class SightIndex:
         theta = np.arctan2(self.vy[None, :] - sy[:, None], self.vx[None, :] - sx[:, None]).ravel()
         src_base = pair_src[c_pair] * n_v
 
-        def cull(rows: IntArray) -> list[NDArray[np.generic]]:
+        def cull(rows: IntArray) -> list[Any]:
             """Kept edges of candidate rows: row, vertex, pair, lo, hi, mid, slack, nlx, nly."""
             pieces = c_piece[rows]
             cnt = self.piece_vcount[pieces]
@@ -434,7 +441,8 @@ class SightIndex:
         # Such pieces are culled first; the other pieces are looked at only for unblocked pairs.
         n_rows = len(c_pair)
         c_h = self.piece_height[c_piece]
-        saturating = (c_h > eye[c_pair]) & (c_h >= th[c_pair]) & ~c_near
+        # the nearer half of the line first: blockers are usually close to one end
+        saturating = (c_h > eye[c_pair]) & (c_h >= th[c_pair]) & ~c_near & (c_dmin < 0.5 * dist[c_pair])
         if contributions:
             saturating[:] = False
         blocked = np.zeros(n_pairs, dtype=bool)
@@ -688,7 +696,9 @@ class SightIndex:
 
     # ------------------------------------------------------------------ units
     @staticmethod
-    def intervening_rows(units: UnitTable, attackers: IntArray, targets: IntArray) -> tuple[IntArray, IntArray]:
+    def intervening_rows(
+        units: UnitTable, attackers: IntArray, targets: IntArray
+    ) -> tuple[IntArray, IntArray]:
         """CSR (ptr, rows) of the intervening units of each pair, nearest the attacker first.
 
         A unit intervenes if its base disc overlaps the corridor (hull of the attacker's centre
@@ -708,9 +718,11 @@ class SightIndex:
         ry = xy[None, :, 1] - xy[src, 1][:, None]
         d_su = np.sqrt(rx * rx + ry * ry)
         bear = np.arctan2(ry, rx)
-        close = d_su <= base[None, :]
-        close[np.arange(n_src), src] = False
         hs = np.arcsin(np.minimum(base[None, :] / np.maximum(d_su, 1e-300), 1.0))
+        # units wide in the attacker's eye (near it, or around its centre) are candidates for
+        # every pair of that attacker; the others are looked up by bearing with a narrow margin
+        close = hs > _WIDE_UNIT
+        close[np.arange(n_src), src] = False
         hs[close] = 0.0
         hs[np.arange(n_src), src] = 0.0
         widest = hs.max(axis=1)
@@ -737,13 +749,13 @@ class SightIndex:
         own, rank = expand((k_hi - k_lo) * ~inner)
         hp = own
         hu = owners[k_lo[own] + rank] % n
-        kept = ~close[pair_src[hp], hu]  # close units are added below, whatever their bearing
+        kept = ~close[pair_src[hp], hu]  # wide units are added below, whatever their bearing
         hp, hu = hp[kept], hu[kept]
         if inner.any():
             ip = np.flatnonzero(inner)
             hp = np.concatenate([hp, np.repeat(ip, n)])
             hu = np.concatenate([hu, np.tile(np.arange(n), len(ip))])
-        # units around the attacker's own centre are candidates whatever their bearing
+        # wide units are candidates whatever their bearing
         cs, cu = np.nonzero(close)
         if len(cs):
             by_src = np.argsort(pair_src, kind="stable")
@@ -757,7 +769,8 @@ class SightIndex:
             hu = np.concatenate([hu, c_hu[outer]])
         s_hp = pair_src[hp]
         ang = np.abs(_wrap(bear[s_hp, hu] - phi[hp]))
-        near = (ang <= alpha[hp] + hs[s_hp, hu]) | close[s_hp, hu] | inner[hp]
+        wide = np.arcsin(np.minimum(base[hu] / np.maximum(d_su[s_hp, hu], 1e-300), 1.0))
+        near = (ang <= alpha[hp] + wide) | (d_su[s_hp, hu] <= base[hu]) | inner[hp]
         keep = (hu != attackers[hp]) & (hu != targets[hp]) & near
         hp, hu = hp[keep], hu[keep]
         if len(hp):
@@ -825,7 +838,9 @@ class SightIndex:
             contributions,
         )
 
-    def cover(self, units: UnitTable, attackers: IntArray, targets: IntArray, screen_all: bool = False) -> CoverResult:
+    def cover(
+        self, units: UnitTable, attackers: IntArray, targets: IntArray, screen_all: bool = False
+    ) -> CoverResult:
         """Cover fractions and obstacle screens of (attackers[k], targets[k]) pairs.
 
         Args:

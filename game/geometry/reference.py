@@ -38,6 +38,7 @@ obstacles, a fixed number of evenly spaced rays); it exists only as the benchmar
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -203,7 +204,7 @@ def _envelope(a: float, b: float, funcs: list[Func], top: float) -> list[Profile
             cuts.update(_roots(f[1] - g[1], f[2] - g[2], f[3] - g[3], 0.0, a, b))
     edges = sorted(cuts)
     pieces: list[ProfilePiece] = []
-    for u0, u1 in zip(edges[:-1], edges[1:]):
+    for u0, u1 in itertools.pairwise(edges):
         if u1 - u0 <= 0.0:
             continue
         m = 0.5 * (u0 + u1)
@@ -334,7 +335,7 @@ def sight_profile(
     pieces: list[ProfilePiece] = []
     crossed: dict[int, float] = {}  # obstacle -> angle of the rays through its interior
     cuts = sorted(events)
-    for u0, u1 in zip(cuts[:-1], cuts[1:]):
+    for u0, u1 in itertools.pairwise(cuts):
         if u1 - u0 < _MIN_SPAN:
             continue
         um = 0.5 * (u0 + u1)
@@ -361,8 +362,8 @@ def sight_profile(
             # z = e + (h − e)·D/d with d the distance to the governing edge's line along the ray.
             x1, y1, x2, y2 = _nearest_edge(_ring(polys[i]), ax + d * dx, ay + d * dy)
             nx, ny = y2 - y1, -(x2 - x1)
-            k = nx * (x1 - ax) + ny * (y1 - ay)
-            scale = (h - eye) * dist / k
+            offset = nx * (x1 - ax) + ny * (y1 - ay)
+            scale = (h - eye) * dist / offset
             funcs.append((i, eye, scale * (nx * fx + ny * fy), scale * (nx * sx + ny * sy)))
         pieces.extend(_envelope(u0, u1, funcs, height))
     taking_part = frozenset(i for i, width in crossed.items() if width > ANGLE_TOL)

@@ -48,7 +48,9 @@ def sight_corridor(units: UnitTable, a: int, t: int, quad_segs: int = 16) -> Pol
     Returns:
         The corridor polygon.
     """
-    disc = Point(float(units.xy[t, 0]), float(units.xy[t, 1])).buffer(float(units.base[t]), quad_segs=quad_segs)
+    disc = Point(float(units.xy[t, 0]), float(units.xy[t, 1])).buffer(
+        float(units.base[t]), quad_segs=quad_segs
+    )
     hull = unary_union([disc, Point(float(units.xy[a, 0]), float(units.xy[a, 1]))]).convex_hull
     assert isinstance(hull, Polygon)
     return hull

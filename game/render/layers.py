@@ -1,12 +1,14 @@
-"""The static layer: table, grid and obstacles, drawn once per camera position.
+"""The static layer: table, grid and obstacles, drawn once per zoom level.
 
-Contract: :class:`StaticLayer` keeps one surface the size of the screen with the background,
-the table (``width`` × ``height`` inches), the grid (1 cell = ``cell`` inches, a heavier line
-every :data:`MAJOR_EVERY` cells) and every obstacle filled with its height shade
-(:func:`game.render.colors.obstacle_color`). It is redrawn only when the camera's transform or
-viewport, the surface size or the grid toggle changes (``redraws`` counts the redraws, so
-tests and benchmarks can check the cache); otherwise :meth:`StaticLayer.surface` returns the
-same surface and a frame costs one blit.
+Contract: :class:`StaticLayer` draws the table (``width`` × ``height`` inches), the grid
+(1 cell = ``cell`` inches, a heavier line every :data:`MAJOR_EVERY` cells) and every obstacle
+filled with its height shade (:func:`game.render.colors.obstacle_color`) onto a surface anchored
+to the map: at the camera's scale it holds the whole table plus a margin. Panning only changes
+where that surface is blitted; it is redrawn when the zoom, the grid toggle or the map changes.
+When the whole table at the current zoom would exceed :data:`MAX_MAP_PIXELS`, the layer holds
+just the visible window instead and is redrawn when the view moves. ``redraws`` counts the
+redraws (tests and the benchmark check the cache). :meth:`StaticLayer.blit_to` puts the
+background and the layer on a target surface: one fill and one blit per frame.
 """
 
 from __future__ import annotations
@@ -25,6 +27,19 @@ from game.render.camera import Camera
 MAJOR_EVERY = 6
 #: Minor grid lines are skipped when a cell is narrower than this on screen (pixels).
 MIN_CELL_PX = 5.0
+#: Largest map-anchored layer kept (pixels); zoomed in further, only the visible window is kept.
+MAX_MAP_PIXELS = 6_000_000
+#: Pixels around the table kept on the map-anchored layer (the table edge line lies there).
+MARGIN_PX = 4
+
+
+def new_surface(size: tuple[int, int], alpha: bool = False) -> pygame.Surface:
+    """A surface in the display's pixel format when a window is open (blits between equal formats
+    are several times faster), else a plain one."""
+    surf = pygame.Surface(size, pygame.SRCALPHA) if alpha else pygame.Surface(size)
+    if pygame.display.get_init() and pygame.display.get_surface() is not None:
+        return surf.convert_alpha() if alpha else surf.convert()
+    return surf
 
 
 class StaticLayer:
@@ -35,23 +50,45 @@ class StaticLayer:
         self.height = float(height)
         self.cell = float(cell) if cell > 0 else 1.0
         self.obstacles = tuple(obstacles)
-        self._polys = [np.array(o.polygon, dtype=np.float64) for o in self.obstacles]
+        # all obstacle vertices in one array, transformed in one step per redraw
+        polys = [np.array(o.polygon, dtype=np.float64).reshape(-1, 2) for o in self.obstacles]
+        self._points = np.concatenate(polys) if polys else np.zeros((0, 2))
+        self._splits = np.cumsum([len(p) for p in polys])[:-1]
+        self._fills = [colors.obstacle_color(o.height) for o in self.obstacles]
+        self._edges = [colors.darker(c, 0.5) for c in self._fills]
         self._key: tuple[object, ...] | None = None
         self._surface: pygame.Surface | None = None
+        self._anchor = Camera(self.width, self.height, (0, 0, 1, 1))
+        self._map_anchored = True
         self.redraws = 0
 
-    def surface(self, size: tuple[int, int], camera: Camera, grid: bool = True) -> pygame.Surface:
-        """The static picture for this camera (redrawn only if something it depends on changed)."""
-        key = (size, camera.key(), grid)
-        if self._surface is None or key != self._key:
-            if self._surface is None or self._surface.get_size() != size:
-                self._surface = (
-                    pygame.Surface(size).convert() if pygame.display.get_surface() else pygame.Surface(size)
-                )
-            self._draw(self._surface, camera, grid)
-            self._key = key
-            self.redraws += 1
-        return self._surface
+    def blit_to(self, target: pygame.Surface, camera: Camera, grid: bool = True) -> None:
+        """Fill ``target`` with the background and put the table, grid and obstacles on it."""
+        target.fill(colors.BACKGROUND)
+        w = math.ceil(self.width * camera.scale) + 2 * MARGIN_PX
+        h = math.ceil(self.height * camera.scale) + 2 * MARGIN_PX
+        if w * h <= MAX_MAP_PIXELS:
+            key: tuple[object, ...] = ("map", camera.scale, grid)
+            if self._surface is None or key != self._key:
+                # a camera with the same scale whose viewport is this surface, table at MARGIN_PX
+                origin = -MARGIN_PX / camera.scale
+                self._anchor = Camera(self.width, self.height, (0, 0, w, h), camera.scale, origin, origin)
+                self._redraw((w, h), self._anchor, grid, key)
+            x, y = camera.world_to_screen(self._anchor.origin_x, self._anchor.origin_y)
+            target.blit(self._surface, (round(x), round(y)))
+        else:
+            size = target.get_size()
+            key = ("window", size, camera.key(), grid)
+            if self._surface is None or key != self._key:
+                self._redraw(size, camera, grid, key)
+            target.blit(self._surface, (0, 0))
+
+    def _redraw(self, size: tuple[int, int], camera: Camera, grid: bool, key: tuple[object, ...]) -> None:
+        if self._surface is None or self._surface.get_size() != size:
+            self._surface = new_surface(size)
+        self._draw(self._surface, camera, grid)
+        self._key = key
+        self.redraws += 1
 
     def _draw(self, surf: pygame.Surface, camera: Camera, grid: bool) -> None:
         surf.fill(colors.BACKGROUND)
@@ -61,12 +98,12 @@ class StaticLayer:
         pygame.draw.rect(surf, colors.TABLE, table)
         if grid:
             self._grid(surf, camera, table)
-        for o, pts in zip(self.obstacles, self._polys):
-            screen = camera.points_to_screen(pts)
-            shape = [(float(x), float(y)) for x, y in screen]
-            fill = colors.obstacle_color(o.height)
-            pygame.draw.polygon(surf, fill, shape)
-            pygame.draw.polygon(surf, colors.darker(fill, 0.5), shape, 2 if camera.scale >= 8 else 1)
+        width = 2 if camera.scale >= 8 else 1
+        shapes = np.split(camera.points_to_screen(self._points), self._splits) if self.obstacles else []
+        for shape, fill, edge in zip(shapes, self._fills, self._edges):
+            pts = shape.tolist()
+            pygame.draw.polygon(surf, fill, pts)
+            pygame.draw.polygon(surf, edge, pts, width)
         pygame.draw.rect(surf, colors.TABLE_EDGE, table.inflate(2, 2), 1)
 
     def _grid(self, surf: pygame.Surface, camera: Camera, table: pygame.Rect) -> None:

@@ -28,9 +28,14 @@ INSET_W, INSET_H = 112, 70
 
 
 # ------------------------------------------------------------------ drawing
-def _screen(camera: Camera, pts: Sequence[Point] | Ring) -> list[tuple[float, float]]:
+def _screen(camera: Camera, pts: Sequence[Point] | Ring) -> list[list[float]]:
     arr = camera.points_to_screen(np.asarray(pts, dtype=np.float64).reshape(-1, 2))
-    return [(float(x), float(y)) for x, y in arr]
+    out: list[list[float]] = arr.tolist()
+    return out
+
+
+def _grow(area: pygame.Rect | None, rect: pygame.Rect) -> pygame.Rect:
+    return rect if area is None else area.union(rect)
 
 
 def draw_fans(
@@ -40,8 +45,8 @@ def draw_fans(
     origin: Point,
     fans: Iterable[tuple[SightFacts, Point, float]],
     highlight: str | None = None,
-) -> None:
-    """Sight fans from ``origin`` to each target, coloured by cover level.
+) -> pygame.Rect | None:
+    """Sight fans from ``origin`` to each target, coloured by cover level; returns the filled area.
 
     Args:
         fill: translucent layer.
@@ -51,14 +56,18 @@ def draw_fans(
         fans: (facts, target centre, target base radius) per enemy.
         highlight: target whose fan is drawn stronger (the one under the cursor).
     """
+    area: pygame.Rect | None = None
     for facts, tpos, tbase in fans:
         color = colors.COVER_COLORS[facts.cover]
         strong = facts.target == highlight
         poly = _screen(camera, fan_polygon(origin, tpos, tbase))
         if poly[1] != poly[2]:
-            pygame.draw.polygon(fill, colors.with_alpha(color, 95 if strong else 45), poly)
+            area = _grow(
+                area, pygame.draw.polygon(fill, colors.with_alpha(color, 95 if strong else 45), poly)
+            )
         a, t = camera.to_px(*origin), camera.to_px(*tpos)
         pygame.draw.line(surface, color, a, t, 3 if strong else 1)
+    return area
 
 
 def draw_sight_label(
@@ -83,12 +92,14 @@ def draw_rings(
 
 def draw_arcs(
     fill: pygame.Surface, camera: Camera, arcs: Iterable[tuple[Arc, list[tuple[Ring, list[Ring]]]]]
-) -> None:
-    """Front / side / rear sectors (world rings, e.g. from :meth:`Scene.arcs`) in their colours."""
+) -> pygame.Rect | None:
+    """Front / side / rear sectors (world rings, e.g. from :meth:`Scene.arcs`); returns the filled area."""
+    area: pygame.Rect | None = None
     for arc, rings in arcs:
         for ext, _ in rings:
             if len(ext) >= 3:
-                pygame.draw.polygon(fill, colors.ARC_COLORS[arc], _screen(camera, ext))
+                area = _grow(area, pygame.draw.polygon(fill, colors.ARC_COLORS[arc], _screen(camera, ext)))
+    return area
 
 
 def draw_region(
@@ -99,14 +110,15 @@ def draw_region(
     color: colors.RGBA,
     edge: colors.RGB = colors.REGION_EDGE,
     strong: bool = False,
-) -> None:
-    """A legal region: translucent fill (holes cleared) and its outline."""
+) -> pygame.Rect | None:
+    """A legal region: translucent fill (holes cleared) and its outline; returns the filled area."""
     width = 2 if strong else 1
+    area: pygame.Rect | None = None
     for ext, holes in rings:
         if len(ext) < 3:
             continue
         spts = _screen(camera, ext)
-        pygame.draw.polygon(fill, color, spts)
+        area = _grow(area, pygame.draw.polygon(fill, color, spts))
         for h in holes:
             if len(h) >= 3:
                 pygame.draw.polygon(fill, (0, 0, 0, 0), _screen(camera, h))
@@ -114,6 +126,7 @@ def draw_region(
         for h in holes:
             if len(h) >= 3:
                 pygame.draw.lines(surface, edge, True, _screen(camera, h), width)
+    return area
 
 
 def draw_path(

@@ -4,7 +4,9 @@ Contract: :class:`Renderer` draws a :class:`~game.view.MatchView` and a
 :class:`~game.render.ui.UiState` onto a surface; the window (:mod:`game.app`), the PNG
 renderer (``skirmish render``) and the benchmark all use this one drawing. It only reads the
 view. The map fills the window left of the :data:`~game.render.panel.PANEL_W` panel; the static
-layer (table, grid, obstacles) is redrawn only when the camera or the window size changes, the
+layer (table, grid, obstacles) is redrawn only when the zoom changes (see
+:mod:`game.render.layers`), the board (map, overlays, units) only when the camera, the match or
+the selection changes, the
 derived data only when the match logs something (:class:`~game.render.scene.Scene`), and the
 threat map is computed in slices of ``threat_budget`` seconds per frame (``None``: at once).
 The viewer (whose sight fans, arcs and threat map are drawn) is ``ui.selected``, else the
@@ -14,6 +16,7 @@ deciding unit, else the first living unit. The view is wrapped in a
 
 from __future__ import annotations
 
+import math
 from collections.abc import Collection, Mapping
 from typing import Any
 
@@ -23,7 +26,7 @@ import pygame
 from game.render import colors
 from game.render.camera import Camera
 from game.render.inspect import PathPreview
-from game.render.layers import StaticLayer
+from game.render.layers import MAX_MAP_PIXELS, StaticLayer, new_surface
 from game.render.overlays import (
     draw_arcs,
     draw_cross,
@@ -35,13 +38,15 @@ from game.render.overlays import (
     draw_silhouette,
     draw_threat,
 )
-from game.render.panel import PANEL_W, Panel
+from game.render.panel import PANEL_W, Button, Panel
 from game.render.scene import CachedView, Scene
 from game.render.shapes import arc_radius
 from game.render.text import Text
 from game.render.ui import ACTION_KEYS, MOUSE_HELP, OVERLAY_KEYS, OVERLAYS, UiState
-from game.render.units import draw_units
+from game.render.units import UnitSprites, draw_units, radius_px
 
+#: Pixels of background kept around the table on the map-anchored board (labels, insets, arcs).
+BOARD_MARGIN_PX = 140
 #: Smallest window the layout supports.
 MIN_SIZE = (640, 420)
 
@@ -63,10 +68,21 @@ class Renderer:
     def __init__(self, view: Any, size: tuple[int, int] = (1280, 800)) -> None:
         self.text = Text()
         self.panel = Panel(self.text)
+        self.sprites = UnitSprites(self.text)
         self.size = (max(MIN_SIZE[0], size[0]), max(MIN_SIZE[1], size[1]))
         self.camera = Camera.fitted(view.width, view.height, map_viewport(self.size))
         self._fill: pygame.Surface | None = None
-        self._threat_img: tuple[Any, pygame.Surface] | None = None
+        self._fill_dirty: pygame.Rect | None = None
+        self._threat: tuple[Any, pygame.Surface] | None = None
+        self._threat_scaled: tuple[tuple[int, int, int], pygame.Surface, pygame.Surface] | None = None
+        self._board: pygame.Surface | None = None
+        self._board_key: tuple[Any, ...] | None = None
+        self._board_refs: tuple[Any, ...] = ()
+        self._panel_surf: pygame.Surface | None = None
+        self._panel_key: tuple[Any, ...] | None = None
+        self._panel_ref: Any = None
+        self._panel_buttons: list[Button] = []
+        self.board_redraws = 0
         self.set_view(view)
 
     # ------------------------------------------------------------------ setup
@@ -77,7 +93,9 @@ class Renderer:
         self.view: Any = view if isinstance(view, CachedView) else CachedView(view)
         self.scene = Scene(self.view)
         self.static = StaticLayer(view.width, view.height, view.cell, view.obstacles)
-        self._threat_img = None
+        self._threat = None
+        self._board_key = None
+        self._panel_key = None
         if not same_map:
             self.camera = Camera.fitted(view.width, view.height, map_viewport(self.size))
 
@@ -120,45 +138,128 @@ class Renderer:
         if size != self.size:
             self.resize(size)
         map_rect = pygame.Rect(*cam.viewport)
-        surface.set_clip(map_rect)
-        surface.blit(self.static.surface(size, cam, "grid" in on), (0, 0))
         viewer = self.viewer(ui)
         decision = view.pending
         target = ui.target if viewer is not None and ui.target in view.enemies(viewer) else None
-
+        threat = None
         if "threat" in on and viewer is not None:
-            self._draw_threat(surface, viewer, threat_budget)
+            threat = self._threat_image(viewer, threat_budget)
+        bcam, bsize, anchored = self._board_camera(size)
+        key = (
+            bsize,
+            bcam.key(),
+            view.version,
+            viewer,
+            target,
+            frozenset(on),
+            id(decision),
+            ui.armed,
+            id(threat),
+        )
+        if self._board is None or self._board_key != key:
+            self._board_key = key
+            self._board_refs = (decision, threat)  # keep the ids in the key meaningful
+            self._draw_board(bsize, bcam, ui, viewer, target, decision, threat)
+            self.board_redraws += 1
+        assert self._board is not None
+        surface.set_clip(map_rect)
+        if anchored:
+            surface.fill(colors.BACKGROUND, map_rect)
+            surface.blit(self._board, cam.to_px(bcam.origin_x, bcam.origin_y))
+        else:
+            surface.blit(self._board, (0, 0))
+        surface.set_clip(None)
+
+        surface.set_clip(map_rect)
+        if ui.hover_unit is not None and ui.hover_unit != viewer:
+            u = view.unit(ui.hover_unit)
+            pygame.draw.circle(surface, colors.HOVER_RING, cam.to_px(*u.pos), radius_px(u, cam) + 2, 1)
+        preview: PathPreview | None = ui.preview
+        if preview is not None and "path" in on and ui.armed is None:
+            draw_path(surface, self.text, cam, preview.points, preview.label, preview.reason is None)
+        if ui.armed is not None and ui.hover is not None and ui.point_ok is not None:
+            draw_cross(surface, cam, ui.hover, ui.point_ok)
+        if ui.message:
+            self._message(surface, map_rect, ui)
+        surface.set_clip(None)
+        panel_rect = pygame.Rect(map_rect.right, 0, size[0] - map_rect.right, size[1])
+        self._draw_panel(surface, panel_rect, ui, humans, controllers or {}, viewer, decision)
+        if ui.show_help:
+            self._help(surface, map_rect, ui)
+
+    def _board_camera(self, size: tuple[int, int]) -> tuple[Camera, tuple[int, int], bool]:
+        """The camera the board is drawn with, its size, and whether it is anchored to the map.
+
+        Anchored: the whole table at the current zoom plus :data:`BOARD_MARGIN_PX` around it,
+        so a pan only moves the board; past :data:`~game.render.layers.MAX_MAP_PIXELS` the
+        board is the window itself and is redrawn when the view moves.
+        """
+        cam = self.camera
+        w = math.ceil(cam.world_w * cam.scale) + 2 * BOARD_MARGIN_PX
+        h = math.ceil(cam.world_h * cam.scale) + 2 * BOARD_MARGIN_PX
+        if w * h <= MAX_MAP_PIXELS:
+            origin = -BOARD_MARGIN_PX / cam.scale
+            return Camera(cam.world_w, cam.world_h, (0, 0, w, h), cam.scale, origin, origin), (w, h), True
+        return cam, size, False
+
+    def _draw_board(
+        self,
+        size: tuple[int, int],
+        cam: Camera,
+        ui: UiState,
+        viewer: str | None,
+        target: str | None,
+        decision: Any,
+        threat: pygame.Surface | None,
+    ) -> None:
+        """The map with everything that changes only with the match, the zoom or the selection."""
+        view, on = self.view, ui.overlays
+        if self._board is None or self._board.get_size() != size:
+            self._board = new_surface(size)
+        board = self._board
+        self.static.blit_to(board, cam, "grid" in on)
+        board.set_clip(pygame.Rect(*cam.viewport))
+        if threat is not None and self._threat is not None:
+            self._blit_threat(board, cam, threat, float(self._threat[0].cell))
 
         fill = self._fill_layer(size)
         fans = self.scene.fans(viewer) if viewer is not None else []
         vpos = view.unit(viewer).pos if viewer is not None else (0.0, 0.0)
+        areas: list[pygame.Rect | None] = []
         if "arcs" in on and viewer is not None:
             for uid in (viewer, target) if target is not None else (viewer,):
-                draw_arcs(fill, cam, self.scene.arcs(uid, arc_radius(view.unit(uid).base)))
-        regions = self.scene.regions(decision)
-        for shape in regions:
+                areas.append(draw_arcs(fill, cam, self.scene.arcs(uid, arc_radius(view.unit(uid).base))))
+        for shape in self.scene.regions(decision):
             if shape.overlay not in on:
                 continue
             tint = {"retreat": colors.REGION_RETREAT, "dodge": colors.REGION_DODGE}.get(
                 shape.overlay, colors.REGION_MOVE
             )
-            draw_region(fill, surface, cam, shape.rings, tint, strong=ui.armed == shape.option)
+            areas.append(draw_region(fill, board, cam, shape.rings, tint, strong=ui.armed == shape.option))
         sil = None
         if "silhouette" in on and target is not None and viewer is not None:
             sil = self.scene.silhouette(viewer, target)
             if sil is not None:
-                draw_region(fill, surface, cam, sil.exposed_wedge, colors.WEDGE_EXPOSED, colors.EXPOSED_PART)
-                draw_region(fill, surface, cam, sil.hidden_wedge, colors.WEDGE_HIDDEN, colors.HIDDEN_PART)
+                exposed, hidden = sil.exposed_wedge, sil.hidden_wedge
+                areas.append(
+                    draw_region(fill, board, cam, exposed, colors.WEDGE_EXPOSED, colors.EXPOSED_PART)
+                )
+                areas.append(draw_region(fill, board, cam, hidden, colors.WEDGE_HIDDEN, colors.HIDDEN_PART))
         if "sight" in on and viewer is not None:
-            draw_fans(fill, surface, cam, vpos, fans, highlight=target)
-        surface.blit(fill, (0, 0))
+            areas.append(draw_fans(fill, board, cam, vpos, fans, highlight=target))
+        # only the area something was drawn on is blended (and cleared before the next board)
+        drawn = [a for a in areas if a is not None]
+        dirty = drawn[0].unionall(drawn[1:]).clip(fill.get_rect()) if drawn else None
+        self._fill_dirty = dirty if dirty is not None and dirty.width and dirty.height else None
+        if self._fill_dirty is not None:
+            board.blit(fill, self._fill_dirty.topleft, self._fill_dirty)
 
         if "cover-units" in on and viewer is not None:
             ids = {u for facts, _, _ in fans for u in facts.intervening}
             if target is not None:
                 ids |= set(view.sight(viewer, target).intervening)
             draw_rings(
-                surface,
+                board,
                 cam,
                 [(view.unit(u).pos, view.unit(u).base) for u in sorted(ids)],
                 colors.COVER_UNIT_RING,
@@ -166,21 +267,16 @@ class Renderer:
         if target is not None and viewer is not None:
             facts = view.sight(viewer, target)
             tpos = view.unit(target).pos
-            pygame.draw.line(surface, colors.COVER_COLORS[facts.cover], cam.to_px(*vpos), cam.to_px(*tpos), 3)
-            draw_sight_label(surface, self.text, cam, vpos, facts, tpos)
-        preview: PathPreview | None = ui.preview
-        if preview is not None and "path" in on and ui.armed is None:
-            draw_path(surface, self.text, cam, preview.points, preview.label, preview.reason is None)
-
+            pygame.draw.line(board, colors.COVER_COLORS[facts.cover], cam.to_px(*vpos), cam.to_px(*tpos), 3)
+            draw_sight_label(board, self.text, cam, vpos, facts, tpos)
         draw_units(
-            surface,
+            board,
             cam,
             view.units(alive=False),
             view.sides,
-            self.text,
+            self.sprites,
             active=decision.unit if decision is not None else None,
             selected=viewer,
-            hover=ui.hover_unit,
             initial_health=self.scene.initial_health,
         )
         if sil is not None and target is not None:
@@ -188,44 +284,88 @@ class Renderer:
             tx, ty = cam.world_to_screen(*t.pos)
             caption = f"{sil.facts.cover_fraction * 100:.0f}% hidden ({sil.facts.cover})"
             draw_silhouette(
-                surface,
+                board,
                 self.text,
                 (tx + cam.length(t.base) + 12, ty - cam.length(t.base) - 12),
                 sil.parts,
                 colors.side_color(t.side, view.sides),
                 caption,
             )
-        if ui.armed is not None and ui.hover is not None and ui.point_ok is not None:
-            draw_cross(surface, cam, ui.hover, ui.point_ok)
-        if ui.message:
-            self._message(surface, map_rect, ui)
-        surface.set_clip(None)
-        panel_rect = pygame.Rect(map_rect.right, 0, size[0] - map_rect.right, size[1])
-        self.panel.draw(surface, panel_rect, view, self.scene, ui, humans, controllers or {}, viewer)
-        if ui.show_help:
-            self._help(surface, map_rect, ui)
+        board.set_clip(None)
+
+    def _draw_panel(
+        self,
+        surface: pygame.Surface,
+        rect: pygame.Rect,
+        ui: UiState,
+        humans: Collection[str],
+        controllers: Mapping[str, str],
+        viewer: str | None,
+        decision: Any,
+    ) -> None:
+        """The side panel, redrawn only when what it shows changed."""
+        key = (
+            rect.size,
+            self.view.version,
+            id(decision),
+            ui.armed,
+            ui.attack_menu,
+            ui.target,
+            viewer,
+            ui.log_scroll,
+            ui.ai_paused,
+            frozenset(humans),
+            tuple(sorted(controllers.items())),
+        )
+        if self._panel_surf is None or self._panel_key != key:
+            if self._panel_surf is None or self._panel_surf.get_size() != rect.size:
+                self._panel_surf = new_surface(rect.size)
+            self._panel_key = key
+            self._panel_ref = decision
+            local = self._panel_surf.get_rect()
+            self.panel.draw(self._panel_surf, local, self.view, self.scene, ui, humans, controllers, viewer)
+            self._panel_buttons = list(self.panel.buttons)
+        self.panel.buttons = [Button(b.rect.move(rect.topleft), b.action) for b in self._panel_buttons]
+        surface.blit(self._panel_surf, rect)
 
     # ------------------------------------------------------------------ pieces
     def _fill_layer(self, size: tuple[int, int]) -> pygame.Surface:
+        """The translucent layer, cleared where the last board drew on it."""
         if self._fill is None or self._fill.get_size() != size:
-            self._fill = pygame.Surface(size, pygame.SRCALPHA)
-        self._fill.fill((0, 0, 0, 0))
+            self._fill = new_surface(size, alpha=True)
+            self._fill.fill((0, 0, 0, 0))
+        elif self._fill_dirty is not None:
+            self._fill.fill((0, 0, 0, 0), self._fill_dirty)
         return self._fill
 
-    def _draw_threat(self, surface: pygame.Surface, viewer: str, budget: float | None) -> None:
+    def _threat_image(self, viewer: str, budget: float | None) -> pygame.Surface | None:
+        """The latest finished threat-map image for ``viewer`` (advancing the current computation)."""
         tm = self.scene.threat(viewer)
         if not tm.finished:
             tm.advance(budget)
-        if tm.finished and (self._threat_img is None or self._threat_img[0] is not tm):
+        if tm.finished and (self._threat is None or self._threat[0] is not tm):
             rgba = tm.rgba()
             img = pygame.Surface((tm.nx, tm.ny), pygame.SRCALPHA)
             pygame.surfarray.pixels3d(img)[...] = rgba[:, :, :3]
             alpha = pygame.surfarray.pixels_alpha(img)
             alpha[...] = rgba[:, :, 3]
             del alpha
-            self._threat_img = (tm, img)
-        if self._threat_img is not None:
-            draw_threat(surface, self.camera, self._threat_img[1], float(self._threat_img[0].cell))
+            self._threat = (tm, img)
+        if self._threat is None or self._threat[0].enemies_of != viewer:
+            return None
+        return self._threat[1]
+
+    def _blit_threat(self, board: pygame.Surface, cam: Camera, image: pygame.Surface, cell: float) -> None:
+        """The threat image scaled to the zoom once; very large zooms scale just the visible window."""
+        iw, ih = image.get_size()
+        w, h = round(iw * cell * cam.scale), round(ih * cell * cam.scale)
+        if w * h > MAX_MAP_PIXELS:
+            draw_threat(board, cam, image, cell)
+            return
+        key = (id(image), w, h)
+        if self._threat_scaled is None or self._threat_scaled[0] != key:
+            self._threat_scaled = (key, pygame.transform.scale(image, (w, h)), image)
+        board.blit(self._threat_scaled[1], cam.to_px(0.0, 0.0))
 
     def _message(self, surface: pygame.Surface, map_rect: pygame.Rect, ui: UiState) -> None:
         color = colors.WARNING if ui.message_error else colors.PANEL_TEXT

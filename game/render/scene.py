@@ -32,7 +32,7 @@ from game.render.shapes import Ring, region_rings
 Point = tuple[float, float]
 
 #: Threat-map cells evaluated in the first chunk; later chunks are sized to the time budget.
-FIRST_CHUNK = 128
+FIRST_CHUNK = 32
 
 
 @dataclass(frozen=True)
@@ -76,6 +76,13 @@ def region_overlay(decision: Decision, option_index: int) -> str:
     return "dodge"
 
 
+def cell_centres(width: float, depth: float, cell: float) -> NDArray[np.float64]:
+    """Centres of the map's cells, column-major: row ``i * ny + j`` is cell column i, row j."""
+    nx, ny = max(1, math.ceil(width / cell)), max(1, math.ceil(depth / cell))
+    gx, gy = np.meshgrid((np.arange(nx) + 0.5) * cell, (np.arange(ny) + 0.5) * cell, indexing="ij")
+    return np.column_stack([gx.ravel(), gy.ravel()])
+
+
 class ThreatMap:
     """How many enemies see each cell centre, and the cover it has from the most exposing one.
 
@@ -89,7 +96,8 @@ class ThreatMap:
         width: map width, inches.
         depth: map height, inches.
         cell: cell size, inches (one sample per cell, at its centre).
-        obstacles: shapely geometry of the obstacles (cells a base cannot stand on are skipped).
+        free: which cell centres a base of this radius can stand on (from :meth:`Scene.free_cells`);
+            the others are skipped.
     """
 
     def __init__(
@@ -103,24 +111,17 @@ class ThreatMap:
         width: float,
         depth: float,
         cell: float,
-        obstacles: Any,
+        free: NDArray[np.bool_],
     ) -> None:
         self.index, self.table, self.enemies = index, table, enemies
+        self.enemies_of: str | None = None
         self.height, self.base, self.size, self.cell = height, base, size, cell
         self.nx, self.ny = max(1, math.ceil(width / cell)), max(1, math.ceil(depth / cell))
-        xs = (np.arange(self.nx) + 0.5) * cell
-        ys = (np.arange(self.ny) + 0.5) * cell
-        gx, gy = np.meshgrid(xs, ys, indexing="ij")  # [i, j] = cell column i, row j
-        pts = np.column_stack([gx.ravel(), gy.ravel()])
-        free = (pts[:, 0] <= width) & (pts[:, 1] <= depth)
-        if obstacles is not None and not obstacles.is_empty:
-            dist = shapely.distance(shapely.points(pts), obstacles)
-            free &= dist >= base
-        self.points = pts
+        self.points = cell_centres(width, depth, cell)
         self.todo = np.flatnonzero(free)
-        self.count = np.zeros(len(pts), dtype=np.int16)
-        self.best = np.ones(len(pts), dtype=np.float64)
-        self.known = np.zeros(len(pts), dtype=bool)
+        self.count = np.zeros(len(self.points), dtype=np.int16)
+        self.best = np.ones(len(self.points), dtype=np.float64)
+        self.known = np.zeros(len(self.points), dtype=bool)
         self.done = 0
         self._chunk = FIRST_CHUNK
         self.seconds = 0.0
@@ -263,7 +264,7 @@ class Scene:
         self._arcs: dict[tuple[int, str, float], list[tuple[Arc, list[tuple[Ring, list[Ring]]]]]] = {}
         self._regions: tuple[Decision | None, list[RegionShape]] = (None, [])
         self._threat: tuple[tuple[int, str], ThreatMap] | None = None
-        self._obstacles: Any = None
+        self._free: dict[float, NDArray[np.bool_]] = {}
         self.sync()
 
     # ------------------------------------------------------------------ events
@@ -343,12 +344,22 @@ class Scene:
         return shapes
 
     # ------------------------------------------------------------------ threat
-    def obstacle_union(self) -> Any:
-        """All obstacles as one shapely geometry (cached)."""
-        if self._obstacles is None:
-            polys = [shapely.Polygon(o.polygon) for o in self.view.obstacles]
-            self._obstacles = shapely.union_all(polys) if polys else shapely.Polygon()
-        return self._obstacles
+    def free_cells(self, base: float) -> NDArray[np.bool_]:
+        """Cell centres where a base of radius ``base`` clears every obstacle and the table edge
+        (static: computed once per radius)."""
+        got = self._free.get(base)
+        if got is None:
+            v = self.view
+            pts = cell_centres(v.width, v.height, v.cell)
+            got = (pts[:, 0] <= v.width - base) & (pts[:, 1] <= v.height - base)
+            got &= (pts[:, 0] >= base) & (pts[:, 1] >= base)
+            polys = [shapely.Polygon(o.polygon) for o in v.obstacles]
+            if polys:
+                union = shapely.union_all(polys)
+                shapely.prepare(union)
+                got &= ~shapely.dwithin(union, shapely.points(pts), base - 1e-9)
+            self._free[base] = got
+        return got
 
     def threat(self, uid: str) -> ThreatMap:
         """The threat map for a unit like ``uid`` (its posture and base) against its living enemies."""
@@ -369,7 +380,8 @@ class Scene:
             self.view.width,
             self.view.height,
             self.view.cell,
-            self.obstacle_union(),
+            self.free_cells(me.base),
         )
+        tm.enemies_of = uid
         self._threat = (key, tm)
         return tm

@@ -7,7 +7,8 @@ facing wedge is a lighter sector of ±:data:`WEDGE_HALF_ANGLE`° toward its faci
 of the base behind the facing always shows the plain side colour. The posture glyph sits at
 the centre, the health bar above the base and the AP pips below it. Units out of action are
 grey discs with a cross, drawn under the living. The active unit has a thick yellow ring, the
-selected unit a white one. :func:`health_fraction` is pure (tested without pygame).
+selected unit a white one. Units are drawn as cached sprites (:class:`UnitSprites`), rebuilt only
+when something shown about the unit changes. :func:`health_fraction` is pure.
 """
 
 from __future__ import annotations
@@ -83,16 +84,55 @@ def wedge_points(cx: float, cy: float, r: float, facing: float, steps: int = 6) 
     return pts
 
 
+#: Health is drawn in this many steps (sprites are cached per step).
+HEALTH_STEPS = 40
+#: Sprites kept; a battle needs a few per unit between changes.
+MAX_SPRITES = 1024
+
+
+class UnitSprites:
+    """Pre-drawn unit pictures, keyed by everything that shows (side colour, size, facing,
+    posture, AP, health step, rings, label): a frame blits one small surface per unit, and a
+    pan moves sprites without drawing them again."""
+
+    def __init__(self, text: Text) -> None:
+        self.text = text
+        self._cache: dict[tuple[object, ...], tuple[pygame.Surface, tuple[int, int]]] = {}
+        self.built = 0
+
+    def get(
+        self, u: UnitView, r: int, side: colors.RGB, frac: float, active: bool, selected: bool
+    ) -> tuple[pygame.Surface, tuple[int, int]]:
+        """The sprite of ``u`` drawn with base radius ``r`` px, and the sprite pixel of its centre."""
+        label = u.id if r >= LABEL_MIN_RADIUS_PX else ""
+        step = round(frac * HEALTH_STEPS)
+        key = (u.alive, side, r, round(u.facing, 1), u.posture, u.ap, u.ap_max, step, active, selected, label)
+        got = self._cache.get(key)
+        if got is None:
+            if len(self._cache) >= MAX_SPRITES:
+                self._cache.clear()
+            half = r + 12
+            label_w = self.text.width(label, 14) if label else 0
+            w = max(2 * half, label_w + 6)
+            h = 2 * half + 30
+            surf = pygame.Surface((w, h), pygame.SRCALPHA)
+            centre = (w // 2, half)
+            _draw_unit(surf, self.text, centre, r, u, side, step / HEALTH_STEPS, active, selected, label)
+            got = (surf, centre)
+            self._cache[key] = got
+            self.built += 1
+        return got
+
+
 def draw_units(
     surface: pygame.Surface,
     camera: Camera,
     units: Iterable[UnitView],
     sides: tuple[str, ...],
-    text: Text,
+    sprites: UnitSprites,
     *,
     active: str | None = None,
     selected: str | None = None,
-    hover: str | None = None,
     initial_health: Mapping[str, Mapping[str, int]] | None = None,
 ) -> None:
     """Draw every unit (out-of-action ones first, underneath).
@@ -102,43 +142,54 @@ def draw_units(
         camera: world→screen transform.
         units: unit snapshots (alive and dead).
         sides: the scenario's sides, in order (for colours).
-        text: font cache.
+        sprites: the sprite cache to draw with.
         active: the unit whose decision is pending (yellow ring).
         selected: the selected unit (white ring).
-        hover: the unit under the cursor (thin ring).
         initial_health: unit id → health tracks at the start (for :func:`health_fraction`).
     """
-    ordered = sorted(units, key=lambda u: u.alive)
-    for u in ordered:
+    for u in sorted(units, key=lambda u: u.alive):
         cx, cy = camera.world_to_screen(*u.pos)
-        c = (round(cx), round(cy))
         r = radius_px(u, camera)
-        if not u.alive:
-            pygame.draw.circle(surface, colors.DEAD, c, r)
-            d = round(r * 0.6)
-            pygame.draw.line(surface, colors.OUTLINE, (c[0] - d, c[1] - d), (c[0] + d, c[1] + d), 2)
-            pygame.draw.line(surface, colors.OUTLINE, (c[0] - d, c[1] + d), (c[0] + d, c[1] - d), 2)
-            continue
-        side = colors.side_color(u.side, sides)
-        if u.id == active:
-            pygame.draw.circle(surface, colors.ACTIVE_RING, c, r + 5, 3)
-        if u.id == selected:
-            pygame.draw.circle(surface, colors.SELECTED_RING, c, r + 2, 2)
-        elif u.id == hover:
-            pygame.draw.circle(surface, colors.HOVER_RING, c, r + 2, 1)
-        pygame.draw.circle(surface, side, c, r)
-        pygame.draw.polygon(surface, colors.lighter(side, 0.55), wedge_points(cx, cy, r, u.facing))
-        pygame.draw.circle(surface, colors.OUTLINE, c, r, 2 if r >= 8 else 1)
-        _facing_tick(surface, cx, cy, r, u.facing, colors.lighter(side, 0.55))
-        if r >= GLYPH_MIN_RADIUS_PX:
-            text.draw(
-                surface, POSTURE_GLYPHS.get(u.posture, u.posture[:2]), c, r, colors.OUTLINE, "center"
-            )
         frac = health_fraction(u, (initial_health or {}).get(u.id))
-        _health_bar(surface, c, r, frac)
-        _ap_pips(surface, text, c, r, u.ap, u.ap_max)
-        if r >= LABEL_MIN_RADIUS_PX:
-            text.draw(surface, u.id, (c[0], c[1] + r + 12), 14, colors.PANEL_TEXT, "midtop")
+        side = colors.side_color(u.side, sides)
+        img, (ox, oy) = sprites.get(u, r, side, frac, u.id == active, u.id == selected)
+        surface.blit(img, (round(cx) - ox, round(cy) - oy))
+
+
+def _draw_unit(
+    surface: pygame.Surface,
+    text: Text,
+    c: tuple[int, int],
+    r: int,
+    u: UnitView,
+    side: colors.RGB,
+    frac: float,
+    active: bool,
+    selected: bool,
+    label: str,
+) -> None:
+    """One unit centred on pixel ``c``: rings, base, wedge, outline, tick, glyph, health, AP, label."""
+    if not u.alive:
+        pygame.draw.circle(surface, colors.DEAD, c, r)
+        d = round(r * 0.6)
+        pygame.draw.line(surface, colors.OUTLINE, (c[0] - d, c[1] - d), (c[0] + d, c[1] + d), 2)
+        pygame.draw.line(surface, colors.OUTLINE, (c[0] - d, c[1] + d), (c[0] + d, c[1] - d), 2)
+        return
+    cx, cy = float(c[0]), float(c[1])
+    if active:
+        pygame.draw.circle(surface, colors.ACTIVE_RING, c, r + 5, 3)
+    if selected:
+        pygame.draw.circle(surface, colors.SELECTED_RING, c, r + 2, 2)
+    pygame.draw.circle(surface, side, c, r)
+    pygame.draw.polygon(surface, colors.lighter(side, 0.55), wedge_points(cx, cy, r, u.facing))
+    pygame.draw.circle(surface, colors.OUTLINE, c, r, 2 if r >= 8 else 1)
+    _facing_tick(surface, cx, cy, r, u.facing, colors.lighter(side, 0.55))
+    if r >= GLYPH_MIN_RADIUS_PX:
+        text.draw(surface, POSTURE_GLYPHS.get(u.posture, u.posture[:2]), c, r, colors.OUTLINE, "center")
+    _health_bar(surface, c, r, frac)
+    _ap_pips(surface, text, c, r, u.ap, u.ap_max)
+    if label:
+        text.draw(surface, label, (c[0], c[1] + r + 12), 14, colors.PANEL_TEXT, "midtop")
 
 
 def _facing_tick(

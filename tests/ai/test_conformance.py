@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = sorted(p for p in (ROOT / "scenarios").glob("*.yaml") if p.stem != "profiles")
 PAIRS = [("aggressive", "cautious"), ("cautious", "random"), ("random", "aggressive")]
 #: Rounds per conformance battle (the full round limit with SKIRMISH_SOAK=full).
-SHORT_ROUNDS = None if os.environ.get("SKIRMISH_SOAK") == "full" else 3
+SHORT_ROUNDS = None if os.environ.get("SKIRMISH_SOAK") == "full" else 2
 
 
 def test_the_shipped_scenarios_are_found():

@@ -147,6 +147,10 @@ def test_retreat_point_is_validated():
                 return
             # attack whenever possible, else end the turn
             attack = next((o for o in d.options if isinstance(o.command, Attack)), None)
-            m.apply(attack.command if attack else next(o.command for o in d.options if isinstance(o.command, EndTurn)))
+            m.apply(
+                attack.command
+                if attack
+                else next(o.command for o in d.options if isinstance(o.command, EndTurn))
+            )
         m.close()
     pytest.fail("no defence decision came up")

@@ -31,7 +31,9 @@ def _drive_to_attack(m: Match, attacker: str, target: str) -> Decision | None:
             m.apply(next(o.command for o in d.options if getattr(o.command, "kind", "") == "none"))
             continue
         if d.unit == attacker:
-            shot = next((o for o in d.options if isinstance(o.command, Attack) and o.command.target == target), None)
+            shot = next(
+                (o for o in d.options if isinstance(o.command, Attack) and o.command.target == target), None
+            )
             if shot is not None:
                 m.apply(shot.command)
                 continue
@@ -117,7 +119,9 @@ def test_ap_pool_dodge_move_is_a_2_inch_disc_and_updates_sight():
         m.apply(DodgeMove(target, dest))
         ev = m.log.of_type("dodge_move")[-1]
         assert ev["unit"] == target and ev["to"] == [round(dest[0], 6), round(dest[1], 6)]
-        assert math.isclose(m.sight(attacker, target).distance, math.dist(m.pos(attacker), dest), abs_tol=1e-9)
+        assert math.isclose(
+            m.sight(attacker, target).distance, math.dist(m.pos(attacker), dest), abs_tol=1e-9
+        )
         m.close()
         return
     pytest.fail("no successful ap-pool dodge in 150 seeds")

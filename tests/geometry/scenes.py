@@ -17,12 +17,16 @@ HIGH = 2.0
 LOW = 0.5
 
 
-def box(oid: str, x0: float, y0: float, x1: float, y1: float, height: float = HIGH, size: float = 1.0) -> ObstacleSpec:
+def box(
+    oid: str, x0: float, y0: float, x1: float, y1: float, height: float = HIGH, size: float = 1.0
+) -> ObstacleSpec:
     """An axis-aligned rectangular obstacle."""
     return ObstacleSpec(oid, ((x0, y0), (x1, y0), (x1, y1), (x0, y1)), height, size)
 
 
-def poly(oid: str, pts: Sequence[tuple[float, float]], height: float = HIGH, size: float = 1.0) -> ObstacleSpec:
+def poly(
+    oid: str, pts: Sequence[tuple[float, float]], height: float = HIGH, size: float = 1.0
+) -> ObstacleSpec:
     """An obstacle from a vertex list."""
     return ObstacleSpec(oid, tuple((float(x), float(y)) for x, y in pts), height, size)
 
@@ -63,7 +67,12 @@ def random_obstacle(rng: object, oid: str, width: float = MAP_W, height: float =
         ang = rng.uniform(0, 2 * math.pi)
         if kind == 0:
             length, thick = rng.uniform(0.5, 6.0), rng.uniform(0.15, 1.5)
-            pts = [(-length / 2, -thick / 2), (length / 2, -thick / 2), (length / 2, thick / 2), (-length / 2, thick / 2)]
+            pts = [
+                (-length / 2, -thick / 2),
+                (length / 2, -thick / 2),
+                (length / 2, thick / 2),
+                (-length / 2, thick / 2),
+            ]
         elif kind == 1:
             k = int(rng.integers(3, 9))
             rx, ry = rng.uniform(0.3, 2.5), rng.uniform(0.3, 2.5)

@@ -66,7 +66,9 @@ def _low_wall_fraction(height: float) -> float:
         ("prone", 0.25, CoverLevel.TOTAL),
     ],
 )
-def test_low_wall_in_front_of_targets_of_each_posture(sight: Sight, posture: str, height: float, level: CoverLevel) -> None:
+def test_low_wall_in_front_of_targets_of_each_posture(
+    sight: Sight, posture: str, height: float, level: CoverLevel
+) -> None:
     units = table(("a", (2.0, 6.0), "standing"), ("t", (12.0, 6.0), posture))
     f = sight([box("hedge", 10.8, 2, 11.0, 10, LOW)], units, 0, 1)
     assert f.cover_fraction == pytest.approx(_low_wall_fraction(height), abs=1e-9)
@@ -156,7 +158,9 @@ def test_hidden_next_to_a_large_enough_obstacle(sight: Sight, wall: object, hidd
         ((9.0, 6.0), 2.0, False),  # big enough but 2" away
     ],
 )
-def test_hidden_behind_a_cover_unit(sight: Sight, screen: tuple[float, float], size: float, hidden: bool) -> None:
+def test_hidden_behind_a_cover_unit(
+    sight: Sight, screen: tuple[float, float], size: float, hidden: bool
+) -> None:
     units = table(*LINE, ("m", screen, "standing", 0.0, 0.5, size))
     f = sight([], units, 0, 1)
     assert f.intervening == ("m",)

@@ -7,6 +7,7 @@ corner exactly on a sight ray) are the hand-made tests' business, not these.
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 import pytest
@@ -21,7 +22,12 @@ from tests.geometry.scenes import MAP_H, MAP_W, box, random_obstacle, random_sce
 
 SEEDS = st.integers(0, 2**32 - 1)
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-SWEEP = settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+#: The sweep's full form (thousands of tables) runs with SKIRMISH_SOAK=full; by default it is short.
+SWEEP = settings(
+    max_examples=2000 if os.environ.get("SKIRMISH_SOAK") == "full" else 20,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 _THRESHOLDS = (0.1, 0.5, 0.75, 0.9)
 
 
@@ -106,7 +112,9 @@ def test_translating_and_rotating_the_table_changes_nothing(
 
 @settings(max_examples=150, deadline=None)
 @given(SEEDS, st.integers(0, 20), st.sampled_from(["standing", "kneeling", "prone"]))
-def test_swapping_ends_with_equal_postures_keeps_a_clear_line_visible(seed: int, n_obstacles: int, posture: str) -> None:
+def test_swapping_ends_with_equal_postures_keeps_a_clear_line_visible(
+    seed: int, n_obstacles: int, posture: str
+) -> None:
     """Mutual sight is guaranteed when the centre line is clear (the model is not symmetric
     in general: see test_sight_is_not_symmetric_in_general)."""
     from shapely.geometry import LineString, Polygon
@@ -117,7 +125,9 @@ def test_swapping_ends_with_equal_postures_keeps_a_clear_line_visible(seed: int,
     there, back = index.facts(same, 0, 1), index.facts(same, 1, 0)
     assert there.distance == back.distance
     centre_line = LineString([tuple(same.xy[0]), tuple(same.xy[1])])
-    if not any(centre_line.crosses(Polygon(o.polygon)) or centre_line.within(Polygon(o.polygon)) for o in obstacles):
+    if not any(
+        centre_line.crosses(Polygon(o.polygon)) or centre_line.within(Polygon(o.polygon)) for o in obstacles
+    ):
         assert there.visible and back.visible
 
 

@@ -94,23 +94,31 @@ def test_every_shipped_scenario_renders_its_units_in_side_colours(pg, path):
     match.close()
 
 
-def test_static_layer_is_redrawn_only_when_the_camera_changes(pg):
+def test_static_layer_is_redrawn_only_when_the_zoom_changes(pg):
+    from game.render.layers import MARGIN_PX
     from game.render.renderer import Renderer
 
     match = Match(duel_spec(), seed=1)
     renderer = Renderer(MatchView(match), SIZE)
     surface = pg.Surface(SIZE)
-    ui = UiState()
+    ui = UiState(overlays={"grid"})
     for _ in range(3):
         renderer.draw(surface, ui)
-    assert renderer.static.redraws == 1
-    renderer.camera.pan(5, 0)
+    assert renderer.static.redraws == 1 and renderer.board_redraws == 1
+    renderer.camera.pan(37, -12)
     renderer.draw(surface, ui)
     renderer.draw(surface, ui)
-    assert renderer.static.redraws == 2
+    assert renderer.static.redraws == 1 and renderer.board_redraws == 1  # a pan only moves the layers
+    # the table's top-left corner moved with the pan
+    x, y = renderer.camera.to_px(0.0, 0.0)
+    assert tuple(surface.get_at((x + 1, y + 1)))[:3] == colors.TABLE
+    assert tuple(surface.get_at((x - MARGIN_PX - 2, y - MARGIN_PX - 2)))[:3] == colors.BACKGROUND
+    ui.selected = "blue-2"  # another point of view: the board (overlays, rings) is redrawn
+    renderer.draw(surface, ui)
+    assert renderer.static.redraws == 1 and renderer.board_redraws == 2
     renderer.camera.zoom_at(300, 300, 1.5)
     renderer.draw(surface, ui)
-    assert renderer.static.redraws == 3
+    assert renderer.static.redraws == 2 and renderer.board_redraws == 3
     match.close()
 
 

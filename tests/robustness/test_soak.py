@@ -37,9 +37,9 @@ def test_plan_cycles_every_combination():
     soak = _soak()
     names = [str(p) for p in SHIPPED]
     jobs = soak.plan(2 * len(names) * len(RULESETS), 100, names, RULESETS)
-    combos = {(s, r) for s, r, _ in jobs}
+    combos = {(s, r) for s, r, _, _ in jobs}
     assert combos == {(s, r) for s in names for r in RULESETS}
-    assert [seed for *_, seed in jobs] == list(range(100, 100 + len(jobs)))
+    assert [seed for _, _, seed, _ in jobs] == list(range(100, 100 + len(jobs)))
 
 
 def test_short_soak_has_no_exceptions_and_no_broken_invariants():

@@ -68,7 +68,9 @@ class FakeBattle:
     def add(self, uid: str, side: str, pos: tuple[float, float], stats: Any = None, **kw: Any) -> FakeUnit:
         stats = stats if stats is not None else self.ruleset.default_stats()
         setup = self.ruleset.setup_unit(stats)
-        unit = FakeUnit(uid, side, stats, pos, health=setup.health, ap=ActionPoints(setup.ap_max, setup.ap_max), **kw)
+        unit = FakeUnit(
+            uid, side, stats, pos, health=setup.health, ap=ActionPoints(setup.ap_max, setup.ap_max), **kw
+        )
         self.u[uid] = unit
         return unit
 
@@ -135,7 +137,9 @@ class FakeBattle:
     def sight(self, attacker: str, target: str) -> SightFacts:
         if (attacker, target) in self._sight:
             s = self._sight[(attacker, target)]
-            return replace(s, arc=_arc(self.u[target], self.u[attacker].pos), distance=self.distance(attacker, target))
+            return replace(
+                s, arc=_arc(self.u[target], self.u[attacker].pos), distance=self.distance(attacker, target)
+            )
         return self._default_sight(attacker, target)
 
     def enemies(self, uid: str) -> list[str]:
