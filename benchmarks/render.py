@@ -6,8 +6,11 @@ the frame is drawn with ``SDL_VIDEODRIVER=dummy`` onto a window-sized surface by
 :class:`game.render.renderer.Renderer` the window uses, with the first red unit selected, an
 enemy targeted (sight line, silhouette, odds), a path preview and the threat map. Reported:
 the threat map's full computation (once per match change), the first frame after a match
-change (derived data recomputed), a frame after a pan (static layer redrawn) and the steady
-frame (caches warm, as in 60 fps play). The last line is
+change (derived data recomputed), hover frames (the cursor moves to another enemy every frame:
+its arcs, silhouette, sight line, fan and odds are drawn over the cached board), a frame whose
+board is redrawn (every overlay and unit drawn again), a frame after a pan (cached layers
+moved), a steady frame and a frame after a zoom (static layer redrawn too). The last line, the
+number held to the 8 ms budget, is the hover frame:
 ``render 64x64/40 units: <ms> ms/frame with all overlays``.
 """
 
@@ -115,21 +118,52 @@ def main() -> None:
     threat_ms = (time.perf_counter() - t0) * 1000.0
     print(f"threat map: {tm.nx}x{tm.ny} cells x {len(enemies)} enemies: {threat_ms:.0f} ms (once per change)")
 
-    first = timed(lambda: renderer.draw(screen, ui, {"red", "blue"}, threat_budget=None), 1)[0]
+    def draw() -> None:
+        renderer.draw(screen, ui, {"red", "blue"}, threat_budget=None)
+
+    first = timed(draw, 1)[0]
     print(f"first frame (derived data computed): {first:.1f} ms")
+    # the cursor going from enemy to enemy: the target's arcs, silhouette, fan, sight line and
+    # odds change every frame over the cached board; every overlay is on
+    near = sorted(enemies, key=lambda e: view.distance(viewer, e))[:2]
+    for e in near:
+        ui.target = e
+        draw()
+
+    def retarget() -> None:
+        ui.target = near[0] if ui.target == near[1] else near[1]
+        draw()
+
+    hover = timed(retarget, args.frames)
+    print(
+        f"hover frames (new target each frame): mean {statistics.fmean(hover):.2f} ms, "
+        f"p95 {np.percentile(hover, 95):.2f} ms"
+    )
+
+    def rebuild() -> None:
+        ui.toggle("move")  # any change of the board's inputs (match, viewer, overlays) redraws it
+        draw()
+
+    before = renderer.board_redraws
+    boards = timed(rebuild, 40)
+    assert renderer.board_redraws == before + 40
+    print(
+        f"frame with a board redraw (every overlay and unit drawn again): {statistics.fmean(boards):.2f} ms"
+    )
 
     def after_pan() -> None:
         renderer.camera.pan(1, 0)
-        renderer.draw(screen, ui, {"red", "blue"}, threat_budget=None)
+        draw()
 
-    pans = timed(after_pan, 20)
-    print(f"frame after a pan (static layer redrawn): {statistics.median(pans):.2f} ms median")
-    steady = timed(lambda: renderer.draw(screen, ui, {"red", "blue"}, threat_budget=None), args.frames)
     redraws = renderer.static.redraws
-    timed(lambda: renderer.draw(screen, ui, {"red", "blue"}, threat_budget=None), 10)
-    assert renderer.static.redraws == redraws, "the static layer was redrawn without a camera change"
-    mean, p95 = statistics.fmean(steady), float(np.percentile(steady, 95))
-    print(f"steady frames: mean {mean:.2f} ms, median {statistics.median(steady):.2f} ms, p95 {p95:.2f} ms")
+    pans = timed(after_pan, 50)
+    print(f"frame after a pan (layers moved, not redrawn): {statistics.median(pans):.2f} ms median")
+    steady = timed(draw, args.frames)
+    assert renderer.static.redraws == redraws, "the static layer was redrawn without a zoom change"
+    print(f"steady frames (cursor moving, nothing else): mean {statistics.fmean(steady):.2f} ms")
+    zooms = timed(lambda: (renderer.camera.zoom_at(400, 400, 1.01), draw()), 20)
+    print(f"frame after a zoom (static layer and board redrawn): {statistics.median(zooms):.2f} ms median")
+    mean = statistics.fmean(hover)
     match.close()
     print(f"render 64x64/40 units: {mean:.2f} ms/frame with all overlays")
 

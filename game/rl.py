@@ -21,8 +21,10 @@ Contract:
   dodge move, ...) option slot × (the option itself, or a point in one of eight
   directions).
 - The mask is exact: an action is unmasked iff the command it stands for passes the
-  decision's validation (points are tested with each option's validator, so a masked
-  action is always accepted). Stepping a masked action raises ``ValueError``.
+  decision's validation (points are tested with each option's validator, so an
+  unmasked action is always accepted; an option's region only proposes candidates,
+  since e.g. the move region is a plain reach disc). Stepping a masked action raises
+  ``ValueError``.
 - Rewards (per agent, accumulated as PettingZoo does): for every ``damage`` event,
   the harm (the fraction of each health track's reference value lost) is subtracted
   from the victim and added to the attacker (subtracted for friendly fire); a unit
@@ -221,6 +223,10 @@ class ActionCatalogue:
         return f"reaction option {slot} toward {DIRECTIONS[sub - 1]:g} deg"
 
 
+#: A candidate point of a point action (None: no candidate).
+_Candidate = tuple[float, float] | None
+
+
 def _unit_vector(degrees: float) -> tuple[float, float]:
     r = math.radians(degrees)
     return math.cos(r), math.sin(r)
@@ -243,6 +249,7 @@ class SkirmishEnv(AECEnv[str, dict[str, np.ndarray], int]):
         render_mode: str | None = None,
     ) -> None:
         super().__init__()
+        self._validated: dict[tuple[int, Any], bool] = {}
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
                 f"render_mode must be one of {self.metadata['render_modes']} or None, not {render_mode!r}"
@@ -441,6 +448,7 @@ class SkirmishEnv(AECEnv[str, dict[str, np.ndarray], int]):
         if self._legal_key == key:
             return self._legal
         legal: dict[int, Any] = {}
+        self._validated = {}
         d = m.pending
         if m.outcome is None and d is not None:
             if d.kind == "turn":
@@ -529,12 +537,16 @@ class SkirmishEnv(AECEnv[str, dict[str, np.ndarray], int]):
             for k, point in enumerate(self._ray_points(opt, pos, self._reach(opt, pos), (1.0,))):
                 self._offer(legal, cat.reaction_action(j, 1 + k), opt, point)
 
-    @staticmethod
-    def _offer(legal: dict[int, Any], action: int, opt: Option, point: tuple[float, float] | None) -> None:
-        if point is None:
+    def _offer(self, legal: dict[int, Any], action: int, opt: Option, candidate: _Candidate) -> None:
+        """Unmask ``action`` if the candidate point is legal for ``opt`` (validated once per point)."""
+        if candidate is None:
             return
-        cmd = opt.with_point((float(point[0]), float(point[1])))
-        if matches(opt, cmd) is None:
+        cmd = opt.with_point((float(candidate[0]), float(candidate[1])))
+        key = (id(opt), cmd)
+        ok = self._validated.get(key)
+        if ok is None:
+            ok = self._validated[key] = matches(opt, cmd) is None
+        if ok:
             legal[action] = cmd
 
     @staticmethod
@@ -547,7 +559,7 @@ class SkirmishEnv(AECEnv[str, dict[str, np.ndarray], int]):
     @staticmethod
     def _ray_points(
         opt: Option, pos: tuple[float, float], reach: float, rings: Sequence[float]
-    ) -> list[tuple[float, float] | None]:
+    ) -> list[_Candidate]:
         """One candidate per (direction, ring): the farthest point of the ray inside the region.
 
         The target is ``pos + reach * ring`` in each direction; if it is outside the
@@ -556,7 +568,7 @@ class SkirmishEnv(AECEnv[str, dict[str, np.ndarray], int]):
         to the target is used. Validation decides afterwards.
         """
         region = opt.region
-        out: list[tuple[float, float] | None] = []
+        out: list[_Candidate] = []
         if region is None or region.is_empty or reach <= 0:
             return [None] * (len(DIRECTIONS) * len(rings))
         dirs = np.array([_unit_vector(d) for d in DIRECTIONS])

@@ -35,6 +35,10 @@ CONTACT_GAP = 0.05
 MIN_MOVE = 0.05
 #: Fractions of the planned distance tried when the full one is refused.
 SHRINK = (1.0, 0.85, 0.65, 0.45, 0.25)
+#: A unit keeps its quarry unless another enemy is this many times nearer (see choose_quarry).
+QUARRY_STICKINESS = 1.5
+#: Postures a unit closing in gets up from: they move at a fraction of the speed, or not at all.
+LOW_POSTURES = ("kneeling", "sitting", "crawling", "prone")
 #: Random samples of the move region tried when the path cannot be followed.
 SAMPLES = 32
 
@@ -49,6 +53,9 @@ def aggressive_policy(view: Any, decision: Decision, rng: np.random.Generator) -
         return best.command
     quarry = choose_quarry(view, uid)
     if quarry is not None:
+        up = get_up(view, decision)
+        if up is not None:
+            return up.command
         move = t.find(decision, Move, point=True)
         if move is not None:
             p = close_in(view, decision, move, quarry, rng)
@@ -59,27 +66,36 @@ def aggressive_policy(view: Any, decision: Decision, rng: np.random.Generator) -
             p = close_in(view, decision, step, quarry, rng)
             if p is not None:
                 return step.with_point(p)
-    stand = next(
-        (
-            o
-            for o in decision.options
-            if isinstance(o.command, ChangePosture) and o.command.posture == "standing"
-        ),
-        None,
-    )
-    if stand is not None and view.unit(uid).posture in ("prone", "crawling", "sitting"):
-        return stand.command
     return EndTurn(uid)
 
 
+def get_up(view: Any, decision: Decision) -> Option | None:
+    """The option that gets a unit lower than crouching back on its feet (standing if offered,
+    else crouching, which some rulesets require on the way up), or None."""
+    if view.unit(decision.unit).posture not in LOW_POSTURES:
+        return None
+    offered = {o.command.posture: o for o in decision.options if isinstance(o.command, ChangePosture)}
+    return offered.get("standing") or offered.get("crouching")
+
+
 def choose_quarry(view: Any, uid: str) -> str | None:
-    """The enemy to close with: nearest, a wounded one counting as nearer (ties: first listed)."""
+    """The enemy to close with: nearest, a wounded one counting as nearer (ties: first listed).
+
+    The unit keeps its previous quarry while that one is in action and no more than
+    :data:`QUARRY_STICKINESS` times as far (by the same measure) as the best: without it two
+    enemies at similar distances make a unit walk back and forth between them.
+    """
     here = view.unit(uid).pos
-    best, best_key = None, math.inf
+    keys: dict[str, float] = {}
     for e in view.enemies(uid):
-        key = math.dist(here, view.unit(e).pos) * (0.5 + 0.5 * t.condition(view, e))
-        if key < best_key - 1e-12:
-            best, best_key = e, key
+        keys[e] = math.dist(here, view.unit(e).pos) * (0.5 + 0.5 * t.condition(view, e))
+    if not keys:
+        return None
+    best = min(keys, key=lambda e: (keys[e], list(keys).index(e)))
+    old = t.remembered_quarry(view, uid)
+    if old in keys and keys[old] <= QUARRY_STICKINESS * keys[best]:
+        best = old
+    t.remembered_quarry(view, uid, best)
     return best
 
 

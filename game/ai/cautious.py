@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from game.ai import tactics as t
-from game.ai.aggressive import choose_quarry, close_in, move_budget
+from game.ai.aggressive import choose_quarry, close_in, get_up, move_budget
 from game.ai.reactions import react
 from game.commands import ChangePosture, Decision, EndTurn, Move, Option
 
@@ -80,14 +80,17 @@ def cautious_policy(view: Any, decision: Decision, rng: np.random.Generator) -> 
     uid = decision.unit
     move = t.find(decision, Move, point=True)
     best = t.best_attack(view, decision)
-    if move is not None and outnumbers(view, uid):
+    poor = best is None or t.attack_value(view, best) < POOR_ODDS
+    if move is not None and poor and outnumbers(view, uid):
         # Winning clearly: press the last enemies instead of trading poor shots with them.
-        if best is None or t.attack_value(view, best) < POOR_ODDS:
-            quarry = best.command.target if best is not None else choose_quarry(view, uid)
-            if quarry is not None:
-                got = close_in(view, decision, move, quarry, rng)
-                if got is not None:
-                    return move.with_point(got)
+        quarry = choose_quarry(view, uid)
+        if quarry is not None:
+            up = get_up(view, decision)
+            if up is not None:
+                return up.command
+            got = close_in(view, decision, move, quarry, rng)
+            if got is not None:
+                return move.with_point(got)
     if best is not None:
         # Only a unit standing badly exposed looks for a better firing position first.
         if move is not None and exposed_here(view, uid) > SAFE_ENOUGH:

@@ -52,13 +52,14 @@ class _Memo:
 
     ``start``: each unit's health at match start; ``attacked``: units that attacked in their
     current turn; ``margins``: health margins per unit, valid until the next event (every
-    health change is an event).
+    health change is an event); ``quarry``: the enemy each unit last chose to close with.
     """
 
     seen: int = 0
     start: dict[str, dict[str, int]] = field(default_factory=dict)
     attacked: set[str] = field(default_factory=set)
     margins: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
+    quarry: dict[str, str] = field(default_factory=dict)
 
 
 _MEMO: weakref.WeakKeyDictionary[Any, _Memo] = weakref.WeakKeyDictionary()
@@ -104,6 +105,14 @@ def _margins(view: Any, uid: str) -> list[tuple[float, float]]:
         out.append((max(0.0, left), float(top)))
     memo.margins[uid] = out
     return out
+
+
+def remembered_quarry(view: Any, uid: str, quarry: str | None = None) -> str | None:
+    """The quarry ``uid`` chose before (None if none); with ``quarry``, remember that one."""
+    memo = _memo(view)
+    if quarry is not None:
+        memo.quarry[uid] = quarry
+    return memo.quarry.get(uid)
 
 
 def attacked_this_turn(view: Any, uid: str) -> bool:

@@ -14,12 +14,17 @@ Per query, all pairs at once (``S`` distinct attackers, ``P`` pairs):
 
 1. Per attacker: the bearing of every obstacle vertex (an ``S × V`` table) and the
    bounding-circle bearing, angular radius and nearest distance of every piece.
-2. Broad phase: each attacker's pieces are bucketed into 64 angular bins by their
-   bounding-circle span; a pair looks only in the bins its window covers, keeps each piece
-   once, and drops pieces farther than the target or outside the window.
+2. Broad phase: each attacker's pieces are filed under 64 angular bins (by bounding-circle
+   span) and 16 distance bands; a pair reads only the bins its window covers and the bands
+   nearer than its target, keeps each piece once, and drops pieces outside the window.
 3. Edge cull: an edge is kept only if its angular span (from the vertex table) meets the
    window ``[−α, α]`` (all edges are kept when the attacker may be inside the piece).
-4. Narrow phase, in each pair's frame (``u`` = bearing − bearing of the target): with the
+4. Occlusion cull: a piece taller than the eye and the target hides ``H`` on every ray
+   through it; if one is entered before ``D`` on both window edges the pair is total (the
+   rays entering a convex piece before ``D`` form one interval). Such pieces in the nearer
+   half of each line are culled first; blocked pairs then skip everything but the pieces that
+   may screen the target for the hidden rule.
+5. Narrow phase, in each pair's frame (``u`` = bearing − bearing of the target): with the
    Cyrus–Beck slack ``s = c − n·A``, rays *enter* a convex piece through edges with
    ``s < 0`` at ``d = s / (n·dir)`` and *leave* through edges with ``s > 0``; so on an edge's
    span ``z = e + (h − e)·D·(n·dir)/s`` is a sinusoid in ``u``, and the part of the span with
@@ -27,7 +32,9 @@ Per query, all pairs at once (``S`` distinct attackers, ``P`` pairs):
    everything where the attacker stands inside them); the others use exit edges where the
    exit is within ``D``, and the constant ``h`` where the piece reaches past ``D``, on the
    rays that enter the piece before ``D``.
-5. :func:`game.geometry.envelope.envelope_area` integrates the clamped upper envelope.
+6. :func:`game.geometry.envelope.envelope_area` integrates the clamped upper envelope.
+7. Intervening units: each attacker's units sorted by bearing, searched around the window,
+   then the exact corridor-distance test.
 """
 
 from __future__ import annotations

@@ -27,8 +27,8 @@ Contract:
 
 Performance (2-core machine, 48x32 map, 30 obstacles, 10 units; ``benchmarks/paths.py``,
 ``docs/movement.md``): the static graph for one radius (~770 nodes) builds in ~0.1 s; with it
-cached a routed path costs ~2 ms (a clear straight one ~0.1 ms), rebuilding it every query ~60 ms.
-Straight-move regions cost ~1 ms, ``reachable`` 60-250 ms (drawing only; cache it).
+cached a routed path costs ~2.5 ms (a clear straight one ~0.2 ms), rebuilding it every query ~70 ms.
+Straight-move regions cost ~1-3 ms, ``reachable`` 50-250 ms (drawing only; cache it).
 """
 
 from __future__ import annotations

@@ -129,7 +129,7 @@ def facts_lines(facts: SightFacts) -> list[str]:
     else:
         cover = "no line of sight (total cover)"
     lines = [
-        f"{facts.attacker} → {facts.target}: {facts.distance:.1f} in",
+        f"{facts.attacker} to {facts.target}: {facts.distance:.1f} in",
         cover + (", hidden" if facts.hidden else ""),
         f"attack on its {facts.arc} arc",
         "cover units: " + (", ".join(facts.intervening) if facts.intervening else "none"),

@@ -23,8 +23,6 @@ from game.render.shapes import Ring, fan_polygon, region_rings
 from game.render.text import Text
 
 Point = tuple[float, float]
-#: Silhouette inset size, pixels (a standing figure fills the height).
-INSET_W, INSET_H = 112, 70
 
 
 # ------------------------------------------------------------------ drawing
@@ -112,7 +110,7 @@ def draw_region(
     strong: bool = False,
 ) -> pygame.Rect | None:
     """A legal region: translucent fill (holes cleared) and its outline; returns the filled area."""
-    width = 2 if strong else 1
+    width = 3 if strong else 2
     area: pygame.Rect | None = None
     for ext, holes in rings:
         if len(ext) < 3:
@@ -180,31 +178,29 @@ def frame_to_inset(
 def draw_silhouette(
     surface: pygame.Surface,
     text: Text,
-    anchor: tuple[float, float],
+    box: pygame.Rect,
     parts: Any,
     side_color: colors.RGB,
     caption: str,
-) -> pygame.Rect:
-    """An inset picture of the target as the attacker sees it: exposed light, hidden dark.
+) -> None:
+    """A picture of the target as the attacker sees it, in ``box``: exposed light, hidden dark.
+
+    The picture is the (angle, height) frame of the cover model: across, the sight rays from
+    one edge of the target's base to the other; up, the height above the ground, a standing
+    figure filling the frame.
 
     Args:
         surface: where to draw.
         text: font cache.
-        anchor: screen point the inset's bottom-left corner is placed at (kept on screen).
+        box: the picture's rectangle (the caption goes in its bottom 18 pixels).
         parts: :class:`game.geometry.shapes.SilhouetteParts` (hidden / exposed in the
             (angle °, height) frame; its profile gives the half-angle and the height).
         side_color: the target's side colour (frame).
         caption: line written under the picture.
-
-    Returns:
-        The inset's rectangle.
     """
-    box = pygame.Rect(0, 0, INSET_W, INSET_H + 18)
-    box.bottomleft = (round(anchor[0]), round(anchor[1]))
-    box.clamp_ip(surface.get_rect())
-    pygame.draw.rect(surface, colors.PANEL, box)
+    pygame.draw.rect(surface, colors.BACKGROUND, box)
     pygame.draw.rect(surface, side_color, box, 2)
-    inner = pygame.Rect(box.x + 6, box.y + 4, box.w - 12, INSET_H - 8)
+    inner = pygame.Rect(box.x + 6, box.y + 5, box.w - 12, box.h - 28)
     prof = parts.profile
     height = float(prof.height)
     fig_h = inner.h * min(1.0, height)
@@ -216,9 +212,8 @@ def draw_silhouette(
                 pygame.draw.polygon(surface, color, ext)
             for h in holes:
                 if len(h) >= 3:
-                    pygame.draw.polygon(surface, colors.PANEL, h)
-    text.draw(surface, caption, (box.centerx, box.bottom - 2), 15, colors.PANEL_TEXT, "midbottom")
-    return box
+                    pygame.draw.polygon(surface, colors.BACKGROUND, h)
+    text.draw(surface, caption, (box.centerx, box.bottom - 3), 15, colors.PANEL_TEXT, "midbottom")
 
 
 def draw_threat(surface: pygame.Surface, camera: Camera, image: pygame.Surface, cell: float) -> None:

@@ -6,7 +6,8 @@ clickable rows it drew as :attr:`Panel.buttons` (screen rectangle + action), so 
 tested against exactly what is on screen. Option rows are those of
 :func:`game.render.ui.menu_rows`, numbered 1-9 then 0 like the number keys. Rows are shown for
 a decision only when the deciding side is played by a human here; an AI's decision shows who
-is thinking instead.
+is thinking instead. The target section has the picture of the target's silhouette as the
+selected unit sees it (hidden parts dark), its sight facts and every attack's exact odds.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from typing import Any
 import pygame
 
 from game.render import colors
-from game.render.inspect import facts_lines, option_lines, percent, target_lines
+from game.render.inspect import percent, target_lines
+from game.render.overlays import draw_silhouette
 from game.render.scene import Scene
 from game.render.text import Text
 from game.render.ui import KEYED_ROWS, UiState, menu_rows
@@ -31,6 +33,8 @@ BODY = 17
 SMALL = 15
 LINE = 17
 SMALL_LINE = 15
+#: Size of the target's silhouette picture.
+SILHOUETTE_W, SILHOUETTE_H = 200, 96
 
 
 @dataclass(frozen=True)
@@ -94,6 +98,7 @@ class Panel:
         humans: Collection[str],
         controllers: Mapping[str, str],
         viewer: str | None,
+        silhouette: Any = None,
     ) -> None:
         """Draw the whole panel into ``rect``.
 
@@ -106,6 +111,8 @@ class Panel:
             humans: sides played by a human in this window.
             controllers: side → controller name (for "AI thinking" lines).
             viewer: the unit whose point of view the overlays use.
+            silhouette: the target's :class:`~game.render.scene.Silhouette` seen by the viewer,
+                drawn as a picture under the target's facts (None: not shown).
         """
         self.buttons = []
         pygame.draw.rect(surface, colors.PANEL, rect)
@@ -132,6 +139,13 @@ class Panel:
             y = self._lines(surface, [f"Target {ui.target}"], x, y, w, BODY, colors.PANEL_ACCENT)
             decision = view.pending
             lines = target_lines(view, decision, viewer, ui.target)
+            if silhouette is not None:
+                box = pygame.Rect(x, y + 2, min(w, SILHOUETTE_W), SILHOUETTE_H)
+                f = silhouette.facts
+                caption = f"as {viewer} sees it: {f.cover_fraction * 100:.0f}% hidden"
+                side = colors.side_color(view.unit(ui.target).side, view.sides)
+                draw_silhouette(surface, self.text, box, silhouette.parts, side, caption)
+                y = box.bottom + 4
             y = self._lines(surface, lines, x, y, w, SMALL, colors.PANEL_TEXT)
         y += 6
         self._log(surface, pygame.Rect(rect.x, y, rect.w, rect.bottom - y), scene, ui)
@@ -273,6 +287,3 @@ def _short(v: Any) -> str:
     if isinstance(v, dict):
         return "{" + ", ".join(f"{k}: {_short(x)}" for k, x in v.items()) + "}"
     return str(v)
-
-
-__all__ = ["PANEL_W", "Button", "Panel", "facts_lines", "key_label", "option_lines"]

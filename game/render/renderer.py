@@ -26,7 +26,7 @@ import pygame
 from game.render import colors
 from game.render.camera import Camera
 from game.render.inspect import PathPreview
-from game.render.layers import MAX_MAP_PIXELS, StaticLayer, new_surface
+from game.render.layers import MAX_MAP_PIXELS, Canvas, StaticLayer, fill_around, new_surface
 from game.render.overlays import (
     draw_arcs,
     draw_cross,
@@ -35,7 +35,6 @@ from game.render.overlays import (
     draw_region,
     draw_rings,
     draw_sight_label,
-    draw_silhouette,
     draw_threat,
 )
 from game.render.panel import PANEL_W, Button, Panel
@@ -71,11 +70,15 @@ class Renderer:
         self.sprites = UnitSprites(self.text)
         self.size = (max(MIN_SIZE[0], size[0]), max(MIN_SIZE[1], size[1]))
         self.camera = Camera.fitted(view.width, view.height, map_viewport(self.size))
-        self._fill: pygame.Surface | None = None
+        self._fill = Canvas(alpha=True)
         self._fill_dirty: pygame.Rect | None = None
+        self._scratch = Canvas(alpha=True)
+        self._board_canvas = Canvas()
+        self._base_canvas = Canvas()
         self._threat: tuple[Any, pygame.Surface] | None = None
         self._threat_scaled: tuple[tuple[int, int, int], pygame.Surface, pygame.Surface] | None = None
         self._board: pygame.Surface | None = None
+        self._base: tuple[tuple[Any, ...], pygame.Surface, pygame.Surface] | None = None
         self._board_key: tuple[Any, ...] | None = None
         self._board_refs: tuple[Any, ...] = ()
         self._panel_surf: pygame.Surface | None = None
@@ -92,7 +95,7 @@ class Renderer:
         same_map = old is not None and (old.width, old.height) == (view.width, view.height)
         self.view: Any = view if isinstance(view, CachedView) else CachedView(view)
         self.scene = Scene(self.view)
-        self.static = StaticLayer(view.width, view.height, view.cell, view.obstacles)
+        self.static = StaticLayer(view.width, view.height, view.cell, view.obstacles, BOARD_MARGIN_PX)
         self._threat = None
         self._board_key = None
         self._panel_key = None
@@ -150,7 +153,6 @@ class Renderer:
             bcam.key(),
             view.version,
             viewer,
-            target,
             frozenset(on),
             id(decision),
             ui.armed,
@@ -159,18 +161,21 @@ class Renderer:
         if self._board is None or self._board_key != key:
             self._board_key = key
             self._board_refs = (decision, threat)  # keep the ids in the key meaningful
-            self._draw_board(bsize, bcam, ui, viewer, target, decision, threat)
+            self._draw_board(bsize, bcam, ui, viewer, decision, threat)
             self.board_redraws += 1
         assert self._board is not None
         surface.set_clip(map_rect)
         if anchored:
-            surface.fill(colors.BACKGROUND, map_rect)
-            surface.blit(self._board, cam.to_px(bcam.origin_x, bcam.origin_y))
+            dest = self._board.get_rect(topleft=cam.to_px(bcam.origin_x, bcam.origin_y))
+            fill_around(surface, dest, map_rect)
+            surface.blit(self._board, dest)
         else:
             surface.blit(self._board, (0, 0))
         surface.set_clip(None)
 
         surface.set_clip(map_rect)
+        if target is not None and viewer is not None:
+            self._draw_target(surface, ui, viewer, target)
         if ui.hover_unit is not None and ui.hover_unit != viewer:
             u = view.unit(ui.hover_unit)
             pygame.draw.circle(surface, colors.HOVER_RING, cam.to_px(*u.pos), radius_px(u, cam) + 2, 1)
@@ -186,6 +191,22 @@ class Renderer:
         self._draw_panel(surface, panel_rect, ui, humans, controllers or {}, viewer, decision)
         if ui.show_help:
             self._help(surface, map_rect, ui)
+
+    def _draw_base(
+        self, board: pygame.Surface, cam: Camera, grid: bool, threat: pygame.Surface | None
+    ) -> None:
+        """Static layer and threat map, composed once per zoom / threat image (one blit per board)."""
+        if threat is None or self._threat is None:
+            self.static.blit_to(board, cam, grid)
+            return
+        key = (board.get_size(), cam.key(), grid, id(threat), self.static.redraws)
+        if self._base is None or self._base[0] != key:
+            base = self._base_canvas.get(board.get_size())
+            self.static.blit_to(base, cam, grid)
+            self._blit_threat(base, cam, threat, float(self._threat[0].cell))
+            # the key again: drawing the static layer may have counted a redraw
+            self._base = ((board.get_size(), cam.key(), grid, id(threat), self.static.redraws), base, threat)
+        board.blit(self._base[1], (0, 0))
 
     def _board_camera(self, size: tuple[int, int]) -> tuple[Camera, tuple[int, int], bool]:
         """The camera the board is drawn with, its size, and whether it is anchored to the map.
@@ -208,90 +229,117 @@ class Renderer:
         cam: Camera,
         ui: UiState,
         viewer: str | None,
-        target: str | None,
         decision: Any,
         threat: pygame.Surface | None,
     ) -> None:
-        """The map with everything that changes only with the match, the zoom or the selection."""
+        """The map with everything that changes only with the match, the zoom or the viewer."""
         view, on = self.view, ui.overlays
-        if self._board is None or self._board.get_size() != size:
-            self._board = new_surface(size)
-        board = self._board
-        self.static.blit_to(board, cam, "grid" in on)
+        self._board = board = self._board_canvas.get(size)
+        self._draw_base(board, cam, "grid" in on, threat)
         board.set_clip(pygame.Rect(*cam.viewport))
-        if threat is not None and self._threat is not None:
-            self._blit_threat(board, cam, threat, float(self._threat[0].cell))
 
         fill = self._fill_layer(size)
         fans = self.scene.fans(viewer) if viewer is not None else []
         vpos = view.unit(viewer).pos if viewer is not None else (0.0, 0.0)
         areas: list[pygame.Rect | None] = []
         if "arcs" in on and viewer is not None:
-            for uid in (viewer, target) if target is not None else (viewer,):
-                areas.append(draw_arcs(fill, cam, self.scene.arcs(uid, arc_radius(view.unit(uid).base))))
+            areas.append(draw_arcs(fill, cam, self.scene.arcs(viewer, arc_radius(view.unit(viewer).base))))
         for shape in self.scene.regions(decision):
             if shape.overlay not in on:
                 continue
             tint = {"retreat": colors.REGION_RETREAT, "dodge": colors.REGION_DODGE}.get(
                 shape.overlay, colors.REGION_MOVE
             )
-            areas.append(draw_region(fill, board, cam, shape.rings, tint, strong=ui.armed == shape.option))
-        sil = None
-        if "silhouette" in on and target is not None and viewer is not None:
-            sil = self.scene.silhouette(viewer, target)
-            if sil is not None:
-                exposed, hidden = sil.exposed_wedge, sil.hidden_wedge
-                areas.append(
-                    draw_region(fill, board, cam, exposed, colors.WEDGE_EXPOSED, colors.EXPOSED_PART)
-                )
-                areas.append(draw_region(fill, board, cam, hidden, colors.WEDGE_HIDDEN, colors.HIDDEN_PART))
+            # the edge in the region's own colour, opaque: a one-yard retreat ring has no width to fill
+            edge = colors.lighter((tint[0], tint[1], tint[2]), 0.3)
+            strong = ui.armed == shape.option
+            areas.append(draw_region(fill, board, cam, shape.rings, tint, edge, strong=strong))
         if "sight" in on and viewer is not None:
-            areas.append(draw_fans(fill, board, cam, vpos, fans, highlight=target))
-        # only the area something was drawn on is blended (and cleared before the next board)
-        drawn = [a for a in areas if a is not None]
-        dirty = drawn[0].unionall(drawn[1:]).clip(fill.get_rect()) if drawn else None
-        self._fill_dirty = dirty if dirty is not None and dirty.width and dirty.height else None
-        if self._fill_dirty is not None:
-            board.blit(fill, self._fill_dirty.topleft, self._fill_dirty)
-
+            areas.append(draw_fans(fill, board, cam, vpos, fans))
+        self._fill_dirty = self._blend(board, fill, areas)
         if "cover-units" in on and viewer is not None:
             ids = {u for facts, _, _ in fans for u in facts.intervening}
-            if target is not None:
-                ids |= set(view.sight(viewer, target).intervening)
             draw_rings(
                 board,
                 cam,
                 [(view.unit(u).pos, view.unit(u).base) for u in sorted(ids)],
                 colors.COVER_UNIT_RING,
             )
-        if target is not None and viewer is not None:
-            facts = view.sight(viewer, target)
-            tpos = view.unit(target).pos
-            pygame.draw.line(board, colors.COVER_COLORS[facts.cover], cam.to_px(*vpos), cam.to_px(*tpos), 3)
-            draw_sight_label(board, self.text, cam, vpos, facts, tpos)
+        self._blit_units(board, cam, view.units(alive=False), viewer, decision)
+        board.set_clip(None)
+
+    def _blit_units(
+        self, surface: pygame.Surface, cam: Camera, units: list[Any], viewer: Any, decision: Any
+    ) -> None:
         draw_units(
-            board,
+            surface,
             cam,
-            view.units(alive=False),
-            view.sides,
+            units,
+            self.view.sides,
             self.sprites,
             active=decision.unit if decision is not None else None,
             selected=viewer,
             initial_health=self.scene.initial_health,
         )
-        if sil is not None and target is not None:
-            t = view.unit(target)
-            tx, ty = cam.world_to_screen(*t.pos)
-            caption = f"{sil.facts.cover_fraction * 100:.0f}% hidden ({sil.facts.cover})"
-            draw_silhouette(
-                board,
-                self.text,
-                (tx + cam.length(t.base) + 12, ty - cam.length(t.base) - 12),
-                sil.parts,
-                colors.side_color(t.side, view.sides),
-                caption,
+
+    @staticmethod
+    def _blend(
+        onto: pygame.Surface, fill: pygame.Surface, areas: list[pygame.Rect | None]
+    ) -> pygame.Rect | None:
+        """Blend the part of ``fill`` that was drawn on; returns that area (to clear it later)."""
+        drawn = [a for a in areas if a is not None]
+        dirty = drawn[0].unionall(drawn[1:]).clip(fill.get_rect()) if drawn else None
+        if dirty is None or not (dirty.width and dirty.height):
+            return None
+        onto.blit(fill, dirty.topleft, dirty)
+        return dirty
+
+    def _draw_target(
+        self, surface: pygame.Surface, ui: UiState, viewer: str, target: str, decision: Any
+    ) -> None:
+        """What concerns the enemy under the cursor, drawn every frame over the cached board: its
+        arcs, the silhouette wedges, its sight fan, the sight line with cover and its cover units (the
+        silhouette picture is in the panel). The translucent parts leave the unit bases clear."""
+        view, cam, on = self.view, self.camera, ui.overlays
+        size = surface.get_size()
+        scratch = self._scratch.get(size)
+        vpos, t = view.unit(viewer).pos, view.unit(target)
+        facts = view.sight(viewer, target)
+        areas: list[pygame.Rect | None] = []
+        if "arcs" in on:
+            areas.append(draw_arcs(scratch, cam, self.scene.arcs(target, arc_radius(t.base))))
+        sil = self.scene.silhouette(viewer, target) if "silhouette" in on else None
+        if sil is not None:
+            areas.append(
+                draw_region(
+                    scratch, surface, cam, sil.exposed_wedge, colors.WEDGE_EXPOSED, colors.EXPOSED_PART
+                )
             )
-        board.set_clip(None)
+            areas.append(
+                draw_region(scratch, surface, cam, sil.hidden_wedge, colors.WEDGE_HIDDEN, colors.HIDDEN_PART)
+            )
+        if "sight" in on:
+            areas.append(draw_fans(scratch, surface, cam, vpos, [(facts, t.pos, t.base)], highlight=target))
+        drawn = [a for a in areas if a is not None]
+        if drawn:
+            # keep the bases clear of the tint: the board already has the units drawn
+            pad = drawn[0].unionall(drawn[1:]).inflate(60, 60)
+            for u in view.units(alive=False):
+                c = cam.to_px(*u.pos)
+                if pad.collidepoint(c):
+                    pygame.draw.circle(scratch, (0, 0, 0, 0), c, radius_px(u, cam) + 6)
+        dirty = self._blend(surface, scratch, areas)
+        if dirty is not None:
+            scratch.fill((0, 0, 0, 0), dirty)
+        if "cover-units" in on and facts.intervening:
+            draw_rings(
+                surface,
+                cam,
+                [(view.unit(u).pos, view.unit(u).base) for u in facts.intervening],
+                colors.COVER_UNIT_RING,
+            )
+        pygame.draw.line(surface, colors.COVER_COLORS[facts.cover], cam.to_px(*vpos), cam.to_px(*t.pos), 3)
+        draw_sight_label(surface, self.text, cam, vpos, facts, t.pos)
 
     def _draw_panel(
         self,
@@ -301,7 +349,6 @@ class Renderer:
         humans: Collection[str],
         controllers: Mapping[str, str],
         viewer: str | None,
-        decision: Any,
     ) -> None:
         """The side panel, redrawn only when what it shows changed."""
         key = (
@@ -312,6 +359,7 @@ class Renderer:
             ui.attack_menu,
             ui.target,
             viewer,
+            "silhouette" in ui.overlays,
             ui.log_scroll,
             ui.ai_paused,
             frozenset(humans),
@@ -323,7 +371,13 @@ class Renderer:
             self._panel_key = key
             self._panel_ref = decision
             local = self._panel_surf.get_rect()
-            self.panel.draw(self._panel_surf, local, self.view, self.scene, ui, humans, controllers, viewer)
+            target = ui.target if viewer is not None and ui.target in self.view.enemies(viewer) else None
+            sil = None
+            if target is not None and viewer is not None and "silhouette" in ui.overlays:
+                sil = self.scene.silhouette(viewer, target)
+            self.panel.draw(
+                self._panel_surf, local, self.view, self.scene, ui, humans, controllers, viewer, sil
+            )
             self._panel_buttons = list(self.panel.buttons)
         self.panel.buttons = [Button(b.rect.move(rect.topleft), b.action) for b in self._panel_buttons]
         surface.blit(self._panel_surf, rect)
@@ -331,12 +385,11 @@ class Renderer:
     # ------------------------------------------------------------------ pieces
     def _fill_layer(self, size: tuple[int, int]) -> pygame.Surface:
         """The translucent layer, cleared where the last board drew on it."""
-        if self._fill is None or self._fill.get_size() != size:
-            self._fill = new_surface(size, alpha=True)
-            self._fill.fill((0, 0, 0, 0))
-        elif self._fill_dirty is not None:
-            self._fill.fill((0, 0, 0, 0), self._fill_dirty)
-        return self._fill
+        fill = self._fill.get(size)
+        if self._fill_dirty is not None:
+            fill.fill((0, 0, 0, 0), self._fill_dirty.clip(fill.get_rect()))
+            self._fill_dirty = None
+        return fill
 
     def _threat_image(self, viewer: str, budget: float | None) -> pygame.Surface | None:
         """The latest finished threat-map image for ``viewer`` (advancing the current computation)."""

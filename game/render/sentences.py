@@ -162,7 +162,7 @@ def _roll(e: Event) -> str:
 def _damage(e: Event) -> str:
     src = f" from {e['source']}" if e.get("source") else ""
     before, after = e.get("before") or {}, e.get("after") or {}
-    changes = [f"{k} {before.get(k)}→{after[k]}" for k in after if before.get(k) != after[k]]
+    changes = [f"{k} {before.get(k)} -> {after[k]}" for k in after if before.get(k) != after[k]]
     tail = f" ({', '.join(changes)})" if changes else ""
     return f"{e.get('unit')} takes {_deltas(e.get('deltas'))}{src}{tail}."
 

@@ -51,12 +51,13 @@ def test_every_policy_pair_finishes(scenario, ruleset):
 
 @pytest.mark.slow
 def test_cautious_beats_random_on_the_street():
-    """The issue asks for > 80 % of 200 battles; CI plays N (default 40) and checks the 95 % bound.
-
-    With SKIRMISH_SOAK=full it plays the full 200 and requires the point estimate above 80 %.
+    """The issue asks for > 80 % of 200 battles. CI plays 8 seeds with each side assignment (16
+    battles, ~15 s on 2 cores) and requires the lower 95 % Wilson bound above 60 %, i.e. at least
+    14 wins of 16 (measured: 40 of 40). With SKIRMISH_SOAK=full it plays 200 seeds per assignment
+    and requires the win rate itself above 80 %.
     """
     full = os.environ.get("SKIRMISH_SOAK") == "full"
-    n = 200 if full else 40
+    n = 200 if full else 8
     street = ROOT / "scenarios" / "street.yaml"
     jobs = plan(seeds=range(1, n + 1), scenario=str(street), policies={"red": "cautious", "blue": "random"})
     jobs += plan(seeds=range(1, n + 1), scenario=str(street), policies={"red": "random", "blue": "cautious"})

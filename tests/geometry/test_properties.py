@@ -21,10 +21,10 @@ from game.geometry.model import LEVELS
 from tests.geometry.scenes import MAP_H, MAP_W, box, random_obstacle, random_scene, table
 
 SEEDS = st.integers(0, 2**32 - 1)
-FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 #: The sweep's full form (thousands of tables) runs with SKIRMISH_SOAK=full; by default it is short.
 SWEEP = settings(
-    max_examples=2000 if os.environ.get("SKIRMISH_SOAK") == "full" else 20,
+    max_examples=2000 if os.environ.get("SKIRMISH_SOAK") == "full" else 40,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )

@@ -90,11 +90,17 @@ def test_spaces_are_fixed_and_observations_fit():
     e.close()
 
 
+#: Where random play reaches reactions quickly (ap-pool duellists rarely close in at random).
+REACTION_SCENARIO = {"ap-pool": SCENARIOS / "firing-line.yaml"}
+
+
 @pytest.mark.parametrize("ruleset", RULESETS)
 def test_every_unmasked_action_is_accepted_and_reactions_interrupt(ruleset: str):
-    e = env(DUEL, ruleset=ruleset)
+    e = env(REACTION_SCENARIO.get(ruleset, DUEL), ruleset=ruleset)
     interrupts = 0
     for seed in range(3):
+        if seed and interrupts:
+            break
         rng = np.random.default_rng(seed)
         e.reset(seed=seed)
         for agent in e.agent_iter(max_iter=20_000):
@@ -115,6 +121,27 @@ def test_every_unmasked_action_is_accepted_and_reactions_interrupt(ruleset: str)
     e.close()
     if ruleset not in NO_REACTIONS:
         assert interrupts > 0, "no reaction decision came up in three matches"
+
+
+def test_observation_features_follow_the_match():
+    e = env(DUEL, ruleset="gurps", seed=4)
+    e.reset(seed=4)
+    agent = e.agent_selection
+    obs = e.observe(agent)["observation"]
+    m = e.match
+    me, enemy = agent, next(u for u in e.possible_agents if u != agent)
+    row_me, row_enemy = obs[1], obs[2]  # a duel: no friends, so the enemy follows the agent's own row
+    col = {name: i for i, name in enumerate(UNIT_FEATURES)}
+    assert row_me[col["is_self"]] == 1 and row_enemy[col["is_self"]] == 0 and row_enemy[col["friend"]] == 0
+    assert row_me[col["x"]] == pytest.approx(m.pos(me)[0] / m.spec.width)
+    assert row_enemy[col["dy"]] == pytest.approx(
+        (m.pos(enemy)[1] - m.pos(me)[1]) / np.hypot(m.spec.width, m.spec.height)
+    )
+    assert row_enemy[col["i_see_it"]] == float(m.sight(me, enemy).visible)
+    assert row_me[col["health"]] == 1.0 and obs[0][len(DECISION_KINDS) + 2] == 1.0  # unhurt; my decision
+    other = e.observe(enemy)
+    assert other["action_mask"].sum() == 0 and other["observation"][0][len(DECISION_KINDS) + 2] == 0.0
+    e.close()
 
 
 def test_rewards_follow_damage_and_the_outcome():
