@@ -23,7 +23,9 @@ from __future__ import annotations
 import argparse
 import cProfile
 import io
+import os
 import pstats
+import resource
 import sys
 import time
 from pathlib import Path
@@ -49,10 +51,17 @@ def _jobs(ruleset: str, n: int, args: argparse.Namespace) -> list:
     )
 
 
-def _timed(jobs: list, workers: int) -> tuple[float, list]:
-    t0 = time.perf_counter()
+def _cpu() -> float:
+    """CPU seconds of this process and its finished children (the pool's workers)."""
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def _timed(jobs: list, workers: int) -> tuple[float, float, list]:
+    """(wall seconds, CPU seconds, rows) of one run."""
+    c0, t0 = _cpu(), time.perf_counter()
     rows = run_batch(jobs, workers=workers, progress=False)
-    return time.perf_counter() - t0, rows
+    return time.perf_counter() - t0, _cpu() - c0, rows
 
 
 def profile(ruleset: str, args: argparse.Namespace, n: int) -> str:
@@ -81,21 +90,26 @@ def main() -> None:
     n = args.n or (4 if args.quick else 24)
 
     print(f"{args.scenario.name}: {args.red} vs {args.blue}, {n} battles per configuration")
-    print(f"{'ruleset':<14}{'1 worker b/s':>14}{'2 workers b/s':>15}{'scaling':>9}{'mean rounds':>13}")
+    load = os.getloadavg()[0]
+    print(f"load average {load:.1f} on {os.cpu_count()} CPUs (other work on the machine lowers every number)")
+    head = f"{'ruleset':<14}{'1 worker b/s':>14}{'2 workers b/s':>15}{'scaling':>9}{'CPU s/battle':>14}"
+    print(head + f"{'rounds':>8}{'commands':>10}")
     total = {1: 0.0, 2: 0.0}
     battles = 0
     for ruleset in args.rulesets:
         jobs = _jobs(ruleset, n, args)
         run_battle(jobs[0])  # warm-up: imports, caches, the scenario load
-        t1, rows1 = _timed(jobs, 1)
-        t2, rows2 = _timed(jobs, 2)
+        t1, cpu1, rows1 = _timed(jobs, 1)
+        t2, _, rows2 = _timed(jobs, 2)
         if rows1 != rows2:
             raise SystemExit(f"{ruleset}: 1 and 2 workers gave different rows")
         total[1] += t1
         total[2] += t2
         battles += len(jobs)
         rounds = sum(r["rounds"] for r in rows1) / len(rows1)
-        print(f"{ruleset:<14}{len(jobs) / t1:>14.2f}{len(jobs) / t2:>15.2f}{t1 / t2:>8.2f}x{rounds:>13.1f}")
+        commands = sum(r["commands"] for r in rows1) / len(rows1)
+        line = f"{ruleset:<14}{len(jobs) / t1:>14.2f}{len(jobs) / t2:>15.2f}{t1 / t2:>8.2f}x"
+        print(line + f"{cpu1 / len(jobs):>14.2f}{rounds:>8.1f}{commands:>10.0f}")
         if args.profile:
             print(profile(ruleset, args, max(2, n // 4)))
     b1, b2 = battles / total[1], battles / total[2]

@@ -294,9 +294,7 @@ class Renderer:
         onto.blit(fill, dirty.topleft, dirty)
         return dirty
 
-    def _draw_target(
-        self, surface: pygame.Surface, ui: UiState, viewer: str, target: str, decision: Any
-    ) -> None:
+    def _draw_target(self, surface: pygame.Surface, ui: UiState, viewer: str, target: str) -> None:
         """What concerns the enemy under the cursor, drawn every frame over the cached board: its
         arcs, the silhouette wedges, its sight fan, the sight line with cover and its cover units (the
         silhouette picture is in the panel). The translucent parts leave the unit bases clear."""
@@ -349,6 +347,7 @@ class Renderer:
         humans: Collection[str],
         controllers: Mapping[str, str],
         viewer: str | None,
+        decision: Any,
     ) -> None:
         """The side panel, redrawn only when what it shows changed."""
         key = (

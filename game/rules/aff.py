@@ -52,7 +52,6 @@ Where the text is silent (standard AFF practice; decisions marked so):
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
@@ -312,12 +311,6 @@ class AffRuleset(Ruleset):
     Stats: ClassVar[type[StrictModel]] = AffStats
     Options: ClassVar[type[StrictModel]] = AffOptions
 
-    def __init__(self, options: dict[str, Any] | None = None) -> None:
-        super().__init__(options)
-        # Per battle: unit -> (round, armour-or-dodge choice) under Ubiquitous Dodging.
-        self._locks: weakref.WeakKeyDictionary[Any, dict[str, tuple[int, str]]] = weakref.WeakKeyDictionary()
-        self._fallback: dict[str, tuple[int, str]] = {}
-
     @property
     def ubiquitous(self) -> bool:
         return bool(getattr(self.options, "ubiquitous", False))
@@ -327,10 +320,9 @@ class AffRuleset(Ruleset):
         return bool(getattr(self.options, "riposte", True))
 
     def _lock_table(self, battle: Battle) -> dict[str, tuple[int, str]]:
-        try:
-            return self._locks.setdefault(battle, {})
-        except TypeError:  # an unhashable battle object
-            return self._fallback
+        """Per battle: unit -> (round, armour-or-dodge choice) under Ubiquitous Dodging."""
+        table: dict[str, tuple[int, str]] = self.battle_state(battle, dict)
+        return table
 
     def locked_choice(self, battle: Battle, uid: str) -> str | None:
         """The armour-or-dodge choice binding ``uid`` this round (Ubiquitous Dodging only)."""

@@ -40,7 +40,6 @@ Where the text is silent (choices documented in docs/rulesets/ap-pool.md):
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Generator, Sequence
 from typing import Any, ClassVar, Literal
 
@@ -226,11 +225,6 @@ class ApPoolRuleset(Ruleset):
     source: ClassVar[str] = "ap-dodge-reaction.txt"
     Stats: ClassVar[type[StrictModel]] = ApPoolStats
 
-    def __init__(self, options: dict[str, Any] | None = None) -> None:
-        super().__init__(options)
-        # Round of each unit's last dodge, per battle (the once-per-round limit survives turns).
-        self._dodge_round: weakref.WeakKeyDictionary[Any, dict[str, int]] = weakref.WeakKeyDictionary()
-
     # ---- set-up ------------------------------------------------------------------------------
     @classmethod
     def default_stats(cls) -> ApPoolStats:
@@ -261,7 +255,7 @@ class ApPoolRuleset(Ruleset):
 
     # ---- dodging -----------------------------------------------------------------------------
     def _dodges(self, battle: Battle) -> dict[str, int]:
-        return self._dodge_round.setdefault(battle, {})
+        return self.battle_state(battle, dict)
 
     def can_dodge(self, battle: Battle, uid: str) -> str | None:
         """Why ``uid`` cannot dodge now (None: it can)."""

@@ -22,9 +22,10 @@ Contract:
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Generator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Protocol, TypeVar
+from weakref import WeakKeyDictionary
 
 from pydantic import BaseModel, ConfigDict
 
@@ -33,6 +34,8 @@ from components.spatial import Body, Posture
 from components.state import ActionPoints, DefenseState, Health, TurnState
 from game.commands import Attack, Decision, Maneuver, Option, Point
 from game.dice import Dice
+
+T = TypeVar("T")
 
 #: What an attack/maneuver generator yields and receives.
 Flow = Generator[Decision, Any, None]
@@ -153,6 +156,20 @@ class Ruleset(ABC):
 
     def __init__(self, options: dict[str, Any] | None = None) -> None:
         self.options = self.Options.model_validate(options or {})
+        self._per_battle: WeakKeyDictionary[Any, Any] = WeakKeyDictionary()
+
+    def battle_state(self, battle: Battle, factory: Callable[[], T]) -> T:
+        """This ruleset's scratch state for ``battle``, made by ``factory`` on first use.
+
+        Bookkeeping the components do not model (per-round choices, rolled defence dice,
+        action counts) lives here: one object per battle, so one ruleset instance can serve
+        several battles (as in tests) and the state goes away with its battle.
+        """
+        try:
+            state: T = self._per_battle[battle]
+        except KeyError:
+            state = self._per_battle[battle] = factory()
+        return state
 
     # ---- set-up ----------------------------------------------------------
     @classmethod

@@ -83,7 +83,6 @@ Where the text is silent (standard Cortex Classic / Serenity practice):
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
@@ -336,20 +335,12 @@ class CortexRuleset(Ruleset):
     Stats: ClassVar[type[StrictModel]] = CortexStats
     Options: ClassVar[type[StrictModel]] = CortexOptions
 
-    def __init__(self, options: dict[str, Any] | None = None) -> None:
-        super().__init__(options)
-        self._states: weakref.WeakKeyDictionary[Any, _Track] = weakref.WeakKeyDictionary()
-        self._fallback = _Track()
-
     @property
     def visibility(self) -> str:
         return str(getattr(self.options, "visibility", "clear"))
 
     def _track(self, battle: Battle) -> _Track:
-        try:
-            return self._states.setdefault(battle, _Track())
-        except TypeError:  # an unhashable battle object: keep one state on the ruleset
-            return self._fallback
+        return self.battle_state(battle, _Track)
 
     # ---- set-up ----------------------------------------------------------------------------------
     @classmethod

@@ -59,7 +59,6 @@ Where the text is silent (decisions):
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
@@ -248,20 +247,12 @@ class DefenceDiceRuleset(Ruleset):
     Stats: ClassVar[type[StrictModel]] = DDStats
     Options: ClassVar[type[StrictModel]] = DDOptions
 
-    def __init__(self, options: dict[str, Any] | None = None) -> None:
-        super().__init__(options)
-        self._states: weakref.WeakKeyDictionary[Any, _State] = weakref.WeakKeyDictionary()
-        self._fallback = _State()
-
     @property
     def aim_die(self) -> int:
         return int(getattr(self.options, "aim_die", DEFAULT_AIM_DIE))
 
     def state(self, battle: Battle) -> _State:
-        try:
-            return self._states.setdefault(battle, _State())
-        except TypeError:  # an unhashable battle object
-            return self._fallback
+        return self.battle_state(battle, _State)
 
     # ---- set-up ----------------------------------------------------------------------------------
     @classmethod

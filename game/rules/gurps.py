@@ -47,7 +47,6 @@ documented in docs/rulesets/gurps.md):
 from __future__ import annotations
 
 import math
-import weakref
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -120,10 +119,6 @@ class GurpsRuleset(GurpsReactions, Ruleset):
     name: ClassVar[str] = "gurps"
     source: ClassVar[str] = "gurps-active-defense.txt"
     Stats: ClassVar[type[StrictModel]] = GurpsStats
-
-    def __init__(self, options: dict[str, Any] | None = None) -> None:
-        super().__init__(options)
-        self._memory = weakref.WeakKeyDictionary()
 
     @classmethod
     def default_stats(cls) -> GurpsStats:

@@ -11,9 +11,9 @@ as in the GURPS 4e Basic Set (see docs/rulesets/gurps.md).
 from __future__ import annotations
 
 import math
-import weakref
+from collections.abc import Callable
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from components.sight import SightFacts
 from components.spatial import Posture
@@ -54,15 +54,20 @@ def injury(rolled: int, dtype: str, dr: int, halved: bool) -> int:
     return max(1, math.floor(penetrating * WOUND_MULTIPLIER[dtype]))
 
 
+_T = TypeVar("_T")
+
+
 class GurpsCore:
     """Rolls, per-battle memory and wounds shared by the GURPS ruleset's parts."""
 
-    #: Per-battle, per-unit state that must outlive the engine's per-turn reset
-    #: (pending shock, a pending Aim).
-    _memory: weakref.WeakKeyDictionary[Any, dict[str, dict[str, Any]]]
+    if TYPE_CHECKING:  # provided by game.rules.base.Ruleset; this class is its mixin
+
+        def battle_state(self, battle: Battle, factory: Callable[[], _T]) -> _T: ...
 
     def _mem(self, battle: Battle, uid: str) -> dict[str, Any]:
-        return self._memory.setdefault(battle, {}).setdefault(uid, {})
+        """Per-battle, per-unit state that must outlive the per-turn reset (pending shock, Aim)."""
+        memory: dict[str, dict[str, Any]] = self.battle_state(battle, dict)
+        return memory.setdefault(uid, {})
 
     # ---- set-up --------------------------------------------------------------------------
 

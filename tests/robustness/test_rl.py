@@ -19,7 +19,7 @@ pytest.importorskip("pettingzoo")
 from pettingzoo.test import api_test, seed_test
 
 from game.errors import IllegalCommand, ScenarioError
-from game.rl import WIN_REWARD, SkirmishEnv, env
+from game.rl import DECISION_KINDS, UNIT_FEATURES, WIN_REWARD, SkirmishEnv, env
 from tests.robustness.conftest import NO_REACTIONS, ROOT, RULESETS, SCENARIOS
 
 DUEL = SCENARIOS / "duel.yaml"
