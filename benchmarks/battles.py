@@ -9,7 +9,10 @@ Usage::
 Each configuration plays the same seeds through :func:`game.batch.run_batch`, so the
 one- and two-worker runs play identical battles (the script checks the rows are equal).
 Battles/second counts whole battles, scenario loading excluded (it is cached per
-process; one warm-up battle runs first). The last line is::
+process; one warm-up battle runs first). CPU seconds per battle (this process and
+its workers) show the cost independently of other load on the machine: equal
+figures for 1 and 2 workers mean the pool adds no overhead, so on two idle cores
+the wall-clock scaling approaches 2x less load imbalance. The last line is::
 
     battles 5v5: <b/s> battles/s with 2 workers, <b/s> with 1, scaling <r>x
 
@@ -87,12 +90,12 @@ def main() -> None:
     ap.add_argument("--blue", default="aggressive")
     ap.add_argument("--profile", action="store_true", help="print a cProfile of serial battles per ruleset")
     args = ap.parse_args()
-    n = args.n or (4 if args.quick else 24)
+    n = args.n or (3 if args.quick else 24)
 
     print(f"{args.scenario.name}: {args.red} vs {args.blue}, {n} battles per configuration")
     load = os.getloadavg()[0]
     print(f"load average {load:.1f} on {os.cpu_count()} CPUs (other work on the machine lowers every number)")
-    head = f"{'ruleset':<14}{'1 worker b/s':>14}{'2 workers b/s':>15}{'scaling':>9}{'CPU s/battle':>14}"
+    head = f"{'ruleset':<14}{'1 worker b/s':>14}{'2 workers b/s':>15}{'scaling':>9}{'CPU s/battle 1w/2w':>20}"
     print(head + f"{'rounds':>8}{'commands':>10}")
     total = {1: 0.0, 2: 0.0}
     battles = 0
@@ -100,7 +103,7 @@ def main() -> None:
         jobs = _jobs(ruleset, n, args)
         run_battle(jobs[0])  # warm-up: imports, caches, the scenario load
         t1, cpu1, rows1 = _timed(jobs, 1)
-        t2, _, rows2 = _timed(jobs, 2)
+        t2, cpu2, rows2 = _timed(jobs, 2)
         if rows1 != rows2:
             raise SystemExit(f"{ruleset}: 1 and 2 workers gave different rows")
         total[1] += t1
@@ -109,7 +112,8 @@ def main() -> None:
         rounds = sum(r["rounds"] for r in rows1) / len(rows1)
         commands = sum(r["commands"] for r in rows1) / len(rows1)
         line = f"{ruleset:<14}{len(jobs) / t1:>14.2f}{len(jobs) / t2:>15.2f}{t1 / t2:>8.2f}x"
-        print(line + f"{cpu1 / len(jobs):>14.2f}{rounds:>8.1f}{commands:>10.0f}")
+        cpu = f"{cpu1 / len(jobs):.2f} / {cpu2 / len(jobs):.2f}"
+        print(line + f"{cpu:>20}{rounds:>8.1f}{commands:>10.0f}")
         if args.profile:
             print(profile(ruleset, args, max(2, n // 4)))
     b1, b2 = battles / total[1], battles / total[2]

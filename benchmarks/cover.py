@@ -149,6 +149,26 @@ def run_case(n_units: int, n_obstacles: int, sample: int, seed: int = 1) -> dict
     }
 
 
+def refresh_case(moves: int = 200) -> float:
+    """CPU µs of one ``move_unit`` + ``refresh()`` of a :class:`SightCache` on the 5v5 scenario."""
+    from game.geometry.cache import SightCache
+    from game.scenario import load_scenario
+
+    spec = load_scenario("scenarios/skirmish-5v5.yaml")
+    units = UnitTable.from_specs(spec.units)
+    cache = SightCache(SightIndex(spec.obstacles, spec.width, spec.height), units)
+    rng = np.random.default_rng(0)
+    n = len(units)
+    steps = [(i % n, tuple(units.xy[i % n] + rng.uniform(-0.5, 0.5, 2))) for i in range(moves)]
+
+    def run() -> None:
+        for i, xy in steps:
+            cache.move_unit(i, xy=(float(xy[0]), float(xy[1])))
+            cache.refresh()
+
+    return _best_of(run, 5) / moves * 1e6
+
+
 def _print_row(r: dict[str, float]) -> None:
     pairs = r["pairs"]
     rates = (pairs / r["fast_ms"] * 1e3, pairs / r["ref_ms"] * 1e3, pairs / r["naive_ms"] * 1e3)
@@ -183,6 +203,8 @@ def main() -> None:
         row = run_case(units, obstacles, sample)
         rows.append(row)
         _print_row(row)
+    if not args.quick:
+        print(f"refresh 5v5 (one unit moved, 10 units, 25 obstacles): {refresh_case():.0f} us")
     quick = next(r for r in rows if r["units"] == 40 and r["obstacles"] == 200)
     print(
         f"cover 40x200: fast {quick['fast_ms']:.2f} ms, naive {quick['naive_ms']:.0f} ms, "

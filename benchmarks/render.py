@@ -5,7 +5,8 @@ The map has ~200 random obstacles (low and high walls, rotated boxes) and 20 uni
 the frame is drawn with ``SDL_VIDEODRIVER=dummy`` onto a window-sized surface by the same
 :class:`game.render.renderer.Renderer` the window uses, with the first red unit selected, an
 enemy targeted (sight line, silhouette, odds), a path preview and the threat map. Reported:
-the threat map's full computation (once per match change), the first frame after a match
+the threat map's full computation (once per match change), the exact move reach, the first
+frame after a match
 change (derived data recomputed), hover frames (the cursor moves to another enemy every frame:
 its arcs, silhouette, sight line, fan and odds are drawn over the cached board), a frame whose
 board is redrawn (every overlay and unit drawn again), a frame after a pan (cached layers
@@ -21,6 +22,7 @@ import math
 import os
 import statistics
 import time
+from collections.abc import Callable
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
@@ -77,7 +79,7 @@ def make_spec(rng: np.random.Generator, ruleset: str) -> ScenarioSpec:
     )
 
 
-def timed(fn, n: int) -> list[float]:
+def timed(fn: Callable[[], object], n: int) -> list[float]:
     out = []
     for _ in range(n):
         t0 = time.perf_counter()
@@ -117,6 +119,12 @@ def main() -> None:
     tm.advance(None)
     threat_ms = (time.perf_counter() - t0) * 1000.0
     print(f"threat map: {tm.nx}x{tm.ny} cells x {len(enemies)} enemies: {threat_ms:.0f} ms (once per change)")
+
+    t0 = time.perf_counter()
+    renderer.scene.regions(match.pending, exact_reach=True)
+    renderer.scene.finish_regions(match.pending)
+    reach_ms = (time.perf_counter() - t0) * 1000.0
+    print(f"exact move reach (NavMesh.reachable, background thread in the window): {reach_ms:.0f} ms")
 
     def draw() -> None:
         renderer.draw(screen, ui, {"red", "blue"}, threat_budget=None)
@@ -161,7 +169,12 @@ def main() -> None:
     steady = timed(draw, args.frames)
     assert renderer.static.redraws == redraws, "the static layer was redrawn without a zoom change"
     print(f"steady frames (cursor moving, nothing else): mean {statistics.fmean(steady):.2f} ms")
-    zooms = timed(lambda: (renderer.camera.zoom_at(400, 400, 1.01), draw()), 20)
+
+    def zoom() -> None:
+        renderer.camera.zoom_at(400, 400, 1.01)
+        draw()
+
+    zooms = timed(zoom, 20)
     print(f"frame after a zoom (static layer and board redrawn): {statistics.median(zooms):.2f} ms median")
     mean = statistics.fmean(hover)
     match.close()

@@ -38,6 +38,15 @@ HUMAN = "human"
 DEFAULT_SIZE = (1280, 800)
 
 
+def init_video(pygame: Any) -> None:
+    """Start only what the window uses (video, fonts): ``pygame.init()`` would also open the
+    audio device, which the game does not use and which prints errors on machines without one."""
+    if not pygame.display.get_init():
+        pygame.display.init()
+    if not pygame.font.get_init():
+        pygame.font.init()
+
+
 class App:
     """A window playing one match.
 
@@ -64,8 +73,7 @@ class App:
         from game.render.renderer import Renderer
         from game.render.ui import UiState
 
-        if not pygame.get_init():
-            pygame.init()
+        init_video(pygame)
         self.pygame = pygame
         self.controllers = {
             s: (controllers or {}).get(s, match.controllers.get(s, "random")) for s in match.spec.sides
@@ -75,6 +83,7 @@ class App:
             s: get_policy(c) for s, c in self.controllers.items() if c != HUMAN
         }
         self.save_path = Path(save_path)
+        self._own_window = screen is None
         self.screen = screen if screen is not None else self._open_window(size, match.spec.name)
         self.match = match
         self.view = MatchView(match)
@@ -125,6 +134,10 @@ class App:
             if event.type == pg.QUIT:
                 self.running = False
                 continue
+            if event.type in (pg.VIDEORESIZE, pg.WINDOWSIZECHANGED) and self._own_window:
+                # the renderer lays itself out again for the new size on the next draw
+                self.screen = pg.display.get_surface()
+                continue
             cmd = self.input.handle(event)
             if cmd is not None:
                 self.apply(cmd)
@@ -144,6 +157,7 @@ class App:
             self.tick(pg.event.get())
             pg.display.flip()
             clock.tick(FPS)
+        self.renderer.close()
         self.match.close()
 
     # ------------------------------------------------------------------ saves
@@ -326,6 +340,7 @@ class ReplayWindow:
             self.tick(self.pygame.event.get())
             self.pygame.display.flip()
             clock.tick(FPS)
+        self.renderer.close()
         self.builder.match.close()
 
 
@@ -347,7 +362,7 @@ def view_replay(log_path: str | Path, spec: ScenarioSpec, events: Sequence[dict[
     """
     pygame = require_pygame_ce()
     builder = ReplayBuilder(spec, events)
-    pygame.init()
+    init_video(pygame)
     pygame.display.set_caption(f"skirmish replay - {Path(log_path).name}")
     screen = pygame.display.set_mode(DEFAULT_SIZE, pygame.RESIZABLE)
     ReplayWindow(builder, screen).run()

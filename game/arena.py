@@ -12,6 +12,7 @@ recomputed.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -20,10 +21,24 @@ import shapely
 from components.sight import SightFacts
 from components.spatial import POSTURE_HEIGHT, Posture, normalize_degrees
 from components.specs import ScenarioSpec
+from components.terrain import ObstacleSpec
 from game.commands import Point
 from game.geometry import SightCache, SightIndex, UnitTable
 from game.movement import NavMesh, Path, regions
 from game.rules.base import Region
+
+
+@lru_cache(maxsize=16)
+def static_geometry(
+    obstacles: tuple[ObstacleSpec, ...], width: float, height: float
+) -> tuple[SightIndex, NavMesh]:
+    """The map's sight index and navigation mesh, built once per map and shared by its matches.
+
+    Both depend only on the obstacles and the map size, and neither is changed by a match
+    (the mesh's caches are of static geometry), so a batch of battles on one scenario builds
+    them once per process.
+    """
+    return SightIndex(obstacles, width, height), NavMesh(obstacles, width, height)
 
 
 class Arena:
@@ -40,9 +55,8 @@ class Arena:
         self.height = np.array([POSTURE_HEIGHT[Posture(u.posture)] * u.size for u in spec.units], dtype=float)
         self.facing = np.array([normalize_degrees(u.facing) for u in spec.units], dtype=float)
         self.alive = np.ones(n, dtype=bool)
-        self.sight_index = SightIndex(spec.obstacles, spec.width, spec.height)
+        self.sight_index, self.nav = static_geometry(spec.obstacles, spec.width, spec.height)
         self.cache = SightCache(self.sight_index, self.table())
-        self.nav = NavMesh(spec.obstacles, spec.width, spec.height)
         # Paths are asked for several times per move (validate, price, apply): memoise them
         # until any unit changes place.
         self._paths: dict[tuple[str, float, float], Path | None] = {}
@@ -123,10 +137,7 @@ class Arena:
         exact geodesic reach with ``nav.reachable`` when it needs it.
         """
         start, r = self._me(uid)
-        w, h = self.spec.width, self.spec.height
-        geom = shapely.box(r, r, w - r, h - r).intersection(
-            shapely.Point(start).buffer(max_len, quad_segs=16)
-        )
+        geom = self._clipped_disc(start, r, max_len)
 
         def validate(p: Any) -> str | None:
             why = self.free_reason(uid, p)
@@ -142,10 +153,26 @@ class Arena:
         return Region(geom, validate)
 
     def step_region(self, uid: str, max_len: float) -> Region:
+        """Where a step may end: like :meth:`move_region`, the geometry is the cheap clipped disc
+        (a step is offered on every GURPS turn decision), the validator the exact straight-move
+        check (:func:`game.movement.regions.is_legal_step`)."""
         start, r = self._me(uid)
         blk, ids = self.blockers(uid)
-        geom = regions.step_region(self.nav, start, r, max_len, blk)
-        return Region(geom, lambda p: regions.is_legal_step(self.nav, p, start, r, max_len, blk, ids))
+        return Region(
+            self._clipped_disc(start, r, max_len),
+            lambda p: regions.is_legal_step(self.nav, p, start, r, max_len, blk, ids),
+        )
+
+    def exact_step_region(self, uid: str, max_len: float) -> Any:
+        """The exact set of legal step destinations (for drawing)."""
+        start, r = self._me(uid)
+        blk, _ = self.blockers(uid)
+        return regions.step_region(self.nav, start, r, max_len, blk)
+
+    def _clipped_disc(self, centre: Point, radius: float, max_len: float) -> Any:
+        w, h = self.spec.width, self.spec.height
+        disc = shapely.Point(centre).buffer(max_len, quad_segs=16)
+        return shapely.box(radius, radius, w - radius, h - radius).intersection(disc)
 
     def retreat_region(self, uid: str, attacker_pos: Point, min_len: float, max_len: float) -> Region:
         start, r = self._me(uid)

@@ -32,18 +32,20 @@ def round_pos(p: Iterable[float]) -> list[float]:
 
 
 def _clean(value: Any) -> Any:
-    """JSON-safe copy: tuples -> lists, numpy scalars -> Python, sets -> sorted lists."""
+    """JSON-safe copy: tuples -> lists, numpy scalars -> Python, sets -> sorted lists.
+
+    Floats keep full precision (Python's repr round-trips exactly), so a command read back
+    from a log is the very command that was applied.
+    """
     if isinstance(value, dict):
         return {str(k): _clean(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_clean(v) for v in value]
     if isinstance(value, (set, frozenset)):
         return sorted(_clean(v) for v in value)
-    if isinstance(value, float):
-        return round(value, 9)
     if hasattr(value, "item") and callable(value.item):  # numpy scalar
         return _clean(value.item())
-    if isinstance(value, (str, int, bool)) or value is None:
+    if isinstance(value, (str, int, float, bool)) or value is None:
         return value
     return str(value)
 

@@ -12,6 +12,8 @@ Contract:
 - :func:`check_log` ``(events, spec=None) -> list[str]`` checks a whole recorded log
   (e.g. one read back with :func:`game.events.read_log`). The geometry invariants
   need the scenario's obstacles and bases: without ``spec`` they are skipped.
+  :class:`LogChecker` is the incremental checker both use; :func:`summarize` counts
+  violations by invariant name.
 - Invariant names (stable; tests and the docs rely on them, see
   ``docs/robustness.md``):
 

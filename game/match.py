@@ -95,6 +95,7 @@ class Match:
 
         self.world = f"skirmish-match-{next(_world_ids)}"
         self._eid: dict[str, int] = {}
+        self._comps: dict[str, dict[type, Any]] = {}
         self._order: list[str] = []  # activation order of the current round (remaining)
         self._active: str | None = None
         self._turn_over = False
@@ -130,7 +131,7 @@ class Match:
         for u in self.spec.units:
             stats = resolve_stats(self.spec, u, self.ruleset_name)
             setup = self.rules.setup_unit(stats)
-            eid = esper.create_entity(
+            components = (
                 Identity(u.id, u.side),
                 Position(float(u.at[0]), float(u.at[1])),
                 Body(u.base, u.size),
@@ -143,6 +144,10 @@ class Match:
                 RuleStats(u.profile or "trooper", stats),
                 Controller(self.controllers.get(u.side, "random")),
             )
+            eid = esper.create_entity(*components)
+            # Direct references to the same component objects esper stores: reading them needs
+            # no world switch (the hot path of every rule and AI query).
+            self._comps[u.id] = {type(c): c for c in components}
             self._eid[u.id] = eid
 
     def close(self) -> None:
@@ -154,11 +159,9 @@ class Match:
 
     def _c(self, uid: str, ctype: type[Any]) -> Any:
         try:
-            eid = self._eid[uid]
+            return self._comps[uid][ctype]
         except KeyError:
             raise UnknownName(f"no unit {uid!r}; units are {', '.join(self._eid)}") from None
-        with self.activated():
-            return esper.component_for_entity(eid, ctype)
 
     # ------------------------------------------------------------- the loop
     def apply(self, cmd: Command) -> None:
@@ -256,8 +259,9 @@ class Match:
         self._turn_commands = 0
         with self.activated():
             eid = self._eid[uid]
-            esper.add_component(eid, DefenseState())
-            esper.add_component(eid, TurnState())
+            for fresh in (DefenseState(), TurnState()):
+                esper.add_component(eid, fresh)
+                self._comps[uid][type(fresh)] = fresh
 
     def finish_turn(self) -> None:
         self._turn_over = True
@@ -297,6 +301,7 @@ class Match:
             seed=self.seed,
             scenario=self.spec.name,
             scenario_sha256=self.spec.sha256,
+            scenario_path=self.spec.source,
             ruleset=self.ruleset_name,
             options=self.rules.options.model_dump(mode="json"),
             version=__version__,

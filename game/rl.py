@@ -300,7 +300,7 @@ class SkirmishEnv(AECEnv[str, dict[str, np.ndarray], int]):
 
     # ---- life cycle ----------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        """Start a new match (``seed``: its dice seed; see the module docstring)."""
+        """Start a new match (``seed``: its dice seed; see the module docstring; ``options`` is unused)."""
         if seed is not None:
             self._seeder = np.random.default_rng(seed)
             match_seed = int(seed)

@@ -125,6 +125,10 @@ class MatchView:
     def distance(self, a: str, b: str) -> float:
         return self._m.distance(a, b)
 
+    def action_costs(self, uid: str) -> dict[str, int]:
+        """AP costs of ``attack``, ``posture``, ``face``, ``step`` for ``uid`` now (see the ruleset)."""
+        return dict(self._m.rules.action_costs(self._m, uid))
+
     def path_length(self, uid: str, to: tuple[float, float]) -> float | None:
         return self._m.path_length(uid, to)
 

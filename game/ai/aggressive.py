@@ -8,11 +8,12 @@ shared :func:`game.ai.reactions.react`. On its own turn the unit
    :func:`~game.ai.tactics.attack_value` (exact ``p_hurt`` × expected share of
    the target's remaining health: finishing blows first);
 2. otherwise moves towards its quarry: the enemy with the smallest straight
-   distance weighted by health (a wounded enemy counts as nearer). It follows
-   the exact shortest path (other units block, the quarry does not) up to
-   base contact, keeping the AP of one attack when it can afford to;
-3. otherwise steps closer if the ruleset offers a step, stands up if it lies
-   down, and ends its turn.
+   distance weighted by health (a wounded enemy counts as nearer), kept from
+   turn to turn unless another is QUARRY_STICKINESS times nearer. Lying or
+   kneeling, it gets up first. It follows the exact shortest path (other units
+   block, the quarry does not) up to base contact, keeping the AP of one attack
+   when it can afford to;
+3. otherwise steps closer if the ruleset offers a step, and ends its turn.
 
 The policy never picks a turn maneuver (all-out defence and the like): it
 wants every AP for closing and striking.

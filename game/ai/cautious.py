@@ -1,28 +1,31 @@
-"""The ``cautious`` policy: fight from cover, shoot at exposed enemies, never charge.
+"""The ``cautious`` policy: fight from cover, shoot at exposed enemies, press only when winning.
 
 Contract: ``cautious_policy(view, decision, rng)`` returns a legal command.
 Reactions go to the shared :func:`game.ai.reactions.react`. On its own turn the
-unit weighs candidate positions (the spot it stands on, points along its path
-towards the nearest enemy, and a uniform sample of the legal move region) with
-one vectorized call of the exact cover kernel
+unit weighs candidate positions (the spot it stands on, a uniform sample of the
+legal move region and, while it has no target, points on the way to the nearest
+enemy) with one vectorized call of the exact cover kernel
 (:func:`game.ai.tactics.cover_matrix`) and scores each as
 
-    ``SHOT × best shot − THREAT × mean threat + ADVANCE × progress``
+    ``SHOT × best shot − THREAT × mean threat (+ ADVANCE × progress)``
 
-where *best shot* is the largest ``1 − cover`` of an enemy seen from there
-(enemies beyond :data:`SHOT_RANGE` count less), *mean threat* how much of the
-unit the enemies would see there (nearer ones weighted more), and *progress*
-how much nearer the nearest enemy the point is, as a share of the move: it only
-matters while no enemy can be shot from anywhere considered, so the unit
-advances carefully and fights from the best cover once it finds a shot.
+where every enemy counts with the distance weight ``1 / (1 + d / 24)``, *best shot*
+is the largest weighted ``1 − cover`` of an enemy seen from the point, *mean
+threat* the weighted share of the unit the enemies would see there, averaged over
+enemies (THREAT > SHOT: a position pays only where cover is lopsided in the
+unit's favour), and *progress* how much nearer the nearest enemy the point is, as
+a share of the move, counted only while the unit has no attack and has not
+attacked this turn, so it advances from cover to cover until it finds a target.
 
-1. It attacks when it can with the best-odds option (exact ``p_hurt`` ×
-   expected damage share, :func:`~game.ai.tactics.attack_value`), unless its
-   position is poor and a better one is in reach with the AP for the attack
-   kept: then it moves first.
-2. With no attack (or after it), it moves to the best-scoring legal candidate
+1. Pressing: when its side has PRESS_RATIO times as many units in action as the
+   enemy and its best attack is worth less than POOR_ODDS, it closes in like
+   ``aggressive`` (:func:`game.ai.aggressive.close_in`).
+2. It attacks with the best-value option (:func:`~game.ai.tactics.attack_value`),
+   unless it stands badly exposed (threat above SAFE_ENOUGH) and a firing
+   position better by MOVE_FIRST_GAIN is in reach with the attack's AP kept.
+3. With no attack (or after it), it moves to the best-scoring legal candidate
    if that beats staying by :data:`MOVE_GAIN` ("shoot and scoot").
-3. Otherwise it takes a lower posture if that lowers its threat by at least
+4. Otherwise it takes a lower posture if that lowers its threat by at least
    :data:`POSTURE_GAIN` without losing its best shot, and ends its turn.
 """
 

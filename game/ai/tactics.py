@@ -16,7 +16,10 @@ Contract:
   at many candidate points against many enemies in one numpy call: both how well
   each enemy sees the unit there (exposure) and how well the unit would see each
   enemy from there (its shot). :func:`threat` folds the exposure into one number
-  per point.
+  per point; :func:`exposure_now` gives the same numbers for where the unit
+  stands from the match's cached sight facts, without a kernel call.
+- :func:`first_legal` validates ranked candidates, straight-line reachable
+  ones first (the validator may run an exact shortest-path search).
 - Chosen points are rounded to :data:`POINT_DECIMALS` places *before* they are
   validated: the event log stores commands rounded, and a replay must apply the
   very same point the policy chose.
@@ -362,11 +365,5 @@ def route(view: Any, unit: Me, goal: Point, ignore: str | None = None) -> Any:
 
 def action_costs(view: Any, uid: str) -> dict[str, int]:
     """AP costs of ``attack``, ``posture``, ``face``, ``step`` for ``uid`` now."""
-    fn = getattr(view, "action_costs", None)
-    if fn is not None:
-        costs: dict[str, int] = fn(uid)
-        return costs
-    # MatchView has no action_costs yet (reported to the lead): ask the ruleset read-only.
-    m = view._m
-    got: dict[str, int] = m.rules.action_costs(m, uid)
-    return got
+    costs: dict[str, int] = view.action_costs(uid)
+    return costs

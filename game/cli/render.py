@@ -3,19 +3,21 @@
 Contract (DESIGN §4, issue 7):
 
 - ``skirmish render SCENARIO --out FILE.png [--ruleset R] [--from ID] [--target ID]
-  [--overlays LIST] [--size WxH] [--seed N] [--steps N] [--until KIND]`` draws exactly what
+  [--overlays LIST] [--size WxH] [--seed N] [--steps N] [--until KIND] [--red P] [--blue P]``
+  draws exactly what
   the window (``skirmish play``) would show: map, units, panel and the chosen overlays
   (comma-separated names from :data:`game.render.ui.OVERLAYS`, or ``all`` / ``none``;
   default: every overlay but ``threat``). ``--from`` is the unit whose point of view the
   overlays use (default: the unit whose decision is pending), ``--target`` an enemy to inspect
   (sight line, silhouette, odds). ``--steps N`` first lets the scenario's AI controllers take
-  N decisions (seeded by ``--seed`` through the match's AI generator); ``--until KIND`` keeps
+  N decisions (seeded by ``--seed`` through the match's AI generator; ``--red`` / ``--blue``
+  name other policies for the first / second side); ``--until KIND`` keeps
   going until a decision of that kind (``turn``, ``defence``, ``dodge_move``, ``follow``,
   ``interpose``) is pending, which shows reaction regions such as a retreat or a dodge disc.
 - Runs with ``SDL_VIDEODRIVER=dummy`` (no window). The PNG is written atomically: a temp file
   in the target folder renamed over ``FILE`` (nothing half-written on failure). Prints
   ``wrote FILE (W x H)``.
-- Bad input (missing or invalid scenario, unknown ruleset, unit, overlay or decision kind, a
+- Bad input (missing or invalid scenario, unknown ruleset, policy, unit, overlay or decision kind, a
   malformed size, a battle that ends before ``--until`` is met, an unwritable ``--out``,
   plain pygame instead of pygame-ce) exits 2 with one line.
 """
@@ -113,6 +115,10 @@ def advance(match: Any, steps: int, until: str | None) -> int:
     "--steps", default=0, show_default=True, type=click.IntRange(0, 100_000), help="AI decisions first."
 )
 @click.option("--until", type=click.Choice(DECISION_KINDS), default=None, help="Play on until this decision.")
+@click.option(
+    "--red", default=None, help="AI policy of the first side for --steps/--until [default: the scenario's]."
+)
+@click.option("--blue", default=None, help="AI policy of the second side [default: the scenario's].")
 def render(
     scenario: Path,
     out: Path,
@@ -124,6 +130,8 @@ def render(
     seed: int,
     steps: int,
     until: str | None,
+    red: str | None,
+    blue: str | None,
 ) -> None:
     """Draw SCENARIO as the window shows it, to a PNG file."""
     from game.render.png import init_headless
@@ -140,8 +148,18 @@ def render(
     from game.scenario import load_scenario
     from game.view import MatchView
 
-    spec = load_scenario(scenario, ruleset, policies=policy_names())
-    match = Match(spec, ruleset=ruleset, seed=seed)
+    names = policy_names()
+    for option, name in (("--red", red), ("--blue", blue)):
+        if name is not None and name not in names:
+            raise click.BadParameter(
+                f"unknown AI policy {name!r}; choose one of {', '.join(names)}", param_hint=option
+            )
+    spec = load_scenario(scenario, ruleset, policies=names)
+    controllers = dict(spec.controllers)
+    for side, name in zip(spec.sides[:2], (red, blue)):
+        if name is not None:
+            controllers[side] = name
+    match = Match(spec, ruleset=ruleset, seed=seed, controllers=controllers)
     try:
         ids = [u.id for u in spec.units]
         for name, uid in (("--from", from_id), ("--target", target)):

@@ -56,6 +56,10 @@ def replay(log: Path, scenario: Path | None, view: bool) -> None:
             raise ViewerMissing(
                 "the window viewer is not available in this installation (game.app is missing)"
             ) from None
+        except ImportError:  # the module is there but has no view_replay
+            raise ViewerMissing(
+                "the window viewer is not available in this installation (no game.app.view_replay)"
+            ) from None
         view_replay(log, spec, events)
         return
     result = verify(events, spec)

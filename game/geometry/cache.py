@@ -43,6 +43,10 @@ class SightCache:
         self._fraction = np.zeros(len(self._a))
         self._screen = np.zeros(len(self._a), dtype=bool)
         self._dirty: set[int] = set(range(n))
+        self._moved = True
+        self._stale = True
+        self._ptr = np.zeros(len(self._a) + 1, dtype=np.int64)
+        self._rows = np.zeros(0, dtype=np.int64)
         self._batch: SightBatch | None = None
         self.refresh()
 
@@ -65,8 +69,16 @@ class SightCache:
         facing: float | None = None,
     ) -> None:
         """Move, re-posture (silhouette height) or turn unit ``i``; facts update on next query."""
-        self._units = self._units.with_unit(i, xy=xy, height=height, facing=facing)
-        self._dirty.add(int(i))
+        old = self._units
+        self._units = old.with_unit(i, xy=xy, height=height, facing=facing)
+        new = self._units
+        if new.xy[i, 0] != old.xy[i, 0] or new.xy[i, 1] != old.xy[i, 1]:
+            # a move changes its pairs' cover and every pair's intervening units
+            self._dirty.add(int(i))
+            self._moved = True
+        elif new.height[i] != old.height[i]:
+            self._dirty.add(int(i))  # cover of its pairs only (intervening depends on bases)
+        self._stale = True  # arcs (a turn) and everything above
 
     def set_units(self, units: UnitTable) -> None:
         """Replace the whole table (same ids in the same order); everything is recomputed."""
@@ -74,10 +86,12 @@ class SightCache:
             raise ValueError("set_units needs the same unit ids in the same order")
         self._units = units
         self._dirty = set(range(self._n))
+        self._moved = True
+        self._stale = True
 
     def refresh(self) -> None:
         """Recompute whatever the moves since the last refresh made stale."""
-        if not self._dirty and self._batch is not None:
+        if not self._stale and self._batch is not None:
             return
         units = self._units
         if self._dirty:
@@ -89,8 +103,13 @@ class SightCache:
                 self._fraction[k] = res.fraction
                 self._screen[k] = res.obstacle_screen
             self._dirty.clear()
-        ptr, rows = self.index.intervening_rows(units, self._a, self._t)
-        self._batch = assemble_batch(units, self._a, self._t, self._fraction, self._screen, ptr, rows)
+        if self._moved:
+            self._ptr, self._rows = self.index.intervening_rows(units, self._a, self._t)
+            self._moved = False
+        self._batch = assemble_batch(
+            units, self._a, self._t, self._fraction, self._screen, self._ptr, self._rows
+        )
+        self._stale = False
 
     @property
     def batch(self) -> SightBatch:

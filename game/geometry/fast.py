@@ -82,6 +82,19 @@ _BIN_WIDTH = _TWO_PI / _BINS
 _BANDS = 16
 #: Units subtending more than this half-angle (radians) from an attacker skip its bearing search.
 _WIDE_UNIT = 0.15
+#: Up to this many (pair, unit) combinations, intervening units are tested densely.
+_DENSE_UNITS = 4096
+#: Up to this many (pair, piece) combinations, the broad phase tests every piece of every pair.
+_DENSE_PIECES = 2048
+#: Up to this many pairs, the occlusion cull is skipped (its fixed cost outweighs its savings).
+_SMALL_QUERY = 64
+#: Angular bins of the per-attacker visibility horizon (a power of two).
+_HZ_BINS = 256
+_HZ_WIDTH = _TWO_PI / _HZ_BINS
+#: The horizon costs per attacker: it is built only when attackers have this many pairs each.
+_HZ_PAIRS_PER_SOURCE = 16
+#: floor(log2(k)) for k = 1 … _BINS (index 0 unused).
+_LOG2 = np.array([0] + [int(math.log2(k)) for k in range(1, _BINS + 1)], dtype=np.int64)
 
 
 def _wrap(a: FloatArray) -> FloatArray:
@@ -301,14 +314,22 @@ class SightIndex:
         alpha: FloatArray,
         dist: FloatArray,
         ok: BoolArray,
+        horizon: FloatArray | None = None,
+        exempt: BoolArray | None = None,
     ) -> tuple[IntArray, IntArray, BoolArray, FloatArray]:
         """Candidate (pair, piece) rows: pair, piece, whether A may be inside it, nearest distance.
 
         Every (attacker, piece) is filed under the angular bins its bounding circle spans and
         under the distance band of its nearest point; a pair reads, in each bin its window
         covers, only the bands nearer than its target.
+
+        With a ``horizon`` (per attacker and bin, the distance beyond which every ray of the bin
+        is hidden by a tall piece), pieces lying wholly beyond it in every bin they span are
+        dropped, unless ``exempt`` (they may screen a target for the hidden rule).
         """
         n_src, n_p = len(sx), self.n_pieces
+        if len(pair_src) * n_p <= _DENSE_PIECES:
+            return self._dense_broad_phase(sx, sy, pair_src, phi, alpha, dist, ok)
         pcx = self.piece_cx[None, :] - sx[:, None]
         pcy = self.piece_cy[None, :] - sy[:, None]
         dc = np.sqrt(pcx * pcx + pcy * pcy).ravel()
@@ -324,6 +345,19 @@ class SightIndex:
         hs[near_u] = _PI
         b0 = np.floor((beta - hs) * (1.0 / _BIN_WIDTH)).astype(np.int64)
         cnt = np.minimum(np.floor((beta + hs) * (1.0 / _BIN_WIDTH)).astype(np.int64) - b0 + 1, _BINS)
+        if horizon is not None and exempt is not None and len(useful):
+            # a piece behind the horizon in every bin it spans hides nothing more: range maxima
+            # of the horizon over the piece's bins from a sparse table (two lookups)
+            s_u = useful // n_p
+            k = _LOG2[cnt]
+            base = k * (n_src * _BINS) + s_u * _BINS
+            far = np.maximum(
+                horizon[base + (b0 & (_BINS - 1))], horizon[base + ((b0 + cnt - (1 << k)) & (_BINS - 1))]
+            )
+            kept = np.flatnonzero((far >= dmin[useful]) | exempt[useful - s_u * n_p])
+            if len(kept) < len(useful):
+                useful, b0, cnt = useful[kept], b0[kept], cnt[kept]
+                near_u, beta, hs = near_u[kept], beta[kept], hs[kept]
         band = np.maximum(dmin[useful], 0.0) * (1.0 / band_w)
         band = band.astype(np.int64)
         # bucket entries by (bin, attacker, band) with two stable radix passes on small ints
@@ -357,6 +391,144 @@ class SightIndex:
         ent, pair = ent[keep], pair[keep]
         full = useful[ent]
         return pair, full - (full // n_p) * n_p, near_u[ent], dmin[full]
+
+    def _dense_broad_phase(
+        self,
+        sx: FloatArray,
+        sy: FloatArray,
+        pair_src: IntArray,
+        phi: FloatArray,
+        alpha: FloatArray,
+        dist: FloatArray,
+        ok: BoolArray,
+    ) -> tuple[IntArray, IntArray, BoolArray, FloatArray]:
+        """:meth:`_broad_phase` for small queries: every (pair, piece), same final filter."""
+        n_p = self.n_pieces
+        pcx = self.piece_cx[None, :] - sx[pair_src, None]
+        pcy = self.piece_cy[None, :] - sy[pair_src, None]
+        dc = np.sqrt(pcx * pcx + pcy * pcy)
+        rho = self.piece_r[None, :]
+        dmin = dc - rho
+        near = dc <= rho
+        hs = np.arcsin(np.minimum(rho / np.maximum(dc, 1e-300), 1.0))
+        hs[near] = _PI
+        ang = np.abs(_wrap(np.arctan2(pcy, pcx) - phi[:, None]))
+        keep = (dmin < dist[:, None]) & (ang <= hs + alpha[:, None]) & ok[:, None]
+        flat = np.flatnonzero(keep)
+        pair = flat // n_p
+        return pair, flat - pair * n_p, near.ravel()[flat], dmin.ravel()[flat]
+
+    def _horizon_blocked(
+        self,
+        theta2: FloatArray,
+        sx: FloatArray,
+        sy: FloatArray,
+        eye: FloatArray,
+        pair_src: IntArray,
+        phi: FloatArray,
+        alpha: FloatArray,
+        dist: FloatArray,
+        ok: BoolArray,
+        th: FloatArray,
+    ) -> tuple[BoolArray, FloatArray]:
+        """Pairs whose whole window is hidden by tall pieces, from per-attacker horizons.
+
+        A piece taller than the attacker's eye and than every target hides at least ``H`` on
+        every ray it is entered on before ``D``. From an attacker outside its bounding circle,
+        every ray strictly between its extreme vertex bearings passes through its interior and
+        enters it nearer than ``dc + r``. Each attacker keeps, per angular bin lying wholly in
+        such a span, the least such bound (its horizon); a pair is fully hidden if every bin
+        its window touches has a horizon nearer than the target. Pairs not found here are
+        handled by the exact path (which also finds the others). Also returns the horizon
+        coarsened to the broad phase's bins (the farthest of the fine bins in each).
+        """
+        n_src = len(sx)
+        tall = np.flatnonzero(self.piece_height >= float(th[ok].max()) if ok.any() else np.zeros(0, bool))
+        if len(tall) == 0:
+            return np.zeros(len(pair_src), dtype=bool), np.full((_LOG2[_BINS] + 1) * n_src * _BINS, np.inf)
+        cnt_v = self.piece_vcount[tall]
+        own_v, rank_v = expand(cnt_v)
+        vidx = self.piece_vstart[tall][own_v] + rank_v
+        vstart = np.cumsum(cnt_v) - cnt_v
+        pcx = self.piece_cx[tall][None, :] - sx[:, None]
+        pcy = self.piece_cy[tall][None, :] - sy[:, None]
+        dc = np.sqrt(pcx * pcx + pcy * pcy)
+        beta = np.arctan2(pcy, pcx)
+        rel = _wrap(theta2[:, vidx] - beta[:, own_v])
+        lo = np.minimum.reduceat(rel, vstart, axis=1)
+        hi = np.maximum.reduceat(rel, vstart, axis=1)
+        rad = self.piece_r[tall][None, :]
+        valid = (dc > rad) & (self.piece_height[tall][None, :] > eye[:, None])
+        inv_w = 1.0 / _HZ_WIDTH
+        b0 = np.ceil((beta + lo) * inv_w).astype(np.int64)
+        b1 = np.floor((beta + hi) * inv_w).astype(np.int64)
+        cnt = (np.maximum(b1 - b0, 0) * valid).ravel()
+        own, rank = expand(cnt)
+        hz = np.full(n_src * _HZ_BINS, np.inf)
+        slot = (own // len(tall)) * _HZ_BINS + ((b0.ravel()[own] + rank) & (_HZ_BINS - 1))
+        np.minimum.at(hz, slot, (dc + rad).ravel()[own])
+        w0 = np.floor((phi - alpha) * inv_w).astype(np.int64)
+        wc = (np.floor((phi + alpha) * inv_w).astype(np.int64) - w0 + 1) * ok
+        wc = np.minimum(wc, _HZ_BINS)
+        pw, pj = expand(wc)
+        seen = hz[pair_src[pw] * _HZ_BINS + ((w0[pw] + pj) & (_HZ_BINS - 1))]
+        worst = np.full(len(pair_src), np.inf)
+        has = np.flatnonzero(wc > 0)
+        worst[has] = np.maximum.reduceat(seen, (np.cumsum(wc) - wc)[has])
+        blocked = np.asarray(ok & (worst < dist - 1e-9), dtype=bool)
+        # coarsened to the broad phase's bins, then a sparse table: level k holds the maxima
+        # over 2**k consecutive bins (circularly)
+        levels = [hz.reshape(n_src, _BINS, _HZ_BINS // _BINS).max(axis=2)]
+        for k in range(1, _LOG2[_BINS] + 1):
+            prev = levels[-1]
+            levels.append(np.maximum(prev, np.roll(prev, -(1 << (k - 1)), axis=1)))
+        return blocked, np.concatenate([lv.ravel() for lv in levels])
+
+    def _near_any_target(self, tx: FloatArray, ty: FloatArray, tr: FloatArray) -> BoolArray:
+        """Pieces of the obstacles that pass the hidden rule's reach test for some target."""
+        first = np.unique(tx + 1j * ty, return_index=True)[1]
+        gx = tx[first][:, None] - self.obstacle_cx[None, :]
+        gy = ty[first][:, None] - self.obstacle_cy[None, :]
+        # the widest target's reach for all (exempting more pieces is always safe)
+        reach = self.obstacle_r[None, :] + (float(tr.max()) + HIDDEN_GAP + TOUCH_TOL)
+        near_obs = np.any(gx * gx + gy * gy <= reach * reach, axis=0)
+        return np.asarray(near_obs[self.piece_obstacle], dtype=bool)
+
+    def _near_target_rows(
+        self,
+        pairs: IntArray,
+        sx: FloatArray,
+        sy: FloatArray,
+        pair_src: IntArray,
+        tx: FloatArray,
+        ty: FloatArray,
+        tr: FloatArray,
+    ) -> tuple[IntArray, IntArray, BoolArray, FloatArray]:
+        """(pair, piece, near, dmin) rows of every piece of every obstacle that may screen the
+        target of each given pair (the reach test of the hidden rule)."""
+        key, inv = np.unique(tx[pairs] + 1j * ty[pairs], return_inverse=True)
+        inv = inv.ravel()
+        first = np.zeros(len(key), dtype=np.int64)
+        first[inv] = pairs
+        gx = tx[first][:, None] - self.obstacle_cx[None, :]
+        gy = ty[first][:, None] - self.obstacle_cy[None, :]
+        reach = self.obstacle_r[None, :] + tr[first][:, None] + (HIDDEN_GAP + TOUCH_TOL)
+        near_t = gx * gx + gy * gy <= reach * reach
+        # reach depends on the target's radius too: group by position and radius
+        t_idx, o_idx = np.nonzero(near_t)
+        counts = np.bincount(t_idx, minlength=len(key))
+        starts = np.cumsum(counts) - counts
+        own, rank = expand(counts[inv])
+        obs = o_idx[starts[inv][own] + rank]
+        pr = pairs[own]
+        p_own, p_rank = expand(self.obstacle_pcount[obs])
+        piece = self.obstacle_pieces[self.obstacle_pstart[obs][p_own] + p_rank]
+        pair = pr[p_own]
+        s = pair_src[pair]
+        dx, dy = self.piece_cx[piece] - sx[s], self.piece_cy[piece] - sy[s]
+        dc = np.sqrt(dx * dx + dy * dy)
+        rad = self.piece_r[piece]
+        return pair, piece, dc <= rad, dc - rad
 
     def cover_kernel(
         self,
@@ -408,13 +580,34 @@ class SightIndex:
         if self.n_pieces == 0 or n_pairs == 0:
             return CoverResult(np.zeros(n_pairs), screen, empty_i, empty_i, np.zeros(0))
 
-        c_pair, c_piece, c_near, c_dmin = self._broad_phase(sx, sy, pair_src, phi, alpha, dist, ok)
+        theta2 = np.arctan2(self.vy[None, :] - sy[:, None], self.vx[None, :] - sx[:, None])
+        small = contributions or n_pairs <= _SMALL_QUERY
+        # ---- visibility horizon: pairs fully behind tall pieces skip the broad phase
+        hblocked = np.zeros(n_pairs, dtype=bool)
+        horizon: FloatArray | None = None
+        exempt: BoolArray | None = None
+        if not small and n_pairs >= _HZ_PAIRS_PER_SOURCE * len(sx):
+            src_eye_f = np.asarray(src_eye, dtype=np.float64).ravel()
+            hblocked, horizon = self._horizon_blocked(
+                theta2, sx, sy, src_eye_f, pair_src, phi, alpha, dist, ok, th
+            )
+            exempt = self._near_any_target(tx, ty, tr) if ts is not None else np.zeros(self.n_pieces, bool)
+        c_pair, c_piece, c_near, c_dmin = self._broad_phase(
+            sx, sy, pair_src, phi, alpha, dist, ok & ~hblocked, horizon, exempt
+        )
+        if ts is not None and hblocked.any():
+            # blocked pairs still need the pieces that may screen the target (hidden rule)
+            extra = self._near_target_rows(np.flatnonzero(hblocked), sx, sy, pair_src, tx, ty, tr)
+            c_pair, c_piece, c_near, c_dmin = (
+                np.concatenate([a1, a2]) for a1, a2 in zip((c_pair, c_piece, c_near, c_dmin), extra)
+            )
         if len(c_pair) == 0:
-            return CoverResult(np.zeros(n_pairs), screen, empty_i, empty_i, np.zeros(0))
+            frac0 = snap_fractions(hblocked.astype(np.float64))
+            return CoverResult(frac0, screen, empty_i, empty_i, np.zeros(0))
 
         # ---- edge cull: keep edges whose angular span meets the window
         n_v = len(self.vx)
-        theta = np.arctan2(self.vy[None, :] - sy[:, None], self.vx[None, :] - sx[:, None]).ravel()
+        theta = theta2.ravel()
         src_base = pair_src[c_pair] * n_v
 
         def cull(rows: IntArray) -> list[Any]:
@@ -447,39 +640,42 @@ class SightIndex:
         # window edges (then on every ray between: the piece ∩ the disc of radius D is convex).
         # Such pieces are culled first; the other pieces are looked at only for unblocked pairs.
         n_rows = len(c_pair)
-        c_h = self.piece_height[c_piece]
-        # the nearer half of the line first: blockers are usually close to one end
-        saturating = (c_h > eye[c_pair]) & (c_h >= th[c_pair]) & ~c_near & (c_dmin < 0.5 * dist[c_pair])
-        if contributions:
-            saturating[:] = False
-        blocked = np.zeros(n_pairs, dtype=bool)
-        first = cull(np.flatnonzero(saturating))
-        row, p, lo, hi, slack, nlx, nly = (first[k] for k in (0, 2, 3, 4, 6, 7, 8))
-        se = np.flatnonzero(slack < -_ON_EDGE)
-        if len(se):
-            ps_ = p[se]
-            al_s, d_s, sl_s = alpha[ps_], dist[ps_], slack[se]
-            sa = np.minimum(1.0, tr[ps_] / d_s)
-            ca = np.sqrt(1.0 - sa * sa)
-            ends_lo = (lo[se] <= -al_s) & (sl_s > d_s * (nlx[se] * ca - nly[se] * sa))
-            ends_hi = (hi[se] >= al_s) & (sl_s > d_s * (nlx[se] * ca + nly[se] * sa))
-            row_lo = np.zeros(n_rows, dtype=bool)
-            row_hi = np.zeros(n_rows, dtype=bool)
-            row_lo[row[se][ends_lo]] = True
-            row_hi[row[se][ends_hi]] = True
-            blocked[c_pair[row_lo & row_hi]] = True
-        # blocked pairs keep only the pieces whose obstacle may screen the target (hidden rule)
-        wanted = ~blocked[c_pair]
-        if ts is not None and blocked.any():
-            o = self.piece_obstacle[c_piece]
-            gx, gy = tx[c_pair] - self.obstacle_cx[o], ty[c_pair] - self.obstacle_cy[o]
-            reach = self.obstacle_r[o] + tr[c_pair] + HIDDEN_GAP + TOUCH_TOL
-            wanted |= gx * gx + gy * gy <= reach * reach
-        second = cull(np.flatnonzero(wanted & ~saturating))
-        k1 = np.flatnonzero(wanted[first[0]])
-        row, v, p, lo, hi, mid, slack, nlx, nly = (
-            np.concatenate([a1[k1], a2]) for a1, a2 in zip(first, second)
-        )
+        if small:
+            # small queries: one edge cull; the envelope finds fully hidden pairs by itself
+            blocked = np.zeros(n_pairs, dtype=bool)
+            row, v, p, lo, hi, mid, slack, nlx, nly = cull(np.arange(n_rows, dtype=np.int64))
+        else:
+            c_h = self.piece_height[c_piece]
+            # the nearer half of the line first: blockers are usually close to one end
+            saturating = (c_h > eye[c_pair]) & (c_h >= th[c_pair]) & ~c_near & (c_dmin < 0.5 * dist[c_pair])
+            blocked = hblocked.copy()
+            first = cull(np.flatnonzero(saturating))
+            row, p, lo, hi, slack, nlx, nly = (first[k] for k in (0, 2, 3, 4, 6, 7, 8))
+            se = np.flatnonzero(slack < -_ON_EDGE)
+            if len(se):
+                ps_ = p[se]
+                al_s, d_s, sl_s = alpha[ps_], dist[ps_], slack[se]
+                sa = np.minimum(1.0, tr[ps_] / d_s)
+                ca = np.sqrt(1.0 - sa * sa)
+                ends_lo = (lo[se] <= -al_s) & (sl_s > d_s * (nlx[se] * ca - nly[se] * sa))
+                ends_hi = (hi[se] >= al_s) & (sl_s > d_s * (nlx[se] * ca + nly[se] * sa))
+                row_lo = np.zeros(n_rows, dtype=bool)
+                row_hi = np.zeros(n_rows, dtype=bool)
+                row_lo[row[se][ends_lo]] = True
+                row_hi[row[se][ends_hi]] = True
+                blocked[c_pair[row_lo & row_hi]] = True
+            # blocked pairs keep only the pieces whose obstacle may screen the target (hidden rule)
+            wanted = ~blocked[c_pair]
+            if ts is not None and blocked.any():
+                o = self.piece_obstacle[c_piece]
+                gx, gy = tx[c_pair] - self.obstacle_cx[o], ty[c_pair] - self.obstacle_cy[o]
+                reach = self.obstacle_r[o] + tr[c_pair] + HIDDEN_GAP + TOUCH_TOL
+                wanted |= gx * gx + gy * gy <= reach * reach
+            second = cull(np.flatnonzero(wanted & ~saturating))
+            k1 = np.flatnonzero(wanted[first[0]])
+            row, v, p, lo, hi, mid, slack, nlx, nly = (
+                np.concatenate([a1[k1], a2]) for a1, a2 in zip(first, second)
+            )
         front = slack < -_ON_EDGE
         if len(row) == 0:
             frac = snap_fractions(blocked.astype(np.float64))
@@ -725,21 +921,6 @@ class SightIndex:
         ry = xy[None, :, 1] - xy[src, 1][:, None]
         d_su = np.sqrt(rx * rx + ry * ry)
         bear = np.arctan2(ry, rx)
-        hs = np.arcsin(np.minimum(base[None, :] / np.maximum(d_su, 1e-300), 1.0))
-        # units wide in the attacker's eye (near it, or around its centre) are candidates for
-        # every pair of that attacker; the others are looked up by bearing with a narrow margin
-        close = hs > _WIDE_UNIT
-        close[np.arange(n_src), src] = False
-        hs[close] = 0.0
-        hs[np.arange(n_src), src] = 0.0
-        widest = hs.max(axis=1)
-        # sorted keys s·32 + 16 + bearing, with copies at ±2π for windows across ±π
-        su = np.arange(n_src * n)
-        keys = (su // n) * 32.0 + 16.0 + bear.ravel()
-        keys = np.concatenate([keys, keys + _TWO_PI, keys - _TWO_PI])
-        owners = np.concatenate([su, su, su])
-        order = np.argsort(keys)
-        keys, owners = keys[order], owners[order]
         ax, ay = xy[attackers, 0], xy[attackers, 1]
         fx, fy = xy[targets, 0] - ax, xy[targets, 1] - ay
         dist = np.sqrt(fx * fx + fy * fy)
@@ -749,31 +930,51 @@ class SightIndex:
         # the corridor lies in the cone of half-angle α around the target's bearing, unless the
         # attacker stands on the target's base (then every unit is a candidate)
         inner = dist <= r
-        reach = alpha + widest[pair_src]
-        centre = pair_src * 32.0 + 16.0 + phi
-        k_lo = np.searchsorted(keys, centre - reach, side="left")
-        k_hi = np.searchsorted(keys, centre + reach, side="right")
-        own, rank = expand((k_hi - k_lo) * ~inner)
-        hp = own
-        hu = owners[k_lo[own] + rank] % n
-        kept = ~close[pair_src[hp], hu]  # wide units are added below, whatever their bearing
-        hp, hu = hp[kept], hu[kept]
-        if inner.any():
-            ip = np.flatnonzero(inner)
-            hp = np.concatenate([hp, np.repeat(ip, n)])
-            hu = np.concatenate([hu, np.tile(np.arange(n), len(ip))])
-        # wide units are candidates whatever their bearing
-        cs, cu = np.nonzero(close)
-        if len(cs):
-            by_src = np.argsort(pair_src, kind="stable")
-            starts = np.searchsorted(pair_src[by_src], np.arange(n_src))
-            counts = np.bincount(pair_src, minlength=n_src)
-            c_own, c_rank = expand(counts[cs])
-            c_hp = by_src[starts[cs][c_own] + c_rank]
-            c_hu = cu[c_own]
-            outer = ~inner[c_hp]  # inner pairs already have every unit
-            hp = np.concatenate([hp, c_hp[outer]])
-            hu = np.concatenate([hu, c_hu[outer]])
+        if n_pairs * n <= _DENSE_UNITS:
+            # small tables: every (pair, unit) is a candidate (fewer numpy calls than a search)
+            hp = np.repeat(np.arange(n_pairs, dtype=np.int64), n)
+            hu = np.tile(np.arange(n, dtype=np.int64), n_pairs)
+        else:
+            hs = np.arcsin(np.minimum(base[None, :] / np.maximum(d_su, 1e-300), 1.0))
+            # units wide in the attacker's eye (near it, or around its centre) are candidates for
+            # every pair of that attacker; the others are looked up by bearing with a narrow margin
+            close = hs > _WIDE_UNIT
+            close[np.arange(n_src), src] = False
+            hs[close] = 0.0
+            hs[np.arange(n_src), src] = 0.0
+            widest = hs.max(axis=1)
+            # sorted keys s·32 + 16 + bearing, with copies at ±2π for windows across ±π
+            su = np.arange(n_src * n)
+            keys = (su // n) * 32.0 + 16.0 + bear.ravel()
+            keys = np.concatenate([keys, keys + _TWO_PI, keys - _TWO_PI])
+            owners = np.concatenate([su, su, su])
+            order = np.argsort(keys)
+            keys, owners = keys[order], owners[order]
+            reach = alpha + widest[pair_src]
+            centre = pair_src * 32.0 + 16.0 + phi
+            k_lo = np.searchsorted(keys, centre - reach, side="left")
+            k_hi = np.searchsorted(keys, centre + reach, side="right")
+            own, rank = expand((k_hi - k_lo) * ~inner)
+            hp = own
+            hu = owners[k_lo[own] + rank] % n
+            kept = ~close[pair_src[hp], hu]  # wide units are added below, whatever their bearing
+            hp, hu = hp[kept], hu[kept]
+            if inner.any():
+                ip = np.flatnonzero(inner)
+                hp = np.concatenate([hp, np.repeat(ip, n)])
+                hu = np.concatenate([hu, np.tile(np.arange(n), len(ip))])
+            # wide units are candidates whatever their bearing
+            cs, cu = np.nonzero(close)
+            if len(cs):
+                by_src = np.argsort(pair_src, kind="stable")
+                starts = np.searchsorted(pair_src[by_src], np.arange(n_src))
+                counts = np.bincount(pair_src, minlength=n_src)
+                c_own, c_rank = expand(counts[cs])
+                c_hp = by_src[starts[cs][c_own] + c_rank]
+                c_hu = cu[c_own]
+                outer = ~inner[c_hp]  # inner pairs already have every unit
+                hp = np.concatenate([hp, c_hp[outer]])
+                hu = np.concatenate([hu, c_hu[outer]])
         s_hp = pair_src[hp]
         ang = np.abs(_wrap(bear[s_hp, hu] - phi[hp]))
         wide = np.arcsin(np.minimum(base[hu] / np.maximum(d_su[s_hp, hu], 1e-300), 1.0))

@@ -2,9 +2,10 @@
 
 Contract: drawing only. Each function takes the data it draws (sight facts, shapely regions,
 profiles, arrays computed by :mod:`game.render.scene`) plus the :class:`Camera`, and draws in
-screen space; translucent fills go onto ``fill`` (a per-pixel-alpha surface the renderer
-blits once per frame), lines and labels onto ``surface``. Nothing here reads or changes the
-match. The world-space geometry they draw comes from :mod:`game.render.shapes` (pure).
+screen space; translucent fills go onto ``fill`` (a per-pixel-alpha layer the renderer
+blends where something was drawn: the fill functions return that area), lines and labels onto
+``surface``. Nothing here reads or changes the match. The world-space geometry they draw
+comes from :mod:`game.render.shapes` (pure).
 """
 
 from __future__ import annotations
@@ -76,7 +77,10 @@ def draw_sight_label(
     label = f"{facts.cover} {facts.cover_fraction * 100:.0f}%" if facts.visible else "no line of sight"
     if facts.hidden:
         label += ", hidden"
-    text.draw(surface, label, (mx, my - 4), 16, colors.COVER_COLORS[facts.cover], "midbottom")
+    img = text.render(label, 16, colors.COVER_COLORS[facts.cover])
+    box = img.get_rect(midbottom=(round(mx), round(my) - 5)).inflate(8, 4)
+    pygame.draw.rect(surface, colors.PANEL, box, border_radius=3)
+    surface.blit(img, img.get_rect(center=box.center))
 
 
 def draw_rings(

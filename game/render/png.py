@@ -5,7 +5,8 @@ pygame-ce's font module without opening a window; :func:`draw_frame` draws one f
 same :class:`~game.render.renderer.Renderer` the window uses, finishing the threat map before
 drawing; :func:`write_png` encodes the surface as PNG in memory and writes it through a temp
 file in the target folder plus ``os.replace``, so a reader never sees a half-written picture
-and a failed write leaves any previous file untouched.
+and a failed write leaves any previous file untouched; the file gets the usual permissions
+(0666 minus the umask), not the temp file's private ones.
 """
 
 from __future__ import annotations
@@ -61,6 +62,10 @@ def write_png(surface: Any, path: str | Path) -> Path:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
+        # mkstemp makes the file private (0600); give it the permissions a plain open() would
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, out)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

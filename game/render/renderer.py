@@ -3,15 +3,18 @@
 Contract: :class:`Renderer` draws a :class:`~game.view.MatchView` and a
 :class:`~game.render.ui.UiState` onto a surface; the window (:mod:`game.app`), the PNG
 renderer (``skirmish render``) and the benchmark all use this one drawing. It only reads the
-view. The map fills the window left of the :data:`~game.render.panel.PANEL_W` panel; the static
-layer (table, grid, obstacles) is redrawn only when the zoom changes (see
-:mod:`game.render.layers`), the board (map, overlays, units) only when the camera, the match or
-the selection changes, the
-derived data only when the match logs something (:class:`~game.render.scene.Scene`), and the
-threat map is computed in slices of ``threat_budget`` seconds per frame (``None``: at once).
-The viewer (whose sight fans, arcs and threat map are drawn) is ``ui.selected``, else the
-deciding unit, else the first living unit. The view is wrapped in a
-:class:`~game.render.scene.CachedView`, so a frame reads each unit from the match once.
+view. The map fills the window left of the :data:`~game.render.panel.PANEL_W` panel.
+
+Caching: the static layer (table, grid, obstacles) is redrawn only when the zoom changes (see
+:mod:`game.render.layers`); the board (static layer, threat map, the viewer's overlays and
+every unit) is anchored to the map, so a pan only moves it, and is redrawn when the zoom, the
+match, the viewer, the overlays or the pending decision change; what concerns the target under
+the cursor is drawn every frame over it. Derived data is recomputed only when the match logs
+something (:class:`~game.render.scene.Scene`); the exact reach of a human player's move is
+computed in a background thread, the threat map in slices of ``threat_budget`` seconds per
+frame (``None``: both at once, for pictures). The viewer (whose sight fans, arcs and threat
+map are drawn) is ``ui.selected``, else the deciding unit, else the first living unit. The view
+is wrapped in a :class:`~game.render.scene.CachedView`, so a frame reads each unit once.
 """
 
 from __future__ import annotations
@@ -41,7 +44,7 @@ from game.render.panel import PANEL_W, Button, Panel
 from game.render.scene import CachedView, Scene
 from game.render.shapes import arc_radius
 from game.render.text import Text
-from game.render.ui import ACTION_KEYS, MOUSE_HELP, OVERLAY_KEYS, OVERLAYS, UiState
+from game.render.ui import UiState, help_rows
 from game.render.units import UnitSprites, draw_units, radius_px
 
 #: Pixels of background kept around the table on the map-anchored board (labels, insets, arcs).
@@ -91,6 +94,9 @@ class Renderer:
     # ------------------------------------------------------------------ setup
     def set_view(self, view: Any) -> None:
         """Draw another match (after a load or a replay step); keeps the camera if the map is the same."""
+        old_scene: Scene | None = getattr(self, "scene", None)
+        if old_scene is not None:
+            old_scene.close()
         old: Any = getattr(self, "view", None)
         same_map = old is not None and (old.width, old.height) == (view.width, view.height)
         self.view: Any = view if isinstance(view, CachedView) else CachedView(view)
@@ -101,6 +107,10 @@ class Renderer:
         self._panel_key = None
         if not same_map:
             self.camera = Camera.fitted(view.width, view.height, map_viewport(self.size))
+
+    def close(self) -> None:
+        """Stop background work (the exact-reach thread)."""
+        self.scene.close()
 
     def resize(self, size: tuple[int, int]) -> None:
         """Adapt the layout to a new window size."""
@@ -133,7 +143,8 @@ class Renderer:
             ui: UI state.
             humans: sides played by a human (their decisions get clickable option rows).
             controllers: side → controller name, for the panel.
-            threat_budget: seconds of threat-map work allowed this frame (None: finish it now).
+            threat_budget: seconds of threat-map work allowed this frame (None: finish it, and
+                the exact move reach, now: for pictures).
         """
         self.scene.sync()
         view, cam, on = self.view, self.camera, ui.overlays
@@ -147,6 +158,10 @@ class Renderer:
         threat = None
         if "threat" in on and viewer is not None:
             threat = self._threat_image(viewer, threat_budget)
+        mine = decision is not None and view.unit(decision.unit).side in humans
+        self.scene.regions(decision, exact_reach=mine and "move" in on)  # starts / takes the exact reach
+        if threat_budget is None:
+            self.scene.finish_regions(decision)
         bcam, bsize, anchored = self._board_camera(size)
         key = (
             bsize,
@@ -155,6 +170,7 @@ class Renderer:
             viewer,
             frozenset(on),
             id(decision),
+            self.scene.regions_version,
             ui.armed,
             id(threat),
         )
@@ -427,35 +443,36 @@ class Renderer:
         surface.blit(img, img.get_rect(center=box.center))
 
     def _help(self, surface: pygame.Surface, map_rect: pygame.Rect, ui: UiState) -> None:
-        lines: list[tuple[str, colors.RGB]] = [("Keys", colors.PANEL_ACCENT)]
-        seen: set[str] = set()
-        for key, (action, text) in ACTION_KEYS.items():
-            if action in seen and action.startswith(("pan", "zoom")):
-                continue
-            seen.add(action)
-            lines.append((f"{key:>7}  {text}", colors.PANEL_TEXT))
-        lines.append(("1-9, 0   choose a numbered option in the panel", colors.PANEL_TEXT))
-        lines.append(("Overlays (on/off)", colors.PANEL_ACCENT))
-        for key, name in OVERLAY_KEYS.items():
-            state = "on " if name in ui.overlays else "off"
-            lines.append((f"{key:>7}  [{state}] {name}: {OVERLAYS[name]}", colors.PANEL_TEXT))
-        lines.append(("Mouse", colors.PANEL_ACCENT))
-        lines += [(s, colors.PANEL_TEXT) for s in MOUSE_HELP]
-        lines.append(("Cover colours: none, light, medium, heavy, near-total, total", colors.PANEL_ACCENT))
-        box = map_rect.inflate(-40, -40)
+        box = map_rect.inflate(-30, -30)
         shade = pygame.Surface(box.size, pygame.SRCALPHA)
-        shade.fill((10, 10, 14, 225))
+        shade.fill((10, 10, 14, 230))
         surface.blit(shade, box)
-        y = box.y + 12
-        for s, color in lines:
-            for part in self.text.wrap(s, 16, box.w - 24):
-                self.text.draw(surface, part, (box.x + 12, y), 16, color)
-                y += 16
-        x = box.x + 12
+        x, y = box.x + 14, box.y + 10
+        keys_w = 70
+        section = ""
+        for sec, keys, text in help_rows(ui.overlays):
+            if sec != section:
+                section = sec
+                self.text.draw(surface, sec, (x, y), 17, colors.PANEL_ACCENT)
+                y += 19
+            if keys:
+                self.text.draw(surface, keys, (x, y), 15, colors.AP_FULL)
+            for part in self.text.wrap(text, 15, box.w - keys_w - 30):
+                self.text.draw(surface, part, (x + (keys_w if keys else 0), y), 15, colors.PANEL_TEXT)
+                y += 15
+        y += 4
+        self.text.draw(
+            surface,
+            "Cover levels (sight fans; the threat map goes red to green)",
+            (x, y),
+            17,
+            colors.PANEL_ACCENT,
+        )
+        y += 20
         for level, c in colors.COVER_COLORS.items():
-            pygame.draw.rect(surface, c, (x, y + 4, 18, 12))
-            self.text.draw(surface, str(level), (x + 22, y + 2), 15, colors.PANEL_TEXT)
-            x += 26 + self.text.width(str(level), 15) + 10
+            pygame.draw.rect(surface, c, (x, y + 2, 18, 12))
+            self.text.draw(surface, str(level), (x + 22, y), 15, colors.PANEL_TEXT)
+            x += 26 + self.text.width(str(level), 15) + 12
 
 
 def snapshot(surface: pygame.Surface) -> np.ndarray:

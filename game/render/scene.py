@@ -1,19 +1,24 @@
 """Derived drawing data, computed from the match view only when the match changes.
 
-Contract: a :class:`Scene` wraps one :class:`~game.view.MatchView`. :meth:`Scene.sync` reads
-the events logged since the last call (``view.events(since)``) and bumps :attr:`version` when
-there are any; every cached item (sight fans, silhouettes, regions, the threat map, the log's
-sentences) is keyed on that version, so a frame in which nothing happened recomputes nothing.
+Contract: a :class:`Scene` wraps one :class:`~game.view.MatchView` (through a
+:class:`CachedView`, which caches unit snapshots, enemies and sight facts until the next
+event). :meth:`Scene.sync` reads the events logged since the last call
+(``view.events(since)``) and bumps :attr:`Scene.version` when there are any; every cached item
+(sight fans, silhouettes, arcs, the threat map, the log's sentences) is keyed on that version,
+regions on the pending decision, so a frame in which nothing happened recomputes nothing.
 :class:`ThreatMap` evaluates the vectorized geometry query
 (:meth:`game.geometry.fast.SightIndex.exposure_at_points`) over the centres of the map's
 cells in chunks, so the window can spread the work over frames (``advance(budget_s)``) while
-``skirmish render`` finishes it at once. Nothing here imports pygame or changes the match.
+``skirmish render`` finishes it at once. The exact reach of a Move option
+(``NavMesh.reachable``) is computed on request in one background thread with a NavMesh of its
+own, never touching the match. Nothing here imports pygame or changes the match.
 """
 
 from __future__ import annotations
 
 import math
 import time
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +30,7 @@ from components.sight import Arc, SightFacts
 from game.commands import Decision
 from game.geometry.model import LEVELS, level_codes
 from game.geometry.shapes import SilhouetteParts, arc_wedges, silhouette_parts
+from game.movement import NavMesh
 from game.render import colors
 from game.render.sentences import sentences
 from game.render.shapes import Ring, region_rings
@@ -263,6 +269,10 @@ class Scene:
         self._silhouettes: dict[tuple[int, str, str], Silhouette | None] = {}
         self._arcs: dict[tuple[int, str, float], list[tuple[Arc, list[tuple[Ring, list[Ring]]]]]] = {}
         self._regions: tuple[Decision | None, list[RegionShape]] = (None, [])
+        self.regions_version = 0
+        self._reach_job: tuple[Decision, int, Future[Any], list[bool]] | None = None
+        self._pool: ThreadPoolExecutor | None = None
+        self._nav: NavMesh | None = None
         self._threat: tuple[tuple[int, str], ThreatMap] | None = None
         self._free: dict[float, NDArray[np.bool_]] = {}
         self.sync()
@@ -330,18 +340,88 @@ class Scene:
         return got
 
     # ------------------------------------------------------------------ regions
-    def regions(self, decision: Decision | None) -> list[RegionShape]:
-        """Drawable regions of the decision's point options (cached per decision)."""
+    def regions(self, decision: Decision | None, exact_reach: bool = False) -> list[RegionShape]:
+        """Drawable regions of the decision's point options (cached per decision).
+
+        A turn's Move option carries only the cheap disc of its reach (the engine builds it for
+        every decision); with ``exact_reach`` the geodesic reach (``NavMesh.reachable``: where a
+        free path of the allowed length ends) is computed in a background thread and replaces
+        the disc when it is ready (:attr:`regions_version` changes then).
+        """
         if decision is None:
             return []
-        if self._regions[0] is decision:
-            return self._regions[1]
-        shapes = []
-        for i, o in enumerate(decision.options):
-            if o.point_field is not None and o.region is not None:
-                shapes.append(RegionShape(region_overlay(decision, i), i, region_rings(o.region)))
+        if self._regions[0] is not decision:
+            shapes = []
+            for i, o in enumerate(decision.options):
+                if o.point_field is not None and o.region is not None:
+                    shapes.append(RegionShape(region_overlay(decision, i), i, region_rings(o.region)))
+            self._regions = (decision, shapes)
+            if self._reach_job is not None:
+                self._reach_job[2].cancel()  # a stale reach still queued is not computed
+            self._reach_job = None
+            self.regions_version += 1
+        if exact_reach and self._reach_job is None:
+            self._reach_job = self._submit_reach(decision)
+        job = self._reach_job
+        if job is not None and job[0] is decision and job[2].done() and not job[3]:
+            self._take_reach(job)
+        return self._regions[1]
+
+    def _submit_reach(self, decision: Decision) -> tuple[Decision, int, Future[Any], list[bool]] | None:
+        idx = next((i for i, o in enumerate(decision.options) if type(o.command).__name__ == "Move"), None)
+        if idx is None or "max_len" not in decision.options[idx].detail:
+            return None
+        arena = self.view.arena
+        u = self.view.unit(decision.unit)
+        blockers, _ = arena.blockers(decision.unit)
+        max_len = float(decision.options[idx].detail["max_len"])
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="skirmish-reach")
+        v = self.view
+        args = (v.obstacles, v.width, v.height, u.pos, u.base, max_len, np.array(blockers, dtype=np.float64))
+        return (decision, idx, self._pool.submit(self._reach_worker, *args), [False])
+
+    def _reach_worker(
+        self,
+        obstacles: Any,
+        width: float,
+        height: float,
+        start: Point,
+        base: float,
+        max_len: float,
+        blockers: NDArray[np.float64],
+    ) -> Any:
+        # a NavMesh of its own: the match's one is used by the main thread meanwhile
+        if self._nav is None:
+            self._nav = NavMesh(obstacles, width, height)
+        return self._nav.reachable(start, base, max_len, blockers)
+
+    def _take_reach(self, job: tuple[Decision, int, Future[Any], list[bool]]) -> None:
+        job[3][0] = True
+        decision, idx, future, _ = job
+        try:
+            geom = future.result()
+        except (ValueError, shapely.errors.GEOSException):
+            return  # a drawing aid: the disc stays if the geometry fails on a degenerate case
+        shapes = [
+            RegionShape(s.overlay, s.option, region_rings(geom)) if s.option == idx else s
+            for s in self._regions[1]
+        ]
         self._regions = (decision, shapes)
-        return shapes
+        self.regions_version += 1
+
+    def finish_regions(self, decision: Decision | None) -> None:
+        """Wait for the exact reach of ``decision`` (pictures are drawn complete)."""
+        job = self._reach_job
+        if job is not None and job[0] is decision and not job[3][0]:
+            wait([job[2]])
+            self._take_reach(job)
+
+    def close(self) -> None:
+        """Stop the background worker (pending reach computations are dropped)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
 
     # ------------------------------------------------------------------ threat
     def free_cells(self, base: float) -> NDArray[np.bool_]:

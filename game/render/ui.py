@@ -84,6 +84,19 @@ MOUSE_HELP: tuple[str, ...] = (
     "hover: path and AP cost; over an enemy: sight line, cover, modifiers and exact odds",
 )
 
+#: How key names are shown in the help.
+KEY_LABELS: dict[str, str] = {
+    "return": "Enter",
+    "escape": "Esc",
+    "space": "Space",
+    "tab": "Tab",
+    "home": "Home",
+    "left": "arrows",
+    "right": "arrows",
+    "up": "arrows",
+    "down": "arrows",
+}
+
 #: Number of option rows that number keys reach (1-9, then 0 for the tenth).
 KEYED_ROWS = 10
 
@@ -146,6 +159,30 @@ class UiState:
         self.armed = None
         self.attack_menu = None
         self.point_ok = None
+
+
+def help_rows(overlays: set[str]) -> list[tuple[str, str, str]]:
+    """The help screen as (section, keys, text) rows: actions with their keys grouped, then the
+    overlays with their on/off state, then the mouse."""
+    grouped: dict[str, list[str]] = {}
+    texts: dict[str, str] = {}
+    for key, (action, text) in ACTION_KEYS.items():
+        label = KEY_LABELS.get(key, key.upper() if len(key) <= 3 else key)
+        group = "pan" if action.startswith("pan_") else action
+        if label not in grouped.setdefault(group, []):
+            grouped[group].append(label)
+        texts[group] = "pan the map" if group == "pan" else text
+    rows = [
+        ("Keys", " ".join(keys) if group == "pan" else ", ".join(keys), texts[group])
+        for group, keys in grouped.items()
+    ]
+    rows.append(("Keys", "1-9, 0", "choose a numbered option in the panel"))
+    for key, name in OVERLAY_KEYS.items():
+        state = "on" if name in overlays else "off"
+        rows.append(("Overlays (key toggles)", key.upper(), f"[{state}] {name}: {OVERLAYS[name]}"))
+    for line in MOUSE_HELP:
+        rows.append(("Mouse", "", line))
+    return rows
 
 
 def menu_rows(decision: Decision | None, ui: UiState) -> list[int]:

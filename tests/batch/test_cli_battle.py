@@ -130,3 +130,26 @@ def test_out_dir_that_is_a_file_exits_2(tmp_path, capsys):
     f.write_text("x")
     code, _, err = run(["battle", str(DUEL), "--out", str(f / "sub"), "--no-progress"], capsys)
     assert code == 2 and "cannot write to" in err
+
+
+def test_invariant_violation_exits_1_naming_seed_and_step(tmp_path, capsys, monkeypatch):
+    from game import invariants
+
+    monkeypatch.setattr(
+        invariants, "check", lambda match: ["[ap-negative] vasco: made up"] if match.commands else []
+    )
+    argv = ["battle", str(DUEL), "-n", "2", "--seed", "4", "--check-invariants", "--workers", "1"]
+    code, _, err = run([*argv, "--out", str(tmp_path), "--no-progress"], capsys)
+    assert code == 1
+    assert "battle seed 4 step 1: invariant violated: [ap-negative] vasco: made up" in err
+    assert not (tmp_path / "battles.csv").exists()
+
+
+def test_dask_missing_is_a_clear_error(tmp_path, capsys, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "distributed", None)  # as if the extra were not installed
+    code, _, err = run(
+        ["battle", str(DUEL), "--dask", "local", "--out", str(tmp_path), "--no-progress"], capsys
+    )
+    assert code == 2 and "pip install 'skirmish-tabletop-sim[distributed]'" in err

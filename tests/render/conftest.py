@@ -18,8 +18,10 @@ SCENARIOS = sorted(p for p in (REPO / "scenarios").glob("*.yaml") if p.stem != "
 
 @pytest.fixture(scope="session")
 def pg():
-    """pygame-ce, initialised once for the session (dummy driver)."""
+    """pygame-ce with its video (dummy driver) and font modules started, as the window does."""
     import pygame
 
-    pygame.init()
+    from game.app import init_video
+
+    init_video(pygame)
     yield pygame

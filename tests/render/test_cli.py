@@ -39,6 +39,9 @@ def test_render_writes_a_png(tmp_path, capsys):
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     assert int.from_bytes(data[16:20], "big") == 900 and int.from_bytes(data[20:24], "big") == 560
     assert not [p for p in out.parent.iterdir() if p.name != "duel.png"]  # no temp file left
+    umask = os.umask(0)
+    os.umask(umask)
+    assert out.stat().st_mode & 0o777 == 0o666 & ~umask
 
 
 @pytest.mark.parametrize(
@@ -48,6 +51,7 @@ def test_render_writes_a_png(tmp_path, capsys):
         (["--size", "big"], "'big' is not WIDTHxHEIGHT"),
         (["--from", "nobody"], "--from: no unit 'nobody'"),
         (["--ruleset", "chess"], "unknown ruleset 'chess'"),
+        (["--blue", "telepath"], "unknown AI policy 'telepath'"),
     ],
 )
 def test_render_bad_input_exits_2_and_writes_nothing(tmp_path, capsys, args, message):

@@ -198,3 +198,31 @@ def test_facing_arcs_follow_the_facing(pg):
     assert front.contains(Point(11.5, 5.0)) and rear.contains(Point(14.5, 5.0))
     assert len(arcs[Arc.SIDE]) == 2
     match.close()
+
+
+def test_a_players_move_region_becomes_the_exact_reach(pg):
+    """The engine's Move region is the cheap disc; for a human's turn the window replaces it with
+    the geodesic reach (computed in the background), which goes round the wall."""
+    from shapely.geometry import Polygon
+    from shapely.ops import unary_union
+
+    from game.render.scene import Scene
+
+    match = Match(duel_spec(), seed=1)
+    scene = Scene(MatchView(match))
+    d = match.pending
+    (move,) = [s for s in scene.regions(d) if s.overlay == "move"]
+    disc = Polygon(move.rings[0][0])
+    version = scene.regions_version
+    scene.regions(d, exact_reach=True)
+    scene.finish_regions(d)
+    assert scene.regions_version == version + 1
+    (exact,) = [s for s in scene.regions(d) if s.overlay == "move"]
+    reach = unary_union([Polygon(ext, holes) for ext, holes in exact.rings])
+    arena = match.arena
+    blockers, _ = arena.blockers(d.unit)
+    u = match.pos(d.unit)
+    want = arena.nav.reachable(u, match.body(d.unit).base, d.options[move.option].detail["max_len"], blockers)
+    assert reach.area == pytest.approx(want.area, rel=1e-6) and reach.area < disc.area
+    scene.close()
+    match.close()

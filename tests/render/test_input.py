@@ -178,3 +178,99 @@ def test_ai_side_answers_one_decision_per_frame(pg):
         app.tick()
         assert len(match.commands) == k
     match.close()
+
+
+def test_dodge_move_point_is_clicked_in_the_disc(pg):
+    """A real ruleset (ap-pool): after a successful dodge, the 2" disc is clicked."""
+    from game.app import App
+    from game.cli.render import advance
+    from game.commands import DodgeMove
+    from game.scenario import load_scenario
+    from tests.render.conftest import REPO
+
+    spec = load_scenario(REPO / "scenarios" / "duel.yaml", "ap-pool")
+    match = Match(spec, ruleset="ap-pool", seed=3, controllers={"red": "random", "blue": "random"})
+    advance(match, 0, "dodge_move")
+    d = match.pending
+    side = match.side(d.unit)
+    app = App(
+        match, {s: ("human" if s == side else "random") for s in spec.sides}, screen=pg.Surface((1180, 720))
+    )
+    app.tick()
+    (shape,) = app.renderer.scene.regions(d)
+    assert shape.overlay == "dodge"
+    me = match.pos(d.unit)
+    opt = d.options[shape.option]
+    p = next(
+        q
+        for q in ((me[0], me[1] + 1.5), (me[0], me[1] - 1.5), (me[0] - 1.5, me[1]))
+        if opt.validate(q) is None
+    )
+    x, y = app.renderer.camera.world_to_screen(*p)
+    cmds = feed(app, click(pg, (round(x), round(y))))  # the only point option: no need to choose it first
+    assert len(cmds) == 1 and isinstance(cmds[0], DodgeMove) and opt.validate(cmds[0].to) is None
+    assert math.dist(cmds[0].to, p) < 1.0 / app.renderer.camera.scale + 0.01
+    far = app.renderer.camera.world_to_screen(me[0] + 5.0, me[1])
+    assert feed(app, click(pg, (round(far[0]), round(far[1])))) == []
+    assert app.ui.message_error and app.ui.message.startswith(f"{opt.label}: ")
+    match.close()
+
+
+def test_window_ai_battle_logs_what_the_headless_runner_logs(pg):
+    """AI against AI in the window (every overlay on, the cursor over units) changes nothing:
+    the log is byte for byte the one game.runner.play writes."""
+    from game.ai import get_policy
+    from game.app import App
+    from game.render.ui import OVERLAYS
+    from game.runner import play
+    from game.scenario import load_scenario
+    from tests.render.conftest import REPO
+
+    spec = load_scenario(REPO / "scenarios" / "duel.yaml", "ap-pool")
+    windowed = Match(spec, ruleset="ap-pool", seed=2)
+    app = App(windowed, {"red": "random", "blue": "random"}, screen=pg.Surface((1000, 640)))
+    app.ui.overlays = set(OVERLAYS)
+    for _ in range(400):
+        if windowed.outcome is not None:
+            break
+        u = app.view.units()[app.frames % len(app.view.units())]
+        app.tick(
+            [
+                pg.event.Event(
+                    pg.MOUSEMOTION, pos=app.renderer.camera.to_px(*u.pos), rel=(0, 0), buttons=(0, 0, 0)
+                )
+            ]
+        )
+    headless = Match(spec, ruleset="ap-pool", seed=2)
+    play(headless, {"red": get_policy("random"), "blue": get_policy("random")})
+    assert windowed.outcome == headless.outcome
+    assert windowed.log.to_text() == headless.log.to_text()
+    windowed.close()
+    headless.close()
+
+
+def test_save_and_load_call_game_saves(app, pg, monkeypatch, tmp_path):
+    import types
+
+    calls = []
+    fake = types.ModuleType("game.saves")
+    fresh = Match(duel_spec(), seed=11)
+
+    def save_match(match, path):
+        calls.append(("save", match, path))
+
+    def load_match(path):
+        calls.append(("load", path))
+        return fresh
+
+    fake.save_match, fake.load_match = save_match, load_match
+    monkeypatch.setitem(sys.modules, "game.saves", fake)
+    app.save_path = tmp_path / "game.json"
+    old = app.match
+    app.tick([key(pg, pg.K_F5)])
+    assert calls == [("save", old, tmp_path / "game.json")] and not app.ui.message_error
+    app.tick([key(pg, pg.K_F9)])
+    assert calls[-1] == ("load", tmp_path / "game.json")
+    assert app.match is fresh and app.view.pending is fresh.pending and "loaded" in app.ui.message
+    assert app.input.my_decision() is fresh.pending  # the window answers the loaded match now
+    fresh.close()

@@ -278,3 +278,18 @@ def test_resolve_point_rounds_snaps_and_explains():
 
 def test_cover_colours_cover_every_level():
     assert set(colors.COVER_COLORS) == set(CoverLevel)
+
+
+def test_help_lists_every_binding_and_overlay_state():
+    from game.render.ui import ACTION_KEYS, OVERLAY_KEYS, help_rows
+
+    rows = help_rows({"sight"})
+    keys = {(k, t) for _, k, t in rows}
+    assert ("Enter, E", "end turn") in keys and ("arrows", "pan the map") in keys
+    overlays = [t for s, _, t in rows if s.startswith("Overlays")]
+    assert len(overlays) == len(OVERLAY_KEYS)
+    assert overlays[0].startswith("[on] sight") and all(t.startswith("[off]") for t in overlays[1:])
+    actions = {a for a, _ in ACTION_KEYS.values()}
+    assert (
+        len([r for r in rows if r[0] == "Keys"]) == len({a for a in actions if not a.startswith("pan_")}) + 2
+    )
