@@ -99,7 +99,7 @@ class App:
         return pg.display.set_mode(size, pg.RESIZABLE)
 
     def _ap_cost(self, uid: str, length: float) -> int | None:
-        return self.match.rules.move_ap_cost(self.match, uid, length)
+        return MatchView(self.match).move_ap_cost(uid, length)
 
     # ------------------------------------------------------------------ the loop
     def apply(self, cmd: Any) -> bool:

@@ -48,6 +48,11 @@ class MatchView:
         return self._m.round
 
     @property
+    def name(self) -> str:
+        """The scenario's name."""
+        return self._m.spec.name
+
+    @property
     def ruleset(self) -> str:
         return self._m.ruleset_name
 
@@ -128,6 +133,10 @@ class MatchView:
     def action_costs(self, uid: str) -> dict[str, int]:
         """AP costs of ``attack``, ``posture``, ``face``, ``step`` for ``uid`` now (see the ruleset)."""
         return dict(self._m.rules.action_costs(self._m, uid))
+
+    def move_ap_cost(self, uid: str, length: float) -> int | None:
+        """AP a path of ``length`` inches costs ``uid`` now (None: too far this turn)."""
+        return self._m.rules.move_ap_cost(self._m, uid, length)
 
     def path_length(self, uid: str, to: tuple[float, float]) -> float | None:
         return self._m.path_length(uid, to)

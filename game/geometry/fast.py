@@ -975,39 +975,61 @@ class SightIndex:
                 outer = ~inner[c_hp]  # inner pairs already have every unit
                 hp = np.concatenate([hp, c_hp[outer]])
                 hu = np.concatenate([hu, c_hu[outer]])
-        s_hp = pair_src[hp]
-        ang = np.abs(_wrap(bear[s_hp, hu] - phi[hp]))
-        wide = np.arcsin(np.minimum(base[hu] / np.maximum(d_su[s_hp, hu], 1e-300), 1.0))
-        near = (ang <= alpha[hp] + wide) | (d_su[s_hp, hu] <= base[hu]) | inner[hp]
-        keep = (hu != attackers[hp]) & (hu != targets[hp]) & near
-        hp, hu = hp[keep], hu[keep]
+        hit = SightIndex.corridor_hits(units, attackers[hp], targets[hp], hu)
+        hp, hu = hp[hit], hu[hit]
         if len(hp):
-            inv = 1.0 / np.where(dist > 0.0, dist, 1.0)
-            ux, uy = fx * inv, fy * inv
             px, py = xy[hu, 0] - ax[hp], xy[hu, 1] - ay[hp]
-            xs = px * ux[hp] + py * uy[hp]
-            ys = np.abs(py * ux[hp] - px * uy[hp])
-            d, rr, ru = dist[hp], r[hp], base[hu]
-            sin_a = np.minimum(1.0, rr / np.where(d > 0.0, d, 1.0))
-            cos_a = np.sqrt(1.0 - sin_a * sin_a)
-            length = np.sqrt(np.maximum(d * d - rr * rr, 0.0))
-            qx, qy = length * cos_a, length * sin_a
-            tx_, ty_ = xs - d, ys
-            d_t = np.sqrt(tx_ * tx_ + ty_ * ty_)
-            t = np.clip((xs * qx + ys * qy) / np.maximum(qx * qx + qy * qy, 1e-300), 0.0, 1.0)
-            sx_, sy_ = xs - t * qx, ys - t * qy
-            seg = np.sqrt(sx_ * sx_ + sy_ * sy_)
-            degenerate = d <= rr
-            gap = np.where(degenerate, d_t - rr, np.minimum(seg, d_t - rr))
-            in_cone = ~degenerate & (ys * cos_a <= xs * sin_a) & (xs <= length * cos_a)
-            gap = np.where((d_t <= rr) | in_cone, 0.0, gap)
-            hit = gap < ru - TOUCH_TOL
-            hp, hu = hp[hit], hu[hit]
-            da = np.sqrt(px[hit] ** 2 + py[hit] ** 2)
+            da = np.sqrt(px**2 + py**2)
             order = np.lexsort((hu, da, hp))
             hp, hu = hp[order], hu[order]
         np.cumsum(np.bincount(hp, minlength=n_pairs), out=ptr[1:])
         return ptr, hu.astype(np.int64)
+
+    @staticmethod
+    def corridor_hits(units: UnitTable, pa: IntArray, pt: IntArray, hu: IntArray) -> BoolArray:
+        """Per (attacker pa[k], target pt[k], unit hu[k]): does the unit intervene?
+
+        The unit (neither end of the pair) intervenes if its base disc overlaps the corridor
+        (hull of the attacker's centre and the target's base disc) with positive area, measured
+        by the exact distance from its centre to the corridor.
+        """
+        xy, base = units.xy, units.base
+        ax, ay = xy[pa, 0], xy[pa, 1]
+        fx, fy = xy[pt, 0] - ax, xy[pt, 1] - ay
+        d = np.sqrt(fx * fx + fy * fy)
+        rr = base[pt]
+        phi = np.arctan2(fy, fx)
+        alpha = np.arcsin(np.minimum(1.0, rr / np.where(d > 0.0, d, 1.0)))
+        px, py = xy[hu, 0] - ax, xy[hu, 1] - ay
+        d_su = np.sqrt(px * px + py * py)
+        ru = base[hu]
+        ang = np.abs(_wrap(np.arctan2(py, px) - phi))
+        wide = np.arcsin(np.minimum(ru / np.maximum(d_su, 1e-300), 1.0))
+        near = (ang <= alpha + wide) | (d_su <= ru) | (d <= rr)
+        out = (hu != pa) & (hu != pt) & near
+        k = np.flatnonzero(out)
+        if len(k) == 0:
+            return out
+        d, rr, ru, px, py = d[k], rr[k], ru[k], px[k], py[k]
+        inv = 1.0 / np.where(d > 0.0, d, 1.0)
+        ux, uy = fx[k] * inv, fy[k] * inv
+        xs = px * ux + py * uy
+        ys = np.abs(py * ux - px * uy)
+        sin_a = np.minimum(1.0, rr / np.where(d > 0.0, d, 1.0))
+        cos_a = np.sqrt(1.0 - sin_a * sin_a)
+        length = np.sqrt(np.maximum(d * d - rr * rr, 0.0))
+        qx, qy = length * cos_a, length * sin_a
+        tx_, ty_ = xs - d, ys
+        d_t = np.sqrt(tx_ * tx_ + ty_ * ty_)
+        t = np.clip((xs * qx + ys * qy) / np.maximum(qx * qx + qy * qy, 1e-300), 0.0, 1.0)
+        sx_, sy_ = xs - t * qx, ys - t * qy
+        seg = np.sqrt(sx_ * sx_ + sy_ * sy_)
+        degenerate = d <= rr
+        gap = np.where(degenerate, d_t - rr, np.minimum(seg, d_t - rr))
+        in_cone = ~degenerate & (ys * cos_a <= xs * sin_a) & (xs <= length * cos_a)
+        gap = np.where((d_t <= rr) | in_cone, 0.0, gap)
+        out[k] = gap < ru - TOUCH_TOL
+        return out
 
     @staticmethod
     def unit_screen(units: UnitTable, targets: IntArray, ptr: IntArray, rows: IntArray) -> BoolArray:
