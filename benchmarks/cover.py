@@ -30,6 +30,7 @@ import argparse
 import math
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 from shapely import STRtree
@@ -154,7 +155,7 @@ def refresh_case(moves: int = 200) -> float:
     from game.geometry.cache import SightCache
     from game.scenario import load_scenario
 
-    spec = load_scenario("scenarios/skirmish-5v5.yaml")
+    spec = load_scenario(Path(__file__).resolve().parents[1] / "scenarios" / "skirmish-5v5.yaml")
     units = UnitTable.from_specs(spec.units)
     cache = SightCache(SightIndex(spec.obstacles, spec.width, spec.height), units)
     rng = np.random.default_rng(0)

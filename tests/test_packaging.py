@@ -30,7 +30,7 @@ def test_distribution_declares_the_three_packages_and_console_script():
 def test_installed_pygame_is_pygame_ce():
     code = (
         "import os; os.environ['PYGAME_HIDE_SUPPORT_PROMPT'] = '1'; "
-        "import pygame; print(getattr(pygame, 'IS_CE', False))"
+        "import pygame; print(bool(getattr(pygame, 'IS_CE', False)))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "True"

@@ -7,9 +7,13 @@ After :meth:`SightCache.move_unit` (a move, a posture change or a turn of unit `
 * cover fractions and obstacle screens are recomputed only for the pairs involving ``i``
   (as attacker: its eye and position; as target: its silhouette and position) — no other
   pair's fraction depends on ``i``, because units are not obstacles;
-* intervening units, and with them the unit screens and the hidden flags, are recomputed
-  for **all** pairs: a moved unit can enter or leave any corridor, and this is cheap;
-* arcs and distances are recomputed for all pairs (a few vector operations).
+* intervening units are updated for every (pair, unit) combination the move touches: all
+  units for the pairs involving ``i`` (their corridors moved) and unit ``i`` for every other
+  pair (it can enter or leave any corridor); with more than a quarter of the units moved,
+  all pairs are recomputed. Unit screens and hidden flags follow for all pairs;
+* arcs and distances are recomputed for all pairs (a few vector operations);
+* a turn alone (or a move to the same spot) changes no cover and no intervening units, and
+  a posture change alone no intervening units.
 
 Changes are applied lazily: queries call :meth:`SightCache.refresh` first, so many moves in a
 row cost one recomputation.
@@ -43,8 +47,10 @@ class SightCache:
         self._fraction = np.zeros(len(self._a))
         self._screen = np.zeros(len(self._a), dtype=bool)
         self._dirty: set[int] = set(range(n))
-        self._moved = True
+        self._moved: set[int] = set(range(n))
         self._stale = True
+        # hits[pair, unit]: the unit intervenes in the pair (kept to update moves incrementally)
+        self._hits = np.zeros((len(self._a), n), dtype=bool)
         self._ptr = np.zeros(len(self._a) + 1, dtype=np.int64)
         self._rows = np.zeros(0, dtype=np.int64)
         self._batch: SightBatch | None = None
@@ -75,7 +81,7 @@ class SightCache:
         if new.xy[i, 0] != old.xy[i, 0] or new.xy[i, 1] != old.xy[i, 1]:
             # a move changes its pairs' cover and every pair's intervening units
             self._dirty.add(int(i))
-            self._moved = True
+            self._moved.add(int(i))
         elif new.height[i] != old.height[i]:
             self._dirty.add(int(i))  # cover of its pairs only (intervening depends on bases)
         self._stale = True  # arcs (a turn) and everything above
@@ -86,7 +92,7 @@ class SightCache:
             raise ValueError("set_units needs the same unit ids in the same order")
         self._units = units
         self._dirty = set(range(self._n))
-        self._moved = True
+        self._moved = set(range(self._n))
         self._stale = True
 
     def refresh(self) -> None:
@@ -104,12 +110,46 @@ class SightCache:
                 self._screen[k] = res.obstacle_screen
             self._dirty.clear()
         if self._moved:
-            self._ptr, self._rows = self.index.intervening_rows(units, self._a, self._t)
-            self._moved = False
+            self._update_intervening(units)
+            self._moved.clear()
         self._batch = assemble_batch(
             units, self._a, self._t, self._fraction, self._screen, self._ptr, self._rows
         )
         self._stale = False
+
+    def _update_intervening(self, units: UnitTable) -> None:
+        """Recompute intervening units: all pairs, or only the combinations a move touched.
+
+        A unit's move changes the intervening lists of its own pairs (their corridors) and
+        whether it intervenes in the other pairs; nothing else.
+        """
+        n, a, t = self._n, self._a, self._t
+        if 4 * len(self._moved) > n:
+            self._ptr, self._rows = self.index.intervening_rows(units, a, t)
+            self._hits[:] = False
+            owner = np.repeat(np.arange(len(a)), np.diff(self._ptr))
+            self._hits[owner, self._rows] = True
+            return
+        moved = np.zeros(n, dtype=bool)
+        moved[list(self._moved)] = True
+        involved = moved[a] | moved[t]
+        p1 = np.flatnonzero(involved)
+        p2 = np.flatnonzero(~involved)
+        mv = np.flatnonzero(moved)
+        hp = np.concatenate([np.repeat(p1, n), np.repeat(p2, len(mv))])
+        hu = np.concatenate([np.tile(np.arange(n), len(p1)), np.tile(mv, len(p2))])
+        self._hits[hp, hu] = SightIndex.corridor_hits(units, a[hp], t[hp], hu)
+        # CSR, per pair nearest the attacker first (ties in table order)
+        xy = units.xy
+        px = xy[None, :, 0] - xy[:, 0, None]
+        py = xy[None, :, 1] - xy[:, 1, None]
+        order = np.argsort(np.sqrt(px**2 + py**2), axis=1, kind="stable")
+        ranked = order[a]
+        mo = np.take_along_axis(self._hits, ranked, axis=1)
+        pi, ri = np.nonzero(mo)
+        self._rows = ranked[pi, ri].astype(np.int64)
+        self._ptr = np.zeros(len(a) + 1, dtype=np.int64)
+        np.cumsum(np.count_nonzero(mo, axis=1), out=self._ptr[1:])
 
     @property
     def batch(self) -> SightBatch:

@@ -14,6 +14,11 @@ Per query, all pairs at once (``S`` distinct attackers, ``P`` pairs):
 
 1. Per attacker: the bearing of every obstacle vertex (an ``S × V`` table) and the
    bounding-circle bearing, angular radius and nearest distance of every piece.
+   Visibility horizon (queries with many pairs per attacker): per attacker and 256 angular
+   bins, the distance beyond which every ray of the bin is inside a piece taller than the
+   eye and every target; pairs whose window lies wholly behind it are total at once and keep
+   only the pieces that may screen their target, and pieces wholly behind it are dropped
+   from the broad phase (unless they may screen a target).
 2. Broad phase: each attacker's pieces are filed under 64 angular bins (by bounding-circle
    span) and 16 distance bands; a pair reads only the bins its window covers and the bands
    nearer than its target, keeps each piece once, and drops pieces outside the window.
@@ -33,8 +38,13 @@ Per query, all pairs at once (``S`` distinct attackers, ``P`` pairs):
    exit is within ``D``, and the constant ``h`` where the piece reaches past ``D``, on the
    rays that enter the piece before ``D``.
 6. :func:`game.geometry.envelope.envelope_area` integrates the clamped upper envelope.
-7. Intervening units: each attacker's units sorted by bearing, searched around the window,
-   then the exact corridor-distance test.
+7. Intervening units: each attacker's units sorted by bearing, searched around the window
+   (every unit of every pair for small tables), then the exact corridor-distance test
+   (:meth:`SightIndex.corridor_hits`).
+
+Small queries (at most 64 pairs, e.g. a cache refresh) skip the horizon and the occlusion
+cull and test every piece of every pair in the broad phase: their cost is the number of
+numpy calls, not the work per element.
 """
 
 from __future__ import annotations
@@ -93,6 +103,8 @@ _HZ_BINS = 256
 _HZ_WIDTH = _TWO_PI / _HZ_BINS
 #: The horizon costs per attacker: it is built only when attackers have this many pairs each.
 _HZ_PAIRS_PER_SOURCE = 16
+#: ... and when there are enough pieces for many sight lines to be blocked.
+_HZ_MIN_PIECES = 64
 #: floor(log2(k)) for k = 1 … _BINS (index 0 unused).
 _LOG2 = np.array([0] + [int(math.log2(k)) for k in range(1, _BINS + 1)], dtype=np.int64)
 
@@ -586,7 +598,7 @@ class SightIndex:
         hblocked = np.zeros(n_pairs, dtype=bool)
         horizon: FloatArray | None = None
         exempt: BoolArray | None = None
-        if not small and n_pairs >= _HZ_PAIRS_PER_SOURCE * len(sx):
+        if not small and n_pairs >= _HZ_PAIRS_PER_SOURCE * len(sx) and self.n_pieces >= _HZ_MIN_PIECES:
             src_eye_f = np.asarray(src_eye, dtype=np.float64).ravel()
             hblocked, horizon = self._horizon_blocked(
                 theta2, sx, sy, src_eye_f, pair_src, phi, alpha, dist, ok, th
