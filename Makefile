@@ -49,5 +49,9 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/battles.py --quick
 	$(BIN)/python benchmarks/render.py
 
+## The long soak: thousands of random-policy battles with invariants on.
+soak: $(STAMP)
+	$(BIN)/python benchmarks/soak.py --battles 5000 --jobs 2
+
 clean:
 	rm -rf out .pytest_cache .mypy_cache .ruff_cache

@@ -142,8 +142,8 @@ def test_random_legal_play_keeps_every_invariant(ruleset: str) -> None:
     machine = _machine(ruleset)
     run = machine.TestCase
     run.settings = settings(
-        max_examples=4,
-        stateful_step_count=40,
+        max_examples=10,
+        stateful_step_count=60,
         deadline=None,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
     )
