@@ -7,7 +7,8 @@ Contract (DESIGN §4, issue 7):
   ``--red`` / ``--blue`` set who plays the scenario's first / second side (as in ``skirmish
   battle``): ``human`` (default for red) or an AI policy name (default for blue: the
   scenario's controller). Both human is hotseat. ``--seed`` seeds the dice and the AI.
-  F5 / F9 save to / load from ``--save-file`` (default ``skirmish-save.json``).
+  F5 / F9 save to / load from ``--save-file`` (default ``skirmish-save.json``);
+  ``--load SAVE`` starts from a saved game.
 - The controls are listed in the window (H) and in ``docs/window.md``.
 - Bad input (missing or invalid scenario, unknown ruleset or policy, a malformed size, plain
   pygame instead of pygame-ce) exits 2 with one line before any window opens.
@@ -49,8 +50,22 @@ def _controller(value: str | None, option: str) -> str | None:
     type=click.Path(dir_okay=False, path_type=Path),
     help="File for F5 (save) and F9 (load).",
 )
+@click.option(
+    "--load",
+    "load_path",
+    default=None,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Continue a saved game (F5 writes one); SCENARIO must be the file it was saved from.",
+)
 def play(
-    scenario: Path, ruleset: str | None, red: str, blue: str | None, seed: int, size: str, save_file: Path
+    scenario: Path,
+    ruleset: str | None,
+    red: str,
+    blue: str | None,
+    seed: int,
+    size: str,
+    save_file: Path,
+    load_path: Path | None,
 ) -> None:
     """Play SCENARIO in a window."""
     from game.render import require_pygame_ce
@@ -63,12 +78,22 @@ def play(
     from game.match import Match
     from game.scenario import load_scenario
 
-    spec = load_scenario(scenario, ruleset, policies=policy_names())
-    controllers = dict(spec.controllers)
+    if load_path is not None:
+        from game.saves import load_match
+
+        # The save names its seed, ruleset and every command so far; it is checked against
+        # SCENARIO's sha256 and replayed to the very state it was saved in.
+        match = load_match(load_path, scenario_path=scenario)
+        spec = match.spec
+        controllers = dict(match.controllers)
+    else:
+        spec = load_scenario(scenario, ruleset, policies=policy_names())
+        controllers = dict(spec.controllers)
     for side, who in zip(spec.sides[:2], (first, second)):
         if who is not None:
             controllers[side] = who
     for side in spec.sides:
         controllers.setdefault(side, "random")
-    match = Match(spec, ruleset=ruleset, seed=seed, controllers=controllers)
+    if load_path is None:
+        match = Match(spec, ruleset=ruleset, seed=seed, controllers=controllers)
     App(match, controllers, size=dims, save_path=save_file).run()
