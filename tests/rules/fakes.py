@@ -10,7 +10,7 @@ Owned by the lead; ruleset tests may subclass it but should not edit it.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -231,6 +231,31 @@ class FakeBattle:
         old = self.u[uid].facing
         self.u[uid].facing = degrees % 360.0
         self.emit("facing", unit=uid, **{"from": old, "to": self.u[uid].facing, "ap": ap})
+
+
+def mc_bound(p: float, n: int) -> float:
+    """The 99.9 % Monte Carlo agreement bound of the test standards: 3.29 sigma + 1/n."""
+    return 3.29 * math.sqrt(p * (1 - p) / n) + 1 / n
+
+
+def mc_ok(p_hat: float, p: float, n: int) -> bool:
+    """Whether a Monte Carlo estimate agrees with the exact ``p`` within :func:`mc_bound`."""
+    return abs(p_hat - p) <= mc_bound(p, n)
+
+
+class ScriptedDice(Dice):
+    """Dice that return scripted faces in order (and log like the real ones)."""
+
+    def __init__(self, faces: list[int], log: Any) -> None:
+        super().__init__(np.random.default_rng(0), log)
+        self.faces: Iterator[int] = iter(faces)
+
+    def roll(self, n: int, sides: int, purpose: str, unit: str | None = None) -> list[int]:
+        out = [next(self.faces) for _ in range(n)]
+        assert all(1 <= f <= sides for f in out), (purpose, out, sides)
+        if self._log is not None:
+            self._log({"purpose": purpose, "unit": unit, "dice": f"{n}d{sides}", "faces": out})
+        return out
 
 
 Chooser = Callable[[Decision], Any]

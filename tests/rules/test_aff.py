@@ -11,11 +11,8 @@ Dodge table itself is checked row by row in test_dice_steps_tracks_aims.py.
 from __future__ import annotations
 
 import json
-import math
-from collections.abc import Iterator
 from typing import Any
 
-import numpy as np
 import pytest
 from click.testing import CliRunner
 from pydantic import ValidationError
@@ -23,7 +20,6 @@ from pydantic import ValidationError
 from components.sight import CoverLevel
 from game.cli.odds_aff import aff as aff_cli
 from game.commands import Attack, Decision
-from game.dice import Dice
 from game.dice.aff import DODGE_TRACK, NO_PROTECTION, expected_damage, p_no_damage, p_opposed, p_roll_under
 from game.rules import get_ruleset
 from game.rules.aff import (
@@ -35,31 +31,11 @@ from game.rules.aff import (
     AffStats,
     protections,
 )
-from tests.rules.fakes import FakeBattle, run_flow
+from tests.rules.fakes import FakeBattle, ScriptedDice, mc_ok, run_flow
 
 N_MC = 4000
 SWORD = (2, 3, 3, 3, 4, 4, 5)
 LEATHER = (0, 0, 0, 1, 1, 1, 2)
-
-
-def mc_ok(p_hat: float, p: float, n: int) -> bool:
-    """The stated 99.9 % Monte Carlo agreement bound."""
-    return abs(p_hat - p) <= 3.29 * math.sqrt(p * (1 - p) / n) + 1 / n
-
-
-class ScriptedDice(Dice):
-    """Dice that return scripted faces in order."""
-
-    def __init__(self, faces: list[int], log: Any) -> None:
-        super().__init__(np.random.default_rng(0), log)
-        self.faces: Iterator[int] = iter(faces)
-
-    def roll(self, n: int, sides: int, purpose: str, unit: str | None = None) -> list[int]:
-        out = [next(self.faces) for _ in range(n)]
-        assert all(1 <= f <= sides for f in out), (purpose, out, sides)
-        if self._log is not None:
-            self._log({"purpose": purpose, "unit": unit, "dice": f"{n}d{sides}", "faces": out})
-        return out
 
 
 def stats(**kw: Any) -> AffStats:

@@ -29,7 +29,8 @@ from game.rules.ap_pool import (
     hurt_odds,
 )
 from tests.rules.fakes import FakeBattle, run_flow
-from tests.rules.test_gurps_common import PROFILES_PATH, ScriptedDice, bound, first_valid_point
+from tests.rules.fakes import mc_bound as bound
+from tests.rules.test_gurps_common import PROFILES_PATH, ScriptedDice, first_valid_point
 
 SWORD = {"name": "sword", "kind": "melee", "damage": 2, "reach": 1.0}
 BOW = {"name": "bow", "kind": "ranged", "damage": 2, "short": 12.0, "long": 24.0}

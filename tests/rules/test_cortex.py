@@ -12,10 +12,8 @@ from __future__ import annotations
 import json
 import math
 import time
-from collections.abc import Iterator
 from typing import Any
 
-import numpy as np
 import pytest
 from click.testing import CliRunner
 from pydantic import ValidationError
@@ -24,7 +22,6 @@ from components.sight import Arc, CoverLevel
 from components.spatial import Posture
 from game.cli.odds_cortex import cortex as cortex_cli
 from game.commands import Attack, Decision, Defend, Maneuver
-from game.dice import Dice
 from game.dice.cortex import hit_damage, p_meet_or_beat, step_dice, trait_pool
 from game.rules import get_ruleset
 from game.rules.cortex import (
@@ -48,29 +45,9 @@ from game.rules.cortex import (
     CortexRuleset,
     CortexStats,
 )
-from tests.rules.fakes import FakeBattle, run_flow
+from tests.rules.fakes import FakeBattle, ScriptedDice, mc_ok, run_flow
 
 N_MC = 4000
-
-
-def mc_ok(p_hat: float, p: float, n: int) -> bool:
-    """The stated 99.9 % Monte Carlo agreement bound."""
-    return abs(p_hat - p) <= 3.29 * math.sqrt(p * (1 - p) / n) + 1 / n
-
-
-class ScriptedDice(Dice):
-    """Dice that return scripted faces in order (and log like the real ones)."""
-
-    def __init__(self, faces: list[int], log: Any) -> None:
-        super().__init__(np.random.default_rng(0), log)
-        self.faces: Iterator[int] = iter(faces)
-
-    def roll(self, n: int, sides: int, purpose: str, unit: str | None = None) -> list[int]:
-        out = [next(self.faces) for _ in range(n)]
-        assert all(1 <= f <= sides for f in out), (purpose, out, sides)
-        if self._log is not None:
-            self._log({"purpose": purpose, "unit": unit, "dice": f"{n}d{sides}", "faces": out})
-        return out
 
 
 def make(seed: int = 0, ypi: float = 1.0, **options: Any) -> tuple[CortexRuleset, FakeBattle]:

@@ -9,7 +9,6 @@ seeded numpy Generator and the 99.9% bound |p_hat - p| <= 3.29 sqrt(p(1-p)/n) + 
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction
 
 import numpy as np
@@ -17,6 +16,7 @@ import pytest
 
 from game.dice import gurps as g
 from game.dice import pools
+from tests.rules.fakes import mc_bound as bound
 
 #: Ways to roll 3..18 on 3d6.
 WAYS = {
@@ -37,10 +37,6 @@ WAYS = {
     17: 3,
     18: 1,
 }
-
-
-def bound(p: float, n: int) -> float:
-    return 3.29 * math.sqrt(p * (1 - p) / n) + 1 / n
 
 
 def test_3d6_pmf_exact() -> None:

@@ -10,7 +10,6 @@ seeded Monte Carlo run within the 99.9 % bound
 from __future__ import annotations
 
 import itertools
-import math
 import time
 from collections import Counter
 
@@ -46,13 +45,9 @@ from game.dice.cortex import (
     step_dice,
     trait_pool,
 )
+from tests.rules.fakes import mc_ok
 
 N_MC = 20_000
-
-
-def mc_ok(p_hat: float, p: float, n: int) -> bool:
-    """The stated 99.9 % Monte Carlo agreement bound."""
-    return abs(p_hat - p) <= 3.29 * math.sqrt(p * (1 - p) / n) + 1 / n
 
 
 def fast(fn, *args, repeat: int = 20) -> float:  # type: ignore[no-untyped-def]

@@ -22,7 +22,8 @@ from game.rules.gurps import COVER_PENALTY, GurpsRuleset
 from game.rules.gurps_damage import basic_damage, injury, injury_pmf
 from game.rules.gurps_stats import DAMAGE_BY_ST, parse_damage, range_penalty, rof_bonus
 from tests.rules.fakes import FakeBattle, run_flow
-from tests.rules.test_gurps_common import SWORD, bound, chooser, duel, mk, profiles
+from tests.rules.fakes import mc_bound as bound
+from tests.rules.test_gurps_common import SWORD, chooser, duel, mk, profiles
 
 
 def _opt(rules: GurpsRuleset, b: FakeBattle, weapon: str, target: str = "d"):  # type: ignore[no-untyped-def]

@@ -60,11 +60,6 @@ def mk(**kw: Any) -> GurpsStats:
     return GurpsStats.model_validate(base)
 
 
-def bound(p: float, n: int) -> float:
-    """The 99.9% Monte Carlo bound of the test standards."""
-    return 3.29 * math.sqrt(p * (1 - p) / n) + 1 / n
-
-
 class ScriptedDice(Dice):
     """Dice that return scripted 3d6 totals (or faces) in order, logging like the real ones."""
 

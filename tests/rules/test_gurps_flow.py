@@ -23,7 +23,8 @@ from components.state import DefenseState, TurnState
 from game.commands import Attack, Decision, Maneuver
 from game.rules.gurps import GurpsRuleset
 from tests.rules.fakes import FakeBattle, run_flow
-from tests.rules.test_gurps_common import ScriptedDice, bound, chooser, duel, mk, profiles
+from tests.rules.fakes import mc_bound as bound
+from tests.rules.test_gurps_common import ScriptedDice, chooser, duel, mk, profiles
 
 
 def script(b: FakeBattle, rolls: list[Any]) -> ScriptedDice:
