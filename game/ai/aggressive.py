@@ -4,19 +4,24 @@ Contract: ``aggressive_policy(view, decision, rng)`` returns a legal command.
 Reactions (defences, retreats, dodge moves, follows, interpositions) go to the
 shared :func:`game.ai.reactions.react`. On its own turn the unit
 
-1. attacks, whenever it can, with the option of highest
-   :func:`~game.ai.tactics.attack_value` (exact ``p_hurt`` × expected share of
-   the target's remaining health: finishing blows first);
-2. otherwise moves towards its quarry: the enemy with the smallest straight
+1. takes a maneuver that sets up a better attack next turn (GURPS Aim) when
+   :func:`~game.ai.tactics.setup_beats_attack` says it is worth SETUP_GAIN
+   times attacking now;
+2. attacks with the option of highest :func:`~game.ai.tactics.attack_value`
+   (exact ``p_hurt`` × expected share of the target's remaining health:
+   finishing blows first), unless that attack is
+   :func:`~game.ai.tactics.hopeless` (chance to hurt below HOPELESS_P): then it
+   closes in first (below) and only attacks if it cannot;
+3. otherwise moves towards its quarry: the enemy with the smallest straight
    distance weighted by health (a wounded enemy counts as nearer), kept from
    turn to turn unless another is QUARRY_STICKINESS times nearer. Lying or
    kneeling, it gets up first. It follows the exact shortest path (other units
    block, the quarry does not) up to base contact, keeping the AP of one attack
    when it can afford to;
-3. otherwise steps closer if the ruleset offers a step, and ends its turn.
+4. otherwise steps closer if the ruleset offers a step, and ends its turn.
 
-The policy never picks a turn maneuver (all-out defence and the like): it
-wants every AP for closing and striking.
+Apart from aiming, it never picks a turn maneuver (all-out defence and the
+like): it wants every AP for closing and striking.
 """
 
 from __future__ import annotations
@@ -50,13 +55,17 @@ def aggressive_policy(view: Any, decision: Decision, rng: np.random.Generator) -
         return react(view, decision, rng)
     uid = decision.unit
     best = t.best_attack(view, decision)
-    if best is not None:
+    setup = t.setup_beats_attack(view, decision, best)
+    if setup is not None:
+        return setup.command
+    if best is not None and not t.hopeless(best):
         return best.command
     quarry = choose_quarry(view, uid)
     if quarry is not None:
-        up = get_up(view, decision)
-        if up is not None:
-            return up.command
+        if best is None:
+            up = get_up(view, decision)
+            if up is not None:
+                return up.command
         move = t.find(decision, Move, point=True)
         if move is not None:
             p = close_in(view, decision, move, quarry, rng)
@@ -67,6 +76,8 @@ def aggressive_policy(view: Any, decision: Decision, rng: np.random.Generator) -
             p = close_in(view, decision, step, quarry, rng)
             if p is not None:
                 return step.with_point(p)
+    if best is not None:
+        return best.command  # hopeless, but nothing better to do
     return EndTurn(uid)
 
 

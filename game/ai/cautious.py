@@ -23,6 +23,11 @@ attacked this turn, so it advances from cover to cover until it finds a target.
 2. It attacks with the best-value option (:func:`~game.ai.tactics.attack_value`),
    unless it stands badly exposed (threat above SAFE_ENOUGH) and a firing
    position better by MOVE_FIRST_GAIN is in reach with the attack's AP kept.
+   Before attacking it takes a maneuver that sets up a much better attack next turn
+   (GURPS Aim, :func:`~game.ai.tactics.setup_beats_attack`); and when its best attack
+   is :func:`~game.ai.tactics.hopeless` and it has not attacked this turn, it first
+   advances (score with the progress term) to a legal candidate no more exposed than
+   where it stands (or than SAFE_ENOUGH), attacking only if there is none.
 3. With no attack (or after it), it moves to the best-scoring legal candidate
    if that beats staying by :data:`MOVE_GAIN` ("shoot and scoot").
 4. Otherwise it takes a lower posture if that lowers its threat by at least
@@ -98,6 +103,17 @@ def cautious_policy(view: Any, decision: Decision, rng: np.random.Generator) -> 
         # Only a unit standing badly exposed looks for a better firing position first.
         if move is not None and exposed_here(view, uid) > SAFE_ENOUGH:
             got = better_position(view, decision, move, rng, keep_attack=True, gain=MOVE_FIRST_GAIN)
+            if got is not None:
+                return move.with_point(got)
+        # Aim (or the like) when next turn's attack is worth much more than this one.
+        setup = t.setup_beats_attack(view, decision, best)
+        if setup is not None:
+            return setup.command
+        if move is not None and t.hopeless(best) and not t.attacked_this_turn(view, uid):
+            # Every shot is hopeless from here: advance to a covered position nearer the enemy.
+            got = better_position(
+                view, decision, move, rng, keep_attack=False, gain=MOVE_GAIN, advance=True, covered=True
+            )
             if got is not None:
                 return move.with_point(got)
         return best.command
@@ -186,12 +202,14 @@ def better_position(
     keep_attack: bool,
     gain: float,
     advance: bool = False,
+    covered: bool = False,
 ) -> t.Point | None:
     """The best legal candidate of ``move`` if it beats staying by ``gain``, else None.
 
     With ``keep_attack`` only points within the move budget that keeps one attack's AP
     are considered (:func:`game.ai.aggressive.move_budget`), and a point must still offer
-    a shot.
+    a shot. With ``covered`` a point must not be more exposed than staying, or than
+    SAFE_ENOUGH if that is more.
     """
     uid = decision.unit
     unit = t.me(view, uid)
@@ -211,6 +229,8 @@ def better_position(
     ok[0] = False
     if keep_attack:
         ok &= s.shot > 0.0
+    if covered:
+        ok &= s.threat <= max(float(s.threat[0]), SAFE_ENOUGH) + 1e-12
     moved = np.hypot(pts[:, 0] - unit.xy[0], pts[:, 1] - unit.xy[1]) >= 0.05
     ok &= moved
     if not ok.any():

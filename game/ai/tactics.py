@@ -12,6 +12,13 @@ Contract:
   (``detail["p_hurt"]``, else ``p_success``) times the share of the target's
   remaining health it is expected to take (``detail["expected_damage"]``), so a
   likely finishing blow beats a scratch on a fresh target.
+- :func:`next_turn_value` values a maneuver that promises a better attack next turn
+  (GURPS Aim): from ``detail["p_hurt_next_turn"]`` / ``detail["p_success_next_turn"]``
+  when the option gives them, else from ``detail["eff_next_turn"]`` on the scale of the
+  matching attack option's ``detail["eff"]``, but only where that scale is a roll-under
+  3d6 one, which the attack option's own ``p_success`` must confirm.
+  :func:`best_setup` is the best such option; :data:`SETUP_GAIN` how much better than
+  attacking now it must be (it gives up this turn's attack).
 - :func:`cover_matrix` runs the geometry's exact cover kernel for a unit placed
   at many candidate points against many enemies in one numpy call: both how well
   each enemy sees the unit there (exposure) and how well the unit would see each
@@ -38,7 +45,7 @@ import numpy as np
 
 from components.spatial import EYE_FRACTION, POSTURE_HEIGHT, Posture
 from game.ai.points import sample_in
-from game.commands import Attack, Decision, Option
+from game.commands import Attack, Decision, Maneuver, Option
 
 #: Decimal places of every point an AI chooses (the log keeps 9; 6 is a micro-inch).
 POINT_DECIMALS = 6
@@ -163,6 +170,110 @@ def best_attack(view: Any, decision: Decision) -> Option | None:
         if v > best_v + 1e-12:
             best, best_v = o, v
     return best
+
+
+#: An attack whose chance to hurt (``detail["p_hurt"]``, else ``p_success``) is below this is
+#: hopeless: the policies would rather aim, close in or find a better firing position.
+HOPELESS_P = 0.05
+
+
+def hopeless(opt: Option | None) -> bool:
+    """Whether ``opt`` (an attack option, or None for no attack) is hardly worth its AP."""
+    if opt is None:
+        return True
+    d = opt.detail or {}
+    p = d.get("p_hurt", opt.p_success)
+    return p is not None and float(p) < HOPELESS_P
+
+
+#: A maneuver for a better next-turn attack gives up this turn's attack: it must promise at
+#: least this many times the value of attacking now (two attacks against one, and a margin
+#: for the target moving or the aim being spoiled).
+SETUP_GAIN = 2.5
+#: Ways to roll each total on 3d6 (index = total).
+_WAYS_3D6 = [0, 0, 0, 1, 3, 6, 10, 15, 21, 25, 27, 27, 25, 21, 15, 10, 6, 3, 1]
+
+
+def roll_under_3d6(eff: float) -> float:
+    """P(3d6 <= eff), where 3-4 always succeed and 17-18 always fail (the roll-under scale)."""
+    limit = max(4, min(int(eff), 16))
+    return sum(_WAYS_3D6[: limit + 1]) / 216.0
+
+
+def _matching_attack(decision: Decision, opt: Option) -> Option | None:
+    """The attack option a setup maneuver prepares: the one whose target and weapon both
+    appear in the maneuver's ``:``-separated name (e.g. ``aim:bow:red-1``), else None."""
+    parts = set(str(getattr(opt.command, "name", "")).split(":"))
+    for a in attacks(decision):
+        cmd = a.command
+        if cmd.target in parts and (not getattr(cmd, "weapon", None) or cmd.weapon in parts):
+            return a
+    return None
+
+
+def next_turn_attack(decision: Decision, opt: Option) -> Option | None:
+    """The attack option ``opt`` (a maneuver) promises for next turn, with the promised odds.
+
+    None when the option promises nothing the policy can read (see the module doc).
+    """
+    d = opt.detail or {}
+    if not any(k in d for k in ("p_hurt_next_turn", "p_success_next_turn", "eff_next_turn")):
+        return None
+    now = _matching_attack(decision, opt)
+    if now is None or now.p_success is None:
+        return None
+    nd = now.detail or {}
+    p_now = float(now.p_success)
+    hurt_now = float(nd.get("p_hurt", p_now))
+    if "p_hurt_next_turn" in d:
+        p_next = float(d["p_hurt_next_turn"])
+    else:
+        if "p_success_next_turn" in d:
+            succ_next = float(d["p_success_next_turn"])
+        else:
+            eff_now = nd.get("eff")
+            if eff_now is None or abs(roll_under_3d6(eff_now) - p_now) > 1e-6:
+                return None  # not a roll-under 3d6 scale: eff_next_turn cannot be read
+            succ_next = roll_under_3d6(d["eff_next_turn"])
+        if p_now <= 0.0:
+            return None
+        p_next = min(1.0, hurt_now * succ_next / p_now)
+    return Option(now.command, now.label, p_success=p_next, detail={**nd, "p_hurt": p_next})
+
+
+def next_turn_value(view: Any, decision: Decision, opt: Option) -> float | None:
+    """:func:`attack_value` of the attack ``opt`` promises for next turn, or None."""
+    promised = next_turn_attack(decision, opt)
+    return None if promised is None else attack_value(view, promised)
+
+
+def best_setup(view: Any, decision: Decision) -> tuple[Option, float] | None:
+    """The maneuver option with the best :func:`next_turn_value` (first on ties), or None.
+
+    Only options whose promised attack is not :func:`hopeless` count.
+    """
+    best: tuple[Option, float] | None = None
+    for o in decision.options:
+        if not isinstance(o.command, Maneuver):
+            continue
+        promised = next_turn_attack(decision, o)
+        if promised is None or hopeless(promised):
+            continue
+        v = attack_value(view, promised)
+        if best is None or v > best[1] + 1e-12:
+            best = (o, v)
+    return best
+
+
+def setup_beats_attack(view: Any, decision: Decision, attack: Option | None) -> Option | None:
+    """The setup maneuver to take instead of ``attack`` (None: attack, or nothing worth it)."""
+    got = best_setup(view, decision)
+    if got is None:
+        return None
+    now = attack_value(view, attack) if attack is not None else 0.0
+    if got[1] <= SETUP_GAIN * now + 1e-9:
+        return None
+    return got[0]
 
 
 def find(decision: Decision, cmd_type: type, point: bool | None = None) -> Option | None:
