@@ -104,9 +104,23 @@ def is_legal_step(
     blocker_ids: Sequence[str] = (),
 ) -> str | None:
     """None if a straight step from ``pos`` to ``to`` is legal, else why not."""
+    return _straight_move_reason(mesh, "a step moves", to, pos, radius, step_len, blockers, blocker_ids)
+
+
+def _straight_move_reason(
+    mesh: NavMesh,
+    what: str,
+    to: ArrayLike,
+    pos: ArrayLike,
+    radius: float,
+    max_len: float,
+    blockers: ArrayLike,
+    blocker_ids: Sequence[str],
+) -> str | None:
+    """Why a straight move of at most ``max_len`` from ``pos`` to ``to`` is illegal (None: legal)."""
     d = math.dist(_pt(to), _pt(pos))
-    if d > step_len + LEGAL_TOL:
-        return f"a step moves at most {step_len:g} in (this one is {d:.3f} in)"
+    if d > max_len + LEGAL_TOL:
+        return f"{what} at most {max_len:g} in (this one is {d:.3f} in)"
     return mesh.segment_reason(pos, to, radius, blockers, blocker_ids)
 
 
@@ -232,10 +246,7 @@ def is_legal_dodge_move(
     blocker_ids: Sequence[str] = (),
 ) -> str | None:
     """None if the straight dodge move from ``pos`` to ``to`` is legal, else why not."""
-    d = math.dist(_pt(to), _pt(pos))
-    if d > max_len + LEGAL_TOL:
-        return f"a dodge move is at most {max_len:g} in (this one is {d:.3f} in)"
-    return mesh.segment_reason(pos, to, radius, blockers, blocker_ids)
+    return _straight_move_reason(mesh, "a dodge move is", to, pos, radius, max_len, blockers, blocker_ids)
 
 
 # --------------------------------------------------------------------------- interposition

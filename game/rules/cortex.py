@@ -884,28 +884,46 @@ class CortexRuleset(Ruleset):
 
     def _conscious_roll(self, battle: Battle, uid: str) -> bool:
         """Roll to stay conscious; True if the unit stays up."""
-        track = self._track(battle)
-        n = track.conscious_rolls.get(uid, 0)
-        difficulty = CONSCIOUS_DIFFICULTY + CONSCIOUS_STEP * n
-        track.conscious_rolls[uid] = n + 1
-        roll = self._roll_total(battle, self._vw_pool(battle, uid), "stay conscious", uid)
-        ok = roll >= difficulty
-        battle.emit("check", unit=uid, kind="stay conscious", roll=roll, difficulty=difficulty, success=ok)
-        if not ok:
-            battle.set_status(uid, "unconscious", True, f"passed out (rolled {roll} vs {difficulty})")
-        return ok
+        counts = self._track(battle).conscious_rolls
+        return self._vw_check(
+            battle,
+            uid,
+            counts,
+            CONSCIOUS_DIFFICULTY,
+            CONSCIOUS_STEP,
+            "stay conscious",
+            "unconscious",
+            "passed out",
+        )
 
     def _dying_roll(self, battle: Battle, uid: str) -> bool:
         """Roll to stay alive; True if the unit survives this minute."""
-        track = self._track(battle)
-        n = track.dying_rolls.get(uid, 0)
-        difficulty = DYING_DIFFICULTY + DYING_STEP * n
-        track.dying_rolls[uid] = n + 1
-        roll = self._roll_total(battle, self._vw_pool(battle, uid), "stay alive", uid)
+        counts = self._track(battle).dying_rolls
+        return self._vw_check(
+            battle, uid, counts, DYING_DIFFICULTY, DYING_STEP, "stay alive", "dead", "died of wounds"
+        )
+
+    def _vw_check(
+        self,
+        battle: Battle,
+        uid: str,
+        counts: dict[str, int],
+        base: int,
+        step: int,
+        kind: str,
+        flag: str,
+        failure: str,
+    ) -> bool:
+        """A Vitality + Willpower roll whose Difficulty grows by ``step`` with each earlier roll;
+        on a failure the unit gets status ``flag``."""
+        n = counts.get(uid, 0)
+        difficulty = base + step * n
+        counts[uid] = n + 1
+        roll = self._roll_total(battle, self._vw_pool(battle, uid), kind, uid)
         ok = roll >= difficulty
-        battle.emit("check", unit=uid, kind="stay alive", roll=roll, difficulty=difficulty, success=ok)
+        battle.emit("check", unit=uid, kind=kind, roll=roll, difficulty=difficulty, success=ok)
         if not ok:
-            battle.set_status(uid, "dead", True, f"died of wounds (rolled {roll} vs {difficulty})")
+            battle.set_status(uid, flag, True, f"{failure} (rolled {roll} vs {difficulty})")
         return ok
 
     # ---- maneuvers -------------------------------------------------------------------------------
