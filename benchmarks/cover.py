@@ -1,8 +1,9 @@
 """Benchmark of all-pairs sight and cover: naive ray loop vs exact oracle vs fast path.
 
 Run ``python benchmarks/cover.py`` for the full table (10/40/160 units × 20/200/2000
-obstacles) or ``--quick`` for the 40 × 200 case only (well under a minute); the last line is
-always::
+obstacles, then the small queries of a battle) or ``--quick`` for the 40 × 200 case only (well
+under a minute); ``--compile`` also times, in fresh processes, the kernels' first compilation
+and their load from the disk cache. The last line is always::
 
     cover 40x200: fast <ms> ms, naive <ms> ms, speedup <ratio>x, max fraction error <e>
 
@@ -150,14 +151,24 @@ def run_case(n_units: int, n_obstacles: int, sample: int, seed: int = 1) -> dict
     }
 
 
-def refresh_case(moves: int = 200) -> float:
-    """CPU µs of one ``move_unit`` + ``refresh()`` of a :class:`SightCache` on the 5v5 scenario."""
-    from game.geometry.cache import SightCache
+def _skirmish_5v5() -> tuple[SightIndex, UnitTable, float, float]:
     from game.scenario import load_scenario
 
     spec = load_scenario(Path(__file__).resolve().parents[1] / "scenarios" / "skirmish-5v5.yaml")
-    units = UnitTable.from_specs(spec.units)
-    cache = SightCache(SightIndex(spec.obstacles, spec.width, spec.height), units)
+    return (
+        SightIndex(spec.obstacles, spec.width, spec.height),
+        UnitTable.from_specs(spec.units),
+        spec.width,
+        spec.height,
+    )
+
+
+def refresh_case(moves: int = 200) -> float:
+    """CPU µs of one ``move_unit`` + ``refresh()`` of a :class:`SightCache` on the 5v5 scenario."""
+    from game.geometry.cache import SightCache
+
+    index, units, _, _ = _skirmish_5v5()
+    cache = SightCache(index, units)
     rng = np.random.default_rng(0)
     n = len(units)
     steps = [(i % n, tuple(units.xy[i % n] + rng.uniform(-0.5, 0.5, 2))) for i in range(moves)]
@@ -168,6 +179,39 @@ def refresh_case(moves: int = 200) -> float:
             cache.refresh()
 
     return _best_of(run, 5) / moves * 1e6
+
+
+def points_case(n_points: int = 32, calls: int = 200) -> float:
+    """CPU µs of one ``cover_at_points`` call (one attacker, ``n_points`` points) on the 5v5 map."""
+    index, units, width, height = _skirmish_5v5()
+    rng = np.random.default_rng(0)
+    points = np.column_stack([rng.uniform(0, width, n_points), rng.uniform(0, height, n_points)])
+
+    def run() -> None:
+        for _ in range(calls):
+            index.cover_at_points(units, 0, points, 1.0, 0.5)
+
+    return _best_of(run, 5) / calls * 1e6
+
+
+def compile_case() -> tuple[float, float]:
+    """CPU seconds of ``import game.geometry`` in a fresh process: kernels compiled, then cached."""
+    import os
+    import resource
+    import subprocess
+    import sys
+    import tempfile
+
+    root = Path(__file__).resolve().parents[1]
+    times = []
+    with tempfile.TemporaryDirectory() as cache_dir:
+        env = {**os.environ, "NUMBA_CACHE_DIR": cache_dir, "PYTHONPATH": str(root)}
+        for _ in range(2):
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            subprocess.run([sys.executable, "-c", "import game.geometry"], env=env, check=True)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            times.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+    return times[0], times[1]
 
 
 def _print_row(r: dict[str, float]) -> None:
@@ -188,6 +232,9 @@ def main() -> None:
     parser.add_argument(
         "--sample", type=int, default=40, help="pairs sampled for the naive loop and the oracle"
     )
+    parser.add_argument(
+        "--compile", action="store_true", help="also time the kernels' compilation and cached load"
+    )
     args = parser.parse_args()
     cases = [(40, 200)] if args.quick else [(u, o) for u in (10, 40, 160) for o in (20, 200, 2000)]
     print("CPU time of this process. pairs/s: fast = all ordered pairs (best of runs); oracle and naive =")
@@ -206,6 +253,10 @@ def main() -> None:
         _print_row(row)
     if not args.quick:
         print(f"refresh 5v5 (one unit moved, 10 units, 25 obstacles): {refresh_case():.0f} us")
+        print(f"cover_at_points 5v5 (one attacker, 32 points): {points_case():.0f} us")
+    if args.compile:
+        cold, cached = compile_case()
+        print(f"import game.geometry in a fresh process: {cold:.1f} s CPU compiling, {cached:.2f} s cached")
     quick = next(r for r in rows if r["units"] == 40 and r["obstacles"] == 200)
     print(
         f"cover 40x200: fast {quick['fast_ms']:.2f} ms, naive {quick['naive_ms']:.0f} ms, "

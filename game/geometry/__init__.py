@@ -1,12 +1,15 @@
-"""Line of sight and cover (DESIGN §3): the exact model, a fast vectorized path, a cache.
+"""Line of sight and cover (DESIGN §3): the exact model, a fast compiled path, a cache.
 
-Contract: this package is pure geometry (numpy, shapely); it never imports pygame or esper.
+Contract: this package is pure geometry (numpy, shapely, numba); it never imports pygame or
+esper.
 
 * :mod:`game.geometry.model` — constants, cover levels, arcs, bearings, :class:`UnitTable`.
 * :mod:`game.geometry.reference` — the exact oracle for one pair (:func:`sight_reference`)
   and the naive ray loop used as the benchmark baseline (:func:`sight_naive`).
 * :mod:`game.geometry.fast` — :class:`SightIndex`, built once per scenario, answering many
   pairs at once (:class:`SightBatch`) and the AI's candidate-point questions.
+* :mod:`game.geometry.kernel` (with :mod:`~game.geometry.envelope` and
+  :mod:`~game.geometry.jit`) — the numba kernels behind it, compiled once and cached on disk.
 * :mod:`game.geometry.cache` — :class:`SightCache`, all-pairs facts kept current as units move.
 * :mod:`game.geometry.shapes` — shapely geometry for pictures.
 

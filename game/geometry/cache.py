@@ -1,4 +1,4 @@
-"""All-pairs sight facts kept current while units move (pure Python/numpy; no esper).
+"""All-pairs sight facts kept current while units move (compiled kernels; no esper).
 
 Contract: :class:`SightCache` always answers exactly what
 :meth:`game.geometry.fast.SightIndex.all_pairs` would answer for the current units.
@@ -9,8 +9,8 @@ After :meth:`SightCache.move_unit` (a move, a posture change or a turn of unit `
   pair's fraction depends on ``i``, because units are not obstacles;
 * intervening units are updated for every (pair, unit) combination the move touches: all
   units for the pairs involving ``i`` (their corridors moved) and unit ``i`` for every other
-  pair (it can enter or leave any corridor); with more than a quarter of the units moved,
-  all pairs are recomputed. Unit screens and hidden flags follow for all pairs;
+  pair (it can enter or leave any corridor). Unit screens and hidden flags follow for all
+  pairs;
 * arcs and distances are recomputed for all pairs (a few vector operations);
 * a turn alone (or a move to the same spot) changes no cover and no intervening units, and
   a posture change alone no intervening units.
@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from components.sight import SightFacts
+from game.geometry import kernel
 from game.geometry.fast import SightBatch, SightIndex, assemble_batch
 from game.geometry.model import BoolArray, FloatArray, IntArray, UnitTable
 
@@ -118,38 +119,16 @@ class SightCache:
         self._stale = False
 
     def _update_intervening(self, units: UnitTable) -> None:
-        """Recompute intervening units: all pairs, or only the combinations a move touched.
+        """Recompute intervening units for the (pair, unit) combinations the moves touched.
 
         A unit's move changes the intervening lists of its own pairs (their corridors) and
         whether it intervenes in the other pairs; nothing else.
         """
-        n, a, t = self._n, self._a, self._t
-        if 4 * len(self._moved) > n:
-            self._ptr, self._rows = self.index.intervening_rows(units, a, t)
-            self._hits[:] = False
-            owner = np.repeat(np.arange(len(a)), np.diff(self._ptr))
-            self._hits[owner, self._rows] = True
-            return
-        moved = np.zeros(n, dtype=bool)
+        moved = np.zeros(self._n, dtype=bool)
         moved[list(self._moved)] = True
-        involved = moved[a] | moved[t]
-        p1 = np.flatnonzero(involved)
-        p2 = np.flatnonzero(~involved)
-        mv = np.flatnonzero(moved)
-        hp = np.concatenate([np.repeat(p1, n), np.repeat(p2, len(mv))])
-        hu = np.concatenate([np.tile(np.arange(n), len(p1)), np.tile(mv, len(p2))])
-        self._hits[hp, hu] = SightIndex.corridor_hits(units, a[hp], t[hp], hu)
-        # CSR, per pair nearest the attacker first (ties in table order)
-        xy = units.xy
-        px = xy[None, :, 0] - xy[:, 0, None]
-        py = xy[None, :, 1] - xy[:, 1, None]
-        order = np.argsort(np.sqrt(px**2 + py**2), axis=1, kind="stable")
-        ranked = order[a]
-        mo = np.take_along_axis(self._hits, ranked, axis=1)
-        pi, ri = np.nonzero(mo)
-        self._rows = ranked[pi, ri].astype(np.int64)
-        self._ptr = np.zeros(len(a) + 1, dtype=np.int64)
-        np.cumsum(np.count_nonzero(mo, axis=1), out=self._ptr[1:])
+        self._ptr, self._rows = kernel.intervening_update(
+            units.xy, units.base, self._a, self._t, self._hits, moved
+        )
 
     @property
     def batch(self) -> SightBatch:

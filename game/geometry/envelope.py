@@ -1,252 +1,278 @@
-"""Exact area under a clamped upper envelope of sinusoid segments, for many pairs at once.
+"""Exact area under the clamped upper envelope of one pair's sinusoid segments (compiled).
 
-Contract: given, per pair, segments ``(lo, hi, c0, c1, c2)`` meaning "on ``[lo, hi]`` the
-hidden height is at least ``c0 + c1·cos u + c2·sin u``", :func:`envelope_area` returns
-``∫ clamp(max over covering segments, 0, H) du`` for every pair, exactly (closed form).
+Contract: :func:`envelope_area` gets one pair's segments as rows of a ``(cap, 8)`` array,
+``(lo, hi, c0, c1, c2, zmin, zmax, obstacle)``, meaning "on ``[lo, hi]`` the hidden height is
+at least ``c0 + c1·cos u + c2·sin u``" (``c0 = +inf``: everything is hidden there; ``zmin`` /
+``zmax`` bound the segment's height on its range), and returns
+``∫ clamp(max over covering segments, 0, H) du`` over the window ``[−α, α]``, in closed form.
 
-Method: every segment is cut where it crosses 0 or ``H``, and every two overlapping segments
-of a pair are cut where they cross (two sinusoids of the same period cross at most twice).
-Between consecutive cuts the envelope is a single segment clamped one way, found by
-evaluating at the midpoint, and integrated as ``c0·Δu + c1·Δsin − c2·Δcos``.
+Method (the oracle's, ``game/geometry/reference.py``): every segment is cut where it crosses 0
+or ``H``, every two overlapping segments where they cross (two sinusoids of the same period
+cross at most twice, at ``acos`` angles). Between consecutive cuts one segment is highest
+everywhere; it is found at the midpoint and integrated as ``c0·Δu + c1·Δsin u − c2·Δcos u``.
+Cuts that cannot happen are skipped: a segment whose bounds exclude a level never crosses it,
+and two segments whose bounds do not overlap never cross each other.
 
-Pruning (does not change the result): a segment known to be at least ``H`` everywhere
-("saturated", e.g. a high wall in front of the eye) hides its whole range; a pair whose
-window is covered by the union of its saturated segments is fully hidden without further
-work, and a non-saturated segment lying inside that union is dropped.
+A segment that is at least ``H`` everywhere (``zmin ≥ H``) is *saturated*: it counts as the
+constant ``H``, and a window covered by saturated segments alone is full at once. With
+``owners`` (the per-obstacle shares of :meth:`game.geometry.fast.SightIndex.contributions`)
+every segment keeps its own height instead, so the obstacle credited with an interval is the
+highest one on it, as in the oracle.
+
+These are numba functions without a signature of their own: they are compiled into the
+kernels of :mod:`game.geometry.kernel` that call them.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
 
-from game.geometry.model import BoolArray, FloatArray, IntArray
+from game.geometry.jit import borrowed, helper, inline, keep_alive
+from game.geometry.model import FloatArray, IntArray
 
 _PI = math.pi
 _TWO_PI = 2.0 * math.pi
-#: Pair offset in sort keys: pair · 8 + u separates pairs since |u| ≤ π/2.
-_KEY_STRIDE = 8.0
+
+#: Columns of a segment row.
+LO, HI, C0, C1, C2, ZMIN, ZMAX, OBS = range(8)
+#: Width of a segment row.
+SEG_COLS = 8
+#: Columns of the working copy: the segment's first seven, then 1.0 if it is a constant.
+_CONST = 7
 
 
-def wrap(a: FloatArray) -> FloatArray:
-    """Fold angles (radians) into [−π, π)."""
-    return np.asarray((a + _PI) % _TWO_PI - _PI, dtype=np.float64)
+@inline
+def _wrap_pm(a: float) -> float:
+    """Fold into [−π, π) (the oracle's convention for root angles)."""
+    return (a + _PI) % _TWO_PI - _PI
 
 
-def take(idx: IntArray, *arrays: NDArray[Any]) -> list[Any]:
-    """``[a[idx] for a in arrays]`` (typed loosely: the arrays have different dtypes)."""
-    return [a[idx] for a in arrays]
-
-
-def expand(counts: IntArray) -> tuple[IntArray, IntArray]:
-    """For CSR counts: (owner of each expanded row, rank of the row within its owner)."""
-    counts = np.asarray(counts, dtype=np.int64)
-    total = int(counts.sum())
-    owner = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
-    starts = np.cumsum(counts) - counts
-    rank = np.arange(total, dtype=np.int64) - np.repeat(starts, counts)
-    return owner, rank
-
-
-def _roots(
-    c0: FloatArray, c1: FloatArray, c2: FloatArray, lo: FloatArray, hi: FloatArray
-) -> tuple[IntArray, FloatArray]:
-    """Roots of c0 + c1·cos u + c2·sin u = 0 strictly inside (lo, hi): (input index, angle).
+@inline
+def _roots(c0: float, c1: float, c2: float, lo: float, hi: float, out: FloatArray, n: int) -> int:
+    """Append the roots of c0 + c1·cos u + c2·sin u = 0 strictly inside (lo, hi) to ``out``.
 
     Intervals are narrower than π, so the representative of each root nearest the interval's
-    middle is the only one that can fall inside it.
+    middle is the only one that can fall inside it. Returns the new count (at most n + 2).
     """
-    amp = np.hypot(c1, c2)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        x = -c0 / amp
-    idx = np.flatnonzero((amp > 0.0) & (np.abs(x) <= 1.0))
-    if len(idx) == 0:
-        return idx, np.zeros(0)
-    mu = np.arctan2(c2[idx], c1[idx])
-    delta = np.arccos(x[idx])
-    m = 0.5 * (lo[idx] + hi[idx])
-    r1 = m + wrap(mu - delta - m)
-    r2 = m + wrap(mu + delta - m)
-    allr = np.concatenate([r1, r2])
-    alli = np.concatenate([idx, idx])
-    inside = (allr > lo[alli]) & (allr < hi[alli])
-    return alli[inside], allr[inside]
+    amp = math.hypot(c1, c2)
+    if not amp > 0.0:
+        return n
+    x = -c0 / amp
+    if not abs(x) <= 1.0:
+        return n
+    mu = math.atan2(c2, c1)
+    delta = math.acos(x)
+    m = 0.5 * (lo + hi)
+    r1 = m + _wrap_pm(mu - delta - m)
+    if lo < r1 < hi:
+        out[n] = r1
+        n += 1
+    r2 = m + _wrap_pm(mu + delta - m)
+    if lo < r2 < hi:
+        out[n] = r2
+        n += 1
+    return n
 
 
-def _saturated_runs(pair: IntArray, lo: FloatArray, hi: FloatArray) -> tuple[FloatArray, FloatArray]:
-    """Disjoint union of intervals per pair, as sorted key ranges (pair·8 + lo, pair·8 + hi)."""
-    klo = pair * _KEY_STRIDE + lo
-    order = np.argsort(klo, kind="stable")
-    klo = klo[order]
-    khi = (pair * _KEY_STRIDE + hi)[order]
-    reach = np.maximum.accumulate(khi)
-    start = np.ones(len(klo), dtype=bool)
-    start[1:] = klo[1:] > reach[:-1]
-    first = np.flatnonzero(start)
-    last = np.append(first[1:], len(klo)) - 1
-    return klo[first], reach[last]
+@inline
+def sort_prefix(a: FloatArray, n: int) -> None:
+    """Sort ``a[:n]`` in place (insertion sort, Shell gaps above a few dozen elements).
+
+    Hand-written rather than ``np.sort``: the inputs are short and numba's generic sorts take
+    seconds to compile.
+    """
+    gap = 1
+    while gap < n // 3:
+        gap = 3 * gap + 1
+    while gap >= 1:
+        for i in range(gap, n):
+            v = a[i]
+            j = i
+            while j >= gap and a[j - gap] > v:
+                a[j] = a[j - gap]
+                j -= gap
+            a[j] = v
+        gap //= 3
 
 
+@helper
 def envelope_area(
-    seg_pair: IntArray,
-    seg_obs: IntArray,
-    lo: FloatArray,
-    hi: FloatArray,
-    c0: FloatArray,
-    c1: FloatArray,
-    c2: FloatArray,
-    zmin: FloatArray,
-    zmax: FloatArray,
-    top_by_pair: FloatArray,
-    alpha_by_pair: FloatArray,
-    contributions: bool = False,
-) -> tuple[FloatArray, IntArray, IntArray, FloatArray]:
-    """∫ clamp(max of the segments, 0, H) du per pair, exactly.
+    seg: FloatArray, n: int, top: float, alpha: float, owners: bool, shares: FloatArray, share_scale: float
+) -> float:
+    """∫ clamp(max of the segments, 0, top) du over the window, exactly.
 
     Args:
-        seg_pair: pair of each segment.
-        seg_obs: obstacle of each segment (for contributions).
-        lo: start angle of each segment (within the pair's window ``[−α, α]``).
-        hi: end angle (> lo).
-        c0: constant term (``inf``: hides everything).
-        c1: cosine coefficient.
-        c2: sine coefficient.
-        zmin: a lower bound of the segment's height on its range (for saturation).
-        zmax: an upper bound of the segment's height on its range (≤ 0: dropped).
-        top_by_pair: (n_pairs,) target heights ``H``.
-        alpha_by_pair: (n_pairs,) window half-angles ``α``.
-        contributions: also return per (pair, obstacle) areas (disables pruning by pairs).
+        seg: segment rows (see the module docstring); the first ``n`` are used.
+        n: number of segments.
+        top: the target's height ``H`` (> 0).
+        alpha: the window's half-angle ``α``.
+        owners: credit each interval to the obstacle that is highest there (no shortcuts).
+        shares: with ``owners``, ``shares[obstacle] += area · share_scale`` per interval.
+        share_scale: factor applied to areas added to ``shares``.
 
     Returns:
-        (area per pair, contribution pair, contribution obstacle, contribution area).
+        The hidden area (angle × height).
     """
-    n_pairs = len(top_by_pair)
-    empty_i = np.zeros(0, dtype=np.int64)
-    top = top_by_pair[seg_pair]
-    keep = zmax > 0.0
-    sat = zmin >= top
-    per_pair = np.zeros(n_pairs)
-
-    if not contributions and sat.any():
-        s_idx = np.flatnonzero(sat & keep)
-        run_lo, run_hi = _saturated_runs(seg_pair[s_idx], lo[s_idx], hi[s_idx])
-        run_pair = np.floor((run_lo + _PI) / _KEY_STRIDE).astype(np.int64)
-        al = alpha_by_pair[run_pair]
-        base = run_pair * _KEY_STRIDE
-        whole = (run_lo <= base - al) & (run_hi >= base + al)
-        blocked = np.zeros(n_pairs, dtype=bool)
-        blocked[run_pair[whole]] = True
-        per_pair[blocked] = 2.0 * alpha_by_pair[blocked] * top_by_pair[blocked]
-        keep &= ~blocked[seg_pair]
-        # a non-saturated segment inside a saturated run changes nothing
-        cand = np.flatnonzero(keep & ~sat)
-        if len(cand) and len(run_lo):
-            k_lo = seg_pair[cand] * _KEY_STRIDE + lo[cand]
-            k_hi = seg_pair[cand] * _KEY_STRIDE + hi[cand]
-            r = np.searchsorted(run_lo, k_lo, side="right") - 1
-            rr = np.maximum(r, 0)
-            inside = (r >= 0) & (run_hi[rr] >= k_hi)
-            keep[cand[inside]] = False
-
-    idx = np.flatnonzero(keep)
-    if len(idx) == 0:
-        return per_pair, empty_i, empty_i, np.zeros(0)
-    seg_pair, seg_obs, lo, hi, c0, c1, c2, top, sat = take(
-        idx, seg_pair, seg_obs, lo, hi, c0, c1, c2, top, sat
-    )
-    # saturated segments are the constant H
-    c0 = np.where(sat, top, c0)
-    c1 = np.where(sat, 0.0, c1)
-    c2 = np.where(sat, 0.0, c2)
-    const = (c1 == 0.0) & (c2 == 0.0)
-    n_seg = len(seg_pair)
-
-    key = seg_pair * _KEY_STRIDE + lo
-    order = np.argsort(key, kind="stable")
-    seg_pair, seg_obs, lo, hi, c0, c1, c2, const, top, sat, key = take(
-        order, seg_pair, seg_obs, lo, hi, c0, c1, c2, const, top, sat, key
-    )
-
-    bp_u = [lo, hi]
-    bp_pair = [seg_pair, seg_pair]
-    var = np.flatnonzero(~const)
-    if len(var):
-        for level in (np.zeros(len(var)), top[var]):
-            ri, ru = _roots(c0[var] - level, c1[var], c2[var], lo[var], hi[var])
-            bp_pair.append(seg_pair[var][ri])
-            bp_u.append(ru)
-    # crossings of overlapping segments of the same pair (sorted by lo: j > i overlaps i iff lo_j < hi_i)
-    n_over = np.searchsorted(key, seg_pair * _KEY_STRIDE + hi, side="left") - np.arange(n_seg) - 1
-    n_over = np.maximum(n_over, 0)
-    if n_over.any():
-        i_idx, rank = expand(n_over)
-        j_idx = i_idx + 1 + rank
-        useful = ~(sat[i_idx] | sat[j_idx]) & ~(const[i_idx] & const[j_idx])
-        i_idx, j_idx = i_idx[useful], j_idx[useful]
-        if len(i_idx):
-            o_lo = np.maximum(lo[i_idx], lo[j_idx])
-            o_hi = np.minimum(hi[i_idx], hi[j_idx])
-            ri, ru = _roots(c0[i_idx] - c0[j_idx], c1[i_idx] - c1[j_idx], c2[i_idx] - c2[j_idx], o_lo, o_hi)
-            bp_pair.append(seg_pair[i_idx][ri])
-            bp_u.append(ru)
-    all_pair = np.concatenate(bp_pair)
-    all_u = np.concatenate(bp_u)
-    border = np.argsort(all_pair * _KEY_STRIDE + all_u, kind="stable")
-    inv = np.empty_like(border)
-    inv[border] = np.arange(len(border))
-    s_pair = all_pair[border]
-    s_u = all_u[border]
-    n_iv = len(s_u)
-    # elementary interval i lies between sorted cuts i and i + 1; segment k covers [pos(lo_k), pos(hi_k))
-    pos_lo = inv[:n_seg]
-    r_seg, r_rank = expand(inv[n_seg : 2 * n_seg] - pos_lo)
-    r_iv = pos_lo[r_seg] + r_rank
-    a_u = s_u[:-1]
-    b_u = s_u[1:]
-    cos_u = np.cos(s_u)
-    sin_u = np.sin(s_u)
-    # direction of each interval's midpoint from the sum of its end directions (no trig)
-    mx = cos_u[:-1] + cos_u[1:]
-    my = sin_u[:-1] + sin_u[1:]
-    norm = np.hypot(mx, my)
-    norm = np.where(norm > 0.0, norm, 1.0)
-    cm, sm = mx / norm, my / norm
-    riv = r_iv
-    with np.errstate(invalid="ignore"):
-        z = c0[r_seg] + c1[r_seg] * cm[riv] + c2[r_seg] * sm[riv]
-    z = np.where(np.isnan(z), np.inf, z)
-    best = np.full(n_iv - 1 if n_iv else 0, -np.inf)
-    np.maximum.at(best, riv, z)
-    win = np.flatnonzero(z == best[riv])
-    winner = np.full(len(best), -1, dtype=np.int64)
-    winner[riv[win]] = r_seg[win]
-    iv = np.flatnonzero((winner >= 0) & (best > 0.0) & (b_u > a_u))
-    w = winner[iv]
-    zb = best[iv]
-    tp = top[w]
-    a, b = a_u[iv], b_u[iv]
-    finite_c0 = np.where(np.isinf(c0[w]), 0.0, c0[w])
-    area = np.where(
-        zb >= tp,
-        tp * (b - a),
-        finite_c0 * (b - a) + c1[w] * (sin_u[iv + 1] - sin_u[iv]) - c2[w] * (cos_u[iv + 1] - cos_u[iv]),
-    )
-    area = np.maximum(area, 0.0)
-    per_pair += np.bincount(s_pair[iv], weights=area, minlength=n_pairs)
-    if not contributions:
-        return per_pair, empty_i, empty_i, np.zeros(0)
-    n_obs = int(seg_obs.max()) + 1
-    ck = s_pair[iv] * n_obs + seg_obs[w]
-    uk, inv_k = np.unique(ck, return_inverse=True)
-    sums = np.asarray(np.bincount(inv_k, weights=area), dtype=np.float64)
-    return per_pair, np.asarray(uk // n_obs, dtype=np.int64), np.asarray(uk % n_obs, dtype=np.int64), sums
+    work_owner = np.empty((max(n, 1), 8))
+    iwork_owner = np.empty((max(n, 1), 2), dtype=np.int64)
+    work, iwork = borrowed(work_owner), borrowed(iwork_owner)
+    m = _sorted_copy(seg, n, top, owners, work, iwork)
+    if m == 0:
+        area = 0.0
+    elif not owners and _saturated(work, m, top, alpha):
+        area = 2.0 * alpha * top
+    else:
+        # cuts: two ends per segment, two per level, two per overlapping pair (counted first)
+        n_cross = 0
+        for i in range(m):
+            for j in range(i + 1, m):
+                if not work[j, LO] < work[i, HI]:
+                    break
+                n_cross += 1
+        cuts_owner = np.empty(6 * m + 2 * n_cross)
+        area = _sweep(work, iwork, m, top, owners, shares, share_scale, borrowed(cuts_owner))
+        keep_alive((cuts_owner,))
+    keep_alive((work_owner, iwork_owner))
+    return area
 
 
-def any_by_group(flags: BoolArray, group: IntArray, n_groups: int) -> BoolArray:
-    """Per group: is any flag set."""
-    out = np.zeros(n_groups, dtype=bool)
-    out[group[flags]] = True
-    return out
+@helper
+def _sorted_copy(seg: FloatArray, n: int, top: float, owners: bool, work: FloatArray, iwork: IntArray) -> int:
+    """Copy the segments that can hide something into ``work``, sorted by lo; returns their count.
+
+    ``iwork[:, 0]`` gets each one's obstacle. Without ``owners``, saturated segments become the
+    constant ``H``.
+    """
+    m = 0
+    for k in range(n):
+        lo, hi = seg[k, LO], seg[k, HI]
+        if not (hi > lo and seg[k, ZMAX] > 0.0):
+            continue
+        c0, c1, c2, zmin, zmax = seg[k, C0], seg[k, C1], seg[k, C2], seg[k, ZMIN], seg[k, ZMAX]
+        if zmin >= top and not owners:
+            c0, c1, c2, zmin, zmax = top, 0.0, 0.0, top, top
+        i = m
+        while i > 0 and work[i - 1, LO] > lo:  # insertion: few segments per pair
+            for col in range(8):
+                work[i, col] = work[i - 1, col]
+            iwork[i, 0] = iwork[i - 1, 0]
+            i -= 1
+        work[i, LO], work[i, HI], work[i, C0], work[i, C1], work[i, C2] = lo, hi, c0, c1, c2
+        work[i, ZMIN], work[i, ZMAX] = zmin, zmax
+        work[i, _CONST] = 1.0 if (c1 == 0.0 and c2 == 0.0) else 0.0
+        iwork[i, 0] = int(seg[k, OBS])
+        m += 1
+    return m
+
+
+@inline
+def _saturated(work: FloatArray, m: int, top: float, alpha: float) -> bool:
+    """Do the saturated segments alone cover the window (everything hidden)?"""
+    reach = -alpha
+    for i in range(m):
+        if work[i, ZMIN] >= top:
+            if work[i, LO] > reach:
+                return False
+            reach = max(reach, work[i, HI])
+    return reach >= alpha
+
+
+@helper
+def _sweep(
+    work: FloatArray,
+    iwork: IntArray,
+    m: int,
+    top: float,
+    owners: bool,
+    shares: FloatArray,
+    share_scale: float,
+    cuts: FloatArray,
+) -> float:
+    """Cut the sorted segments (ends, levels 0 and H, crossings) and integrate interval by interval."""
+    nc = int(0)  # noqa: RUF046, UP018 (a literal 0 would have numba compile the callees twice)
+    for i in range(m):
+        cuts[nc] = work[i, LO]
+        cuts[nc + 1] = work[i, HI]
+        nc += 2
+    for i in range(m):
+        if work[i, _CONST] == 0.0:
+            for level in (0.0, top):
+                if work[i, ZMIN] < level < work[i, ZMAX]:  # else it cannot cross the level
+                    nc = _roots(
+                        work[i, C0] - level, work[i, C1], work[i, C2], work[i, LO], work[i, HI], cuts, nc
+                    )
+    for i in range(m):
+        for j in range(i + 1, m):
+            if not work[j, LO] < work[i, HI]:
+                break  # sorted by lo: no later segment overlaps i
+            if work[i, _CONST] != 0.0 and work[j, _CONST] != 0.0:
+                continue  # constants never cross
+            if work[i, ZMAX] <= work[j, ZMIN] or work[j, ZMAX] <= work[i, ZMIN]:
+                continue  # one is above the other on their whole ranges
+            if not owners and (work[i, ZMIN] >= top or work[j, ZMIN] >= top):
+                continue  # the constant H only crosses the other at H (cut above)
+            if math.isinf(work[i, C0] + work[j, C0]):
+                continue  # +inf hides everything
+            nc = _roots(
+                work[i, C0] - work[j, C0],
+                work[i, C1] - work[j, C1],
+                work[i, C2] - work[j, C2],
+                max(work[i, LO], work[j, LO]),
+                min(work[i, HI], work[j, HI]),
+                cuts,
+                nc,
+            )
+    sort_prefix(cuts, nc)
+
+    # sweep the elementary intervals, keeping the segments that cover them in iwork[:, 1]
+    n_act = 0
+    nxt = 0
+    area = 0.0
+    cos_a, sin_a = math.cos(cuts[0]), math.sin(cuts[0])
+    for c in range(nc - 1):
+        a, b = cuts[c], cuts[c + 1]
+        if not b > a:
+            continue
+        cos_b, sin_b = math.cos(b), math.sin(b)
+        while nxt < m and work[nxt, LO] <= a:
+            iwork[n_act, 1] = nxt
+            n_act += 1
+            nxt += 1
+        keep = 0
+        for t in range(n_act):
+            if work[iwork[t, 1], HI] > a:
+                iwork[keep, 1] = iwork[t, 1]
+                keep += 1
+        n_act = keep
+        # direction of the midpoint from the sum of the end directions (no trig)
+        mx, my = cos_a + cos_b, sin_a + sin_b
+        norm = math.hypot(mx, my)
+        if not norm > 0.0:
+            norm = 1.0
+        cm, sm = mx / norm, my / norm
+        best = -math.inf
+        win = -1
+        for t in range(n_act):
+            i = iwork[t, 1]
+            if work[i, HI] < b:
+                continue
+            z = math.inf if math.isinf(work[i, C0]) else work[i, C0] + work[i, C1] * cm + work[i, C2] * sm
+            if z > best:
+                best, win = z, i
+        if win >= 0 and best > 0.0:
+            if best >= top:
+                piece = top * (b - a)
+            else:
+                piece = (
+                    work[win, C0] * (b - a)
+                    + work[win, C1] * (sin_b - sin_a)
+                    - work[win, C2] * (cos_b - cos_a)
+                )
+                piece = max(piece, 0.0)
+            area += piece
+            if owners:
+                shares[iwork[win, 0]] += piece * share_scale
+        cos_a, sin_a = cos_b, sin_b
+    return area

@@ -308,14 +308,35 @@ class UnitTable:
         height: float | None = None,
         facing: float | None = None,
     ) -> UnitTable:
-        """A copy with unit ``i`` moved, re-postured (silhouette height) or turned."""
-        new_xy = np.array(self.xy)
-        new_h = np.array(self.height)
-        new_f = np.array(self.facing)
+        """A copy with unit ``i`` moved, re-postured (silhouette height) or turned.
+
+        Only the changed arrays are copied (the others are shared: they are read-only), and
+        only the changed value is validated: the sight cache calls this on every move.
+        """
+        new_xy, new_h, new_f = self.xy, self.height, self.facing
         if xy is not None:
+            new_xy = np.array(self.xy)
             new_xy[i] = (float(xy[0]), float(xy[1]))
+            new_xy.setflags(write=False)
         if height is not None:
+            if float(height) < 0.0:
+                raise ValueError("heights must not be negative")
+            new_h = np.array(self.height)
             new_h[i] = float(height)
+            new_h.setflags(write=False)
         if facing is not None:
-            new_f[i] = normalize_degrees(facing)
-        return UnitTable(self.ids, new_xy, self.base, new_h, self.size, new_f)
+            new_f = np.array(self.facing)
+            new_f[i] = np.mod(normalize_degrees(facing), 360.0)
+            new_f.setflags(write=False)
+        table = object.__new__(UnitTable)
+        for name, value in (
+            ("ids", self.ids),
+            ("xy", new_xy),
+            ("base", self.base),
+            ("height", new_h),
+            ("size", self.size),
+            ("facing", new_f),
+            ("_index", self._index),
+        ):
+            object.__setattr__(table, name, value)
+        return table

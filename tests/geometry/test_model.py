@@ -109,6 +109,28 @@ def test_unit_table_build_heights_eyes_and_copies() -> None:
         units.xy[0, 0] = 9.0  # read-only arrays
 
 
+def test_with_unit_equals_building_the_changed_table() -> None:
+    units = UnitTable.build(
+        [("a", (1.0, 2.0), "standing", 10.0), ("b", (3.0, 4.0), "prone", 350.0, 0.6, 2.0)]
+    )
+    moved = units.with_unit(1, xy=(5.5, 6.5), height=0.3, facing=725.0)
+    built = UnitTable(
+        units.ids,
+        np.array([[1.0, 2.0], [5.5, 6.5]]),
+        units.base,
+        np.array([units.height[0], 0.3]),
+        units.size,
+        np.array([units.facing[0], 725.0]),
+    )
+    for name in ("xy", "base", "height", "size", "facing"):
+        np.testing.assert_array_equal(getattr(moved, name), getattr(built, name))
+        assert not getattr(moved, name).flags.writeable
+    assert moved.index("b") == 1 and moved.ids == units.ids
+    assert units.with_unit(0).xy is units.xy  # nothing changed: nothing copied
+    with pytest.raises(ValueError):
+        units.with_unit(0, height=-0.1)
+
+
 def test_unit_table_from_specs_and_validation() -> None:
     specs = [
         UnitSpec("x", "red", (1.0, 1.0), facing=45.0, posture=Posture.KNEELING, base=0.4, size=1.5),
