@@ -6,8 +6,8 @@ Contract:
       other units ("blockers") are passed per call as a (k, 3) array of (x, y, radius).
     * A base is *free* at p when it lies inside the map and its distance to every obstacle and
       every blocker is at least the sum of radii minus :data:`TOUCH_TOL`: touching is allowed,
-      overlapping is not. Legality is always decided by exact GEOS/numpy distances to the real
-      obstacle polygons and blocker discs, never by the approximated geometry below.
+      overlapping is not. Legality is always decided by exact distances to the real obstacle
+      polygons (as GEOS decides them) and blocker discs, never by the approximated geometry below.
     * :meth:`NavMesh.path` returns a polyline from start to goal whose every segment, swept by the
       base, is free, or None. It is the exact shortest path for the polygonal inflation used
       here: obstacles are inflated by ``r`` with straight parts exact and corner arcs replaced by
@@ -19,25 +19,33 @@ Contract:
     * The static part (obstacle inflation, its graph nodes and visibility edges) is cached per
       radius; a query only adds the two endpoints and the blockers that actually get in the way
       (lazily: blockers crossed by the current best path are added until the path is clear,
-      which yields the same shortest path as adding every blocker up front).
+      which yields the shortest path with every blocker up to the ring approximation of units;
+      the first round holds blocker 0 whenever any blocker crosses the straight line, a quirk
+      of the former code kept so that answers stay identical, see docs/movement.md).
+    * The exact checks and the searches run in compiled kernels (:mod:`game.movement._kernels`,
+      numba, cached on disk). Their answers are those of the former numpy/GEOS code bit for
+      bit: blocker and map tests repeat its floating-point operations, A* its heap order, and
+      obstacle verdicts whose distance lies within ``_AMBIGUITY`` (1e-10 in) of the threshold
+      are settled by GEOS exactly as before. ``tests/movement/reference_navmesh.py`` is that
+      former code; ``tests/movement/test_equivalence.py`` compares the two.
     * :meth:`NavMesh.straight_region` and :meth:`NavMesh.reachable` return shapely polygons that
       are *inner* approximations: every point in them passes the exact checks. They are meant
       for drawing and for sampling candidate positions; legality is decided by :meth:`path`,
       :meth:`segment_reason` and :meth:`free_reason`.
 
-Performance (2-core machine, 48x32 map, 30 obstacles, 10 units; ``benchmarks/paths.py``,
-``docs/movement.md``): the static graph for one radius (~770 nodes) builds in ~0.1 s; with it
-cached a routed path costs ~2.5 ms (a clear straight one ~0.2 ms), rebuilding it every query ~70 ms.
-Straight-move regions cost ~1-3 ms, ``reachable`` 50-250 ms (drawing only; cache it).
+Performance (CPU time on the 2-core machine, 48x32 map, 30 obstacles, 10 units;
+``benchmarks/paths.py``, ``docs/movement.md``): the static graph for one radius (~770 nodes)
+builds in ~40 ms; with it cached a routed path between fresh endpoints costs ~0.12 ms, a repeated
+one ~0.06 ms, a clear straight one or a ``free_reason`` ~5 us, rebuilding everything every query
+~30 ms. Straight-move regions (shapely) cost ~1-3 ms, ``reachable`` 50-250 ms (drawing only).
 """
 
 from __future__ import annotations
 
-import heapq
 import math
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import shapely
@@ -46,6 +54,7 @@ from shapely.geometry import MultiPolygon, Polygon, box
 from shapely.geometry.base import BaseGeometry
 
 from components.terrain import ObstacleSpec
+from game.movement import _kernels as _k
 
 #: Touching is allowed: bases may come this close to overlapping (inches).
 TOUCH_TOL = 1e-9
@@ -54,11 +63,17 @@ DEFAULT_QUAD_SEGS = 8
 #: Vertices of the (inscribed) polygon standing for a reach disc in regions.
 DISC_SEGMENTS = 256
 
-_TANGENT_EPS = 1e-12  # tolerance of the "line touches the node's corner" test (unit vectors)
 _TURN_EPS = 1e-9  # sin of the smallest turn that makes a ring vertex a graph node
 _FACE_EPS = 1e-9  # an edge this close to the viewer still casts a shadow (robust contact)
-_PAIR_CHUNK = 400_000  # node pairs tested per numpy batch while building the static graph
 _ATTACH_CACHE_SIZE = 2048  # cached blocker rings / endpoints (units rarely move between queries)
+# A kernel obstacle distance this close to the threshold is left to GEOS. Both compute distances
+# to ~1e-14 on maps of hundreds of inches, so outside the band they agree; touching contacts sit
+# TOUCH_TOL = 1e-9 away from the threshold, far outside it.
+_AMBIGUITY = 1e-10
+_NO_BLOCKERS = np.zeros((0, 3))
+_NO_CUT = np.zeros(0)
+_ZERO_DIR = np.zeros((1, 2))  # ring directions of a path endpoint (it has none)
+_NO_OVERRIDES = np.zeros((0, 5))  # no GEOS verdicts asked yet (rows ax, ay, bx, by, clear)
 
 Point2 = tuple[float, float]
 FloatArray = NDArray[np.float64]
@@ -90,6 +105,8 @@ def as_blockers(blockers: ArrayLike) -> FloatArray:
         arr = arr.reshape(1, 3)
     if arr.ndim != 2 or arr.shape[1] != 3:
         raise ValueError(f"blockers must be a (k, 3) array of (x, y, radius), got shape {arr.shape}")
+    if not (arr.flags.c_contiguous and arr.flags.writeable):
+        arr = arr.copy()  # the kernels are compiled for writeable C arrays only
     return arr
 
 
@@ -98,6 +115,14 @@ def _pt(p: ArrayLike) -> FloatArray:
     if arr.shape != (2,):
         raise ValueError(f"a point is (x, y), got {p!r}")
     return arr
+
+
+def _xy(p: ArrayLike) -> tuple[float, float]:
+    """``p`` as two floats; the engine's plain (float, float) tuples skip numpy."""
+    if type(p) is tuple and len(p) == 2 and type(p[0]) is float and type(p[1]) is float:
+        return p[0], p[1]
+    q = _pt(p)
+    return float(q[0]), float(q[1])
 
 
 def _check_radius(radius: float) -> float:
@@ -115,6 +140,8 @@ def _unit_rows(v: FloatArray) -> FloatArray:
 
 def point_segment_distance(p: FloatArray, a: FloatArray, b: FloatArray) -> FloatArray:
     """Distances from points ``p`` to segments ``a``-``b``; all (..., 2), broadcast together."""
+    if p.shape == a.shape == b.shape == (2,):  # one point: the compiled replica, same bits
+        return np.asarray(_k.point_segment(p[0], p[1], a[0], a[1], b[0], b[1]))
     ab = b - a
     ap = p - a
     den = np.einsum("...i,...i->...", ab, ab)
@@ -122,33 +149,6 @@ def point_segment_distance(p: FloatArray, a: FloatArray, b: FloatArray) -> Float
     t = np.clip(t, 0.0, 1.0)
     d = ap - t[..., None] * ab
     return np.asarray(np.hypot(d[..., 0], d[..., 1]))
-
-
-def _tangent_matrix(
-    p: FloatArray,
-    p_dirs: tuple[FloatArray, FloatArray] | None,
-    q: FloatArray,
-    q_dirs: tuple[FloatArray, FloatArray] | None,
-) -> NDArray[np.bool_]:
-    """(len p, len q) mask of segments p[i]-q[j] that may lie on a shortest path.
-
-    A shortest path only bends at a node round its own corner, so a segment is kept only if, at
-    each end that is a graph node (``*_dirs`` = unit directions to the node's two ring
-    neighbours), its line leaves both neighbours on one side. Free endpoints pass ``None``.
-    """
-    dx = q[None, :, 0] - p[:, None, 0]
-    dy = q[None, :, 1] - p[:, None, 1]
-    l2 = dx * dx + dy * dy
-    tol = -_TANGENT_EPS * l2
-    ok = l2 > 0.0
-    for dirs, side in ((p_dirs, 0), (q_dirs, 1)):
-        if dirs is None:
-            continue
-        up, un = (d[:, None, :] if side == 0 else d[None, :, :] for d in dirs)
-        a = dx * up[..., 1] - dy * up[..., 0]
-        b = dx * un[..., 1] - dy * un[..., 0]
-        ok &= a * b >= tol
-    return np.asarray(ok)
 
 
 def _arc_vertices(
@@ -337,29 +337,18 @@ def _ring_nodes(geom: BaseGeometry) -> tuple[FloatArray, FloatArray, FloatArray]
     return np.vstack(nodes), np.vstack(ups), np.vstack(uns)
 
 
-def _circle_nodes(blockers: FloatArray, r: float, segments: int) -> tuple[FloatArray, FloatArray, FloatArray]:
-    """Graph nodes round each blocker: the vertices of a circumscribed polygon of radius br + r."""
-    if len(blockers) == 0:
-        z = np.zeros((0, 2))
-        return z, z, z
-    step = 2.0 * math.pi / segments
-    ang = (np.arange(segments) + 0.5) * step
-    unit = np.column_stack([np.cos(ang), np.sin(ang)])
-    rr = (blockers[:, 2] + r) / math.cos(step / 2.0)
-    nodes = (blockers[:, None, :2] + rr[:, None, None] * unit[None, :, :]).reshape(-1, 2)
-    ring = nodes.reshape(len(blockers), segments, 2)
-    up = _unit_rows((np.roll(ring, 1, axis=1) - ring).reshape(-1, 2))
-    un = _unit_rows((np.roll(ring, -1, axis=1) - ring).reshape(-1, 2))
-    return nodes, up, un
-
-
 @dataclass(slots=True)
 class _Graph:
-    """Visibility edges among the static nodes of one radius (obstacles only)."""
+    """Visibility edges among the static nodes of one radius (obstacles only), as adjacency
+    arrays: node u's neighbours are ``nbr[ptr[u]:ptr[u + 1]]`` (lengths ``w``, edge ids ``eid``)
+    in edge order."""
 
     ea: FloatArray  # (E, 2) edge start points
     eb: FloatArray  # (E, 2) edge end points
-    adj: list[list[tuple[int, float, int]]]  # node -> [(neighbour, length, edge id)]
+    ptr: NDArray[np.int64]
+    nbr: NDArray[np.int64]
+    w: FloatArray
+    eid: NDArray[np.int64]
 
 
 @dataclass(slots=True)
@@ -378,24 +367,49 @@ class _Static:
 
 @dataclass(slots=True)
 class _Attachment:
-    """Extra graph points of one query piece and their obstacle-clear edges (local indices)."""
+    """One query part (a blocker's ring nodes or a path endpoint) with its obstacle-clear edges
+    to the static nodes and among its own points, packed for the kernels (``_kernels`` module
+    docstring): ``fdat`` (p, 6) points and ring directions, ``idat`` the int64 record."""
 
-    pts: FloatArray
-    dirs: tuple[FloatArray, FloatArray] | None
-    free: NDArray[np.bool_]  # inside the map and clear of obstacles
-    to_static: tuple[NDArray[np.int_], NDArray[np.int_], FloatArray]  # (local, static node, length)
-    own: tuple[NDArray[np.int_], NDArray[np.int_], FloatArray]  # (local, local, length)
+    fdat: FloatArray
+    idat: NDArray[np.int64]
 
 
 @dataclass(slots=True)
 class _QueryGraph:
+    """Static graph + query parts: node coordinates and ring directions (zero for endpoints),
+    static edges minus ``blocked``, plus query edges ``ex_nbr[ex_ptr[u]:ex_ptr[u + 1]]``."""
+
     coords: FloatArray
-    up: FloatArray  # unit directions to each node's ring neighbours (zero for endpoints)
+    up: FloatArray
     un: FloatArray
     n_static: int
-    static_adj: list[list[tuple[int, float, int]]]
-    blocked: set[int]
-    extra: dict[int, list[tuple[int, float]]] = field(default_factory=dict)
+    graph: _Graph
+    blocked: NDArray[np.bool_]
+    ex_ptr: NDArray[np.int64]
+    ex_nbr: NDArray[np.int64]
+    ex_w: FloatArray
+
+
+def _obstacle_arrays(geoms: Sequence[BaseGeometry]) -> tuple[FloatArray, NDArray[np.int64], FloatArray]:
+    """Bounding boxes and enclosing circles, edge offsets and ring edges of the obstacles, in
+    the layout of the kernels (``_kernels`` module docstring)."""
+    boxes = np.zeros((len(geoms), 7))
+    ptr = np.zeros(len(geoms) + 1, np.int64)
+    segs: list[FloatArray] = [np.zeros((0, 4))]
+    for i, g in enumerate(geoms):
+        x0, y0, x1, y1 = g.bounds
+        cx, cy = (x0 + x1) / 2.0, (y0 + y1) / 2.0
+        v = shapely.get_coordinates(g)
+        boxes[i] = (x0, y0, x1, y1, cx, cy, float(np.hypot(v[:, 0] - cx, v[:, 1] - cy).max()))
+        n = 0
+        for part in shapely.get_parts(g):
+            for ring in (part.exterior, *part.interiors):
+                c = shapely.get_coordinates(ring)
+                segs.append(np.hstack([c[:-1], c[1:]]))
+                n += len(c) - 1
+        ptr[i + 1] = ptr[i] + n
+    return boxes, ptr, np.ascontiguousarray(np.vstack(segs))
 
 
 class NavMesh:
@@ -436,13 +450,18 @@ class NavMesh:
         self._circle_segments = 4 * self.quad_segs
         self.obstacle_ids: tuple[str, ...] = tuple(o.id for o in obstacles)
         self.obstacle_geoms: tuple[BaseGeometry, ...] = tuple(self._exact(o) for o in obstacles)
+        # the kernels test these arrays; GEOS (below) only settles verdicts the kernels flag as
+        # too close to call, and names obstacles for reasons in that case
+        self._box, self._ptr, self._seg = _obstacle_arrays(self.obstacle_geoms)
         self._tree = shapely.STRtree(list(self.obstacle_geoms))
-        # one prepared collection answers bulk "is this segment within r?" fastest (GEOS
-        # indexed facet distance); the tree names the culprit for reasons and tests points
         self._all = shapely.GeometryCollection(list(self.obstacle_geoms))
         shapely.prepare(self._all)
+        # unit vectors to the vertices of blocker rings (circumscribed polygons, see _ring)
+        step = 2.0 * math.pi / self._circle_segments
+        ang = (np.arange(self._circle_segments) + 0.5) * step
+        self._unit = np.column_stack([np.cos(ang), np.sin(ang)])
         self._static_cache: dict[float, _Static] = {}
-        self._attach_cache: OrderedDict[tuple[float, bytes], _Attachment] = OrderedDict()
+        self._attach_cache: OrderedDict[tuple[float, ...], _Attachment] = OrderedDict()
 
     @staticmethod
     def _exact(spec: ObstacleSpec) -> BaseGeometry:
@@ -468,15 +487,15 @@ class NavMesh:
             un = np.vstack([p[2] for p in parts])
         else:
             nodes = up = un = np.zeros((0, 2))
-        keep = self._points_free(nodes, r, np.zeros((0, 3)))
+        keep = self._points_free(nodes, r, _NO_BLOCKERS)
         st = _Static(
             r=r,
             inflated=inflated,
             inflated_tree=shapely.STRtree(inflated),
             hulls=[shapely.get_coordinates(g.exterior)[:-1] if _is_convex(g) else None for g in inflated],
-            nodes=nodes[keep],
-            up=up[keep],
-            un=un[keep],
+            nodes=np.ascontiguousarray(nodes[keep]),
+            up=np.ascontiguousarray(up[keep]),
+            un=np.ascontiguousarray(un[keep]),
         )
         if self.cache_static:
             self._static_cache[r] = st
@@ -485,60 +504,77 @@ class NavMesh:
     def _graph(self, st: _Static) -> _Graph:
         if st.graph is not None:
             return st.graph
-        nodes, n = st.nodes, len(st.nodes)
-        dirs = (st.up, st.un)
-        cand_i, cand_j = [np.zeros(0, int)], [np.zeros(0, int)]
-        rows = max(1, _PAIR_CHUNK // max(n, 1))
-        for i0 in range(0, n, rows):
-            blk = slice(i0, min(n, i0 + rows))
-            ok = _tangent_matrix(nodes[blk], (st.up[blk], st.un[blk]), nodes, dirs)
-            ii, jj = np.nonzero(ok)
-            ii = ii + i0
-            keep = jj > ii
-            cand_i.append(ii[keep])
-            cand_j.append(jj[keep])
-        ci, cj = np.concatenate(cand_i), np.concatenate(cand_j)
+        nodes = st.nodes
+        ci, cj = np.nonzero(_k.static_pairs(nodes, st.up, st.un))  # bitangent pairs i < j, row-major
         clear = self._segments_clear_of_obstacles(nodes[ci], nodes[cj], st.r)
         ci, cj = ci[clear], cj[clear]
         ea, eb = nodes[ci], nodes[cj]
         w = np.hypot(*(eb - ea).T)
-        adj: list[list[tuple[int, float, int]]] = [[] for _ in range(n)]
-        for e, (i, j, length) in enumerate(zip(ci.tolist(), cj.tolist(), w.tolist())):
-            adj[i].append((j, length, e))
-            adj[j].append((i, length, e))
-        st.graph = _Graph(ea=ea, eb=eb, adj=adj)
+        ptr, nbr, wt, eid = _k.csr(len(nodes), ci, cj, w)
+        st.graph = _Graph(ea=ea, eb=eb, ptr=ptr, nbr=nbr, w=wt, eid=eid)
         return st.graph
 
     def _attachment(
-        self, st: _Static, pts: FloatArray, dirs: tuple[FloatArray, FloatArray] | None
+        self,
+        st: _Static,
+        pts: FloatArray,
+        dirs: tuple[FloatArray, FloatArray] | None,
+        blocker: FloatArray | None = None,
     ) -> _Attachment:
         """Edges from extra points (a blocker's ring nodes or a path endpoint) to the static nodes
-        and among themselves that clear the obstacles; cached per radius and position."""
-        key = (st.r, pts.tobytes())
+        and among themselves that clear the obstacles, and for a ring the static edges its
+        blocker cuts."""
+        r = st.r
+        up, un = dirs if dirs is not None else (_ZERO_DIR, _ZERO_DIR)
+        g = self._graph(st)
+        # blocker: (x, y, br + r - TOUCH_TOL), the static edges closer than that are cut
+        cut = _NO_CUT if blocker is None else np.array([blocker[0], blocker[1], blocker[2] + r - TOUCH_TOL])
+        ok, fdat, idat = _k.attach_packed(
+            pts, up, un, dirs is not None, st.nodes, st.up, st.un, r, self.width, self.height,
+            TOUCH_TOL, _AMBIGUITY, self._box, self._ptr, self._seg, g.ea, g.eb, cut,
+        )  # fmt: skip
+        if not ok:  # some obstacle verdict needs GEOS: the same steps one by one
+            free = self._points_free(pts, r, _NO_BLOCKERS)
+            li, sj, s1, ai, aj, s2 = _k.attach(
+                pts, up, un, dirs is not None, free, st.nodes, st.up, st.un,
+                r - TOUCH_TOL, _AMBIGUITY, self._box, self._ptr, self._seg,
+            )  # fmt: skip
+            clear = self._settle(s1, pts[li], st.nodes[sj], r)
+            li, sj = li[clear], sj[clear]
+            clear = self._settle(s2, pts[ai], pts[aj], r)
+            ai, aj = ai[clear], aj[clear]
+            blk = np.zeros(0, np.int64) if blocker is None else _k.edges_blocked_by(g.ea, g.eb, *cut)
+            fdat, idat = _k.pack(pts, up, un, dirs is not None, free, li, sj, ai, aj, blk)
+        return _Attachment(fdat=fdat, idat=idat)
+
+    def _cached(self, key: tuple[float, ...]) -> _Attachment | None:
         hit = self._attach_cache.get(key)
         if hit is not None:
             self._attach_cache.move_to_end(key)
-            return hit
-        free = self._points_free(pts, st.r, np.zeros((0, 3)))
-        ok = _tangent_matrix(pts, dirs, st.nodes, (st.up, st.un)) & free[:, None]
-        li, sj = np.nonzero(ok)
-        clear = self._segments_clear_of_obstacles(pts[li], st.nodes[sj], st.r)
-        li, sj = li[clear], sj[clear]
-        own = _tangent_matrix(pts, dirs, pts, dirs) & free[:, None] & free[None, :]
-        ai, aj = np.nonzero(np.triu(own, 1))
-        clear = self._segments_clear_of_obstacles(pts[ai], pts[aj], st.r)
-        att = _Attachment(
-            pts=pts,
-            dirs=dirs,
-            free=free,
-            to_static=(li, sj, np.hypot(*(st.nodes[sj] - pts[li]).T)),
-            own=(ai[clear], aj[clear], np.hypot(*(pts[aj[clear]] - pts[ai[clear]]).T)),
-        )
+        return hit
+
+    def _keep(self, key: tuple[float, ...], att: _Attachment) -> _Attachment:
         if self.cache_attachments:
             self._attach_cache[key] = att
             while len(self._attach_cache) > _ATTACH_CACHE_SIZE:
                 self._attach_cache.popitem(last=False)
         return att
+
+    def _endpoint(self, st: _Static, x: float, y: float) -> _Attachment:
+        """Attachment of a path endpoint, cached by radius and position."""
+        key = (st.r, x, y)
+        return self._cached(key) or self._keep(key, self._attachment(st, np.array([[x, y]]), None))
+
+    def _ring(self, st: _Static, b: FloatArray) -> _Attachment:
+        """Attachment of a blocker's ring nodes, cached by radius, position and base radius."""
+        key = (st.r, float(b[0]), float(b[1]), float(b[2]))
+        hit = self._cached(key)
+        if hit is not None:
+            return hit
+        # the circumscribed polygon of radius br + r (vertices at rr), as shapes elsewhere
+        rr = (key[3] + st.r) / math.cos(math.pi / self._circle_segments)
+        ring, up, un = _k.ring_nodes(key[1], key[2], rr, self._unit)
+        return self._keep(key, self._attachment(st, ring, (up, un), b))
 
     def static_nodes(self, radius: float) -> FloatArray:
         """Graph nodes of the obstacle inflation for ``radius`` (for debugging and drawing)."""
@@ -551,43 +587,83 @@ class NavMesh:
 
     # ----------------------------------------------------------------- exact checks
 
-    def _in_map(self, pts: FloatArray, r: float) -> NDArray[np.bool_]:
-        lo = r - TOUCH_TOL
-        return np.asarray(
-            (pts[:, 0] >= lo)
-            & (pts[:, 1] >= lo)
-            & (pts[:, 0] <= self.width - lo)
-            & (pts[:, 1] <= self.height - lo)
-        )
-
     def _points_free(self, pts: FloatArray, r: float, blockers: FloatArray) -> NDArray[np.bool_]:
-        ok = self._in_map(pts, r) if len(pts) else np.zeros(0, bool)
-        if len(pts) and len(self.obstacle_geoms):
-            hits = self._tree.query(shapely.points(pts), predicate="dwithin", distance=r - TOUCH_TOL)
-            ok[hits[0]] = False
-        if len(pts) and len(blockers):
-            d = np.hypot(pts[:, None, 0] - blockers[None, :, 0], pts[:, None, 1] - blockers[None, :, 1])
-            ok &= np.all(d >= blockers[None, :, 2] + r - TOUCH_TOL, axis=1)
+        """(n,) bool: a base of radius r at each point is inside the map and overlaps nothing."""
+        if len(pts) == 0:
+            return np.zeros(0, bool)
+        pts = np.ascontiguousarray(pts, dtype=float)
+        status = _k.points_status(
+            pts, r, self.width, self.height, TOUCH_TOL, _AMBIGUITY, self._box, self._ptr, self._seg
+        )
+        amb = np.nonzero(status == _k.AMBIGUOUS)[0]
+        if len(amb):  # GEOS decides, as it always did
+            hits = self._tree.query(shapely.points(pts[amb]), predicate="dwithin", distance=r - TOUCH_TOL)
+            status[amb] = _k.CLEAR
+            status[amb[hits[0]]] = _k.HIT
+        ok = status == _k.CLEAR
+        if len(blockers):
+            ok &= _k.blockers_free(pts, r, blockers, TOUCH_TOL)
         return ok
 
     def _segments_clear_of_obstacles(self, a: FloatArray, b: FloatArray, r: float) -> NDArray[np.bool_]:
+        """(n,) bool: a base of radius r sliding a[i] -> b[i] overlaps no obstacle."""
         if len(a) == 0 or not self.obstacle_geoms:
             return np.ones(len(a), bool)
-        lines = shapely.linestrings(np.stack([a, b], axis=1))
-        return np.asarray(~shapely.dwithin(lines, self._all, r - TOUCH_TOL))
+        a = np.ascontiguousarray(a, dtype=float)
+        b = np.ascontiguousarray(b, dtype=float)
+        status = _k.segments_status(a, b, r - TOUCH_TOL, _AMBIGUITY, self._box, self._ptr, self._seg)
+        return self._settle(status, a, b, r)
 
-    @staticmethod
-    def _segments_clear_of_blockers(
-        a: FloatArray, b: FloatArray, r: float, blockers: FloatArray
-    ) -> NDArray[np.bool_]:
-        if len(a) == 0 or len(blockers) == 0:
-            return np.ones(len(a), bool)
-        d = point_segment_distance(blockers[None, :, :2], a[:, None, :], b[:, None, :])
-        return np.asarray(np.all(d >= blockers[None, :, 2] + r - TOUCH_TOL, axis=1))
+    def _settle(self, status: NDArray[np.int8], a: FloatArray, b: FloatArray, r: float) -> NDArray[np.bool_]:
+        """Kernel statuses of segments a-b as "clear" verdicts, asking GEOS where they are ambiguous."""
+        clear = status == _k.CLEAR
+        amb = np.nonzero(status == _k.AMBIGUOUS)[0]
+        if len(amb):
+            lines = shapely.linestrings(np.stack([a[amb], b[amb]], axis=1))
+            clear[amb] = ~shapely.dwithin(lines, self._all, r - TOUCH_TOL)
+        return clear
+
+    def _first_obstacle(self, pa: FloatArray, pb: FloatArray, r: float) -> int:
+        """Lowest index of an obstacle within r of segment pa-pb (a point if equal), or -1."""
+        if not self.obstacle_geoms:
+            return -1
+        thr = r - TOUCH_TOL
+        i, status = _k.first_obstacle(
+            pa[0], pa[1], pb[0], pb[1], thr, _AMBIGUITY, self._box, self._ptr, self._seg
+        )
+        if status == _k.AMBIGUOUS:
+            same = pa[0] == pb[0] and pa[1] == pb[1]
+            geom = shapely.points(pa) if same else shapely.linestrings(np.stack([pa, pb]))
+            hits = self._tree.query(geom, predicate="dwithin", distance=thr)
+            i = int(min(hits)) if len(hits) else -1
+        return int(i)
 
     @staticmethod
     def _blocker_name(k: int, blocker_ids: Sequence[str]) -> str:
         return str(blocker_ids[k]) if k < len(blocker_ids) else f"#{k}"
+
+    def _free_why(self, q: FloatArray, r: float, bl: FloatArray, blocker_ids: Sequence[str]) -> str | None:
+        """free_reason, step by step with GEOS settling close calls (the kernels' fallback)."""
+        lo = r - TOUCH_TOL
+        if not (q[0] >= lo and q[1] >= lo and q[0] <= self.width - lo and q[1] <= self.height - lo):
+            return "outside the map"
+        i = self._first_obstacle(q, q, r)
+        if i >= 0:
+            return f"overlaps obstacle {self.obstacle_ids[i]}"
+        if len(bl):
+            k = _k.first_blocker_at(q[0], q[1], r, bl, TOUCH_TOL)
+            if k >= 0:
+                return f"overlaps unit {self._blocker_name(k, blocker_ids)}"
+        return None
+
+    def _why(self, code: int, i: int, blocker_ids: Sequence[str]) -> str | None:
+        if code == _k.FREE:
+            return None
+        if code == _k.OUTSIDE:
+            return "outside the map"
+        if code == _k.OBSTACLE:
+            return f"overlaps obstacle {self.obstacle_ids[i]}"
+        return f"overlaps unit {self._blocker_name(i, blocker_ids)}"
 
     def free_reason(
         self, p: ArrayLike, radius: float, blockers: ArrayLike = (), blocker_ids: Sequence[str] = ()
@@ -606,20 +682,14 @@ class NavMesh:
             ``"overlaps obstacle hedge-1"`` or ``"overlaps unit red-2"``.
         """
         r = _check_radius(radius)
-        q = _pt(p)
+        x, y = _xy(p)
         bl = as_blockers(blockers)
-        if not self._in_map(q[None, :], r)[0]:
-            return "outside the map"
-        if self.obstacle_geoms:
-            hits = self._tree.query(shapely.points(q), predicate="dwithin", distance=r - TOUCH_TOL)
-            if len(hits):
-                return f"overlaps obstacle {self.obstacle_ids[int(min(hits))]}"
-        if len(bl):
-            d = np.hypot(bl[:, 0] - q[0], bl[:, 1] - q[1])
-            bad = np.nonzero(d < bl[:, 2] + r - TOUCH_TOL)[0]
-            if len(bad):
-                return f"overlaps unit {self._blocker_name(int(bad[0]), blocker_ids)}"
-        return None
+        code, i = _k.free_code(
+            x, y, r, self.width, self.height, TOUCH_TOL, _AMBIGUITY, self._box, self._ptr, self._seg, bl
+        )
+        if code == _k.ASK_GEOS:
+            return self._free_why(np.array([x, y]), r, bl, blocker_ids)
+        return self._why(code, i, blocker_ids)
 
     def segment_reason(
         self,
@@ -639,24 +709,41 @@ class NavMesh:
             ``"start overlaps unit blue-1"`` or ``"the way is blocked by obstacle wall-2"``.
         """
         r = _check_radius(radius)
-        pa, pb = _pt(a), _pt(b)
+        ax, ay = _xy(a)
+        bx, by = _xy(b)
         bl = as_blockers(blockers)
-        why = self.free_reason(pb, r, bl, blocker_ids)
+        stage, code, i = _k.segment_code(
+            ax, ay, bx, by, r, self.width, self.height,
+            TOUCH_TOL, _AMBIGUITY, self._box, self._ptr, self._seg, bl,
+        )  # fmt: skip
+        if code == _k.ASK_GEOS:
+            return self._segment_why(np.array([ax, ay]), np.array([bx, by]), r, bl, blocker_ids)
+        why = self._why(code, i, blocker_ids)
+        if why is None:
+            return None
+        if stage == 0:
+            return f"destination {why}"
+        if stage == 1:
+            return f"start {why}"
+        return f"the way is blocked by {why.removeprefix('overlaps ')}"
+
+    def _segment_why(
+        self, pa: FloatArray, pb: FloatArray, r: float, bl: FloatArray, blocker_ids: Sequence[str]
+    ) -> str | None:
+        """segment_reason, step by step with GEOS settling close calls (the kernels' fallback)."""
+        why = self._free_why(pb, r, bl, blocker_ids)
         if why is not None:
             return f"destination {why}"
-        why = self.free_reason(pa, r, bl, blocker_ids)
+        why = self._free_why(pa, r, bl, blocker_ids)
         if why is not None:
             return f"start {why}"
-        if self.obstacle_geoms:
-            line = shapely.linestrings(np.stack([pa, pb]))
-            hits = self._tree.query(line, predicate="dwithin", distance=r - TOUCH_TOL)
-            if len(hits):
-                return f"the way is blocked by obstacle {self.obstacle_ids[int(min(hits))]}"
+        i = self._first_obstacle(pa, pb, r)
+        if i >= 0:
+            return f"the way is blocked by obstacle {self.obstacle_ids[i]}"
         if len(bl):
-            d = point_segment_distance(bl[:, :2], pa[None, :], pb[None, :])
-            bad = np.nonzero(d < bl[:, 2] + r - TOUCH_TOL)[0]
-            if len(bad):
-                return f"the way is blocked by unit {self._blocker_name(int(bad[0]), blocker_ids)}"
+            k = _k.first_blocker_on(pa[0], pa[1], pb[0], pb[1], r, bl, TOUCH_TOL)
+            if k >= 0:
+                return f"the way is blocked by unit {self._blocker_name(k, blocker_ids)}"
         return None
 
     def segment_clear(self, a: ArrayLike, b: ArrayLike, radius: float, blockers: ArrayLike = ()) -> bool:
@@ -665,118 +752,77 @@ class NavMesh:
 
     # ----------------------------------------------------------------- shortest paths
 
+    def _parts(
+        self, st: _Static, blockers: FloatArray, active: Sequence[int], endpoints: FloatArray
+    ) -> tuple[list[_Attachment], NDArray[np.bool_]]:
+        """Ring attachments of the ``active`` blockers (ascending), then the endpoints', and the
+        active mask."""
+        parts = [self._ring(st, blockers[k]) for k in active]
+        parts.extend(self._endpoint(st, float(e[0]), float(e[1])) for e in endpoints)
+        act = np.zeros(len(blockers), bool)
+        act[list(active)] = True
+        return parts, act
+
+    def _ask_geos(self, segs: FloatArray, r: float) -> FloatArray:
+        """Rows (ax, ay, bx, by, clear) for segments the kernels could not call."""
+        clear = self._settle(np.full(len(segs), _k.AMBIGUOUS, np.int8), segs[:, :2], segs[:, 2:], r)
+        return np.column_stack([segs, clear.astype(float)])
+
     def _query_graph(
         self, st: _Static, r: float, blockers: FloatArray, active: Sequence[int], endpoints: FloatArray
     ) -> _QueryGraph:
         """Static graph + ring nodes of the ``active`` blockers + ``endpoints`` (appended last)."""
         g = self._graph(st)
-        act = blockers[list(active)] if len(active) else np.zeros((0, 3))
-        parts: list[_Attachment] = []
-        for b in act:
-            ring, up, un = _circle_nodes(b[None, :], r, self._circle_segments)
-            parts.append(self._attachment(st, ring, (up, un)))
-        parts.extend(self._attachment(st, e[None, :], None) for e in endpoints)
-        n = len(st.nodes)
-        offsets = np.cumsum([n] + [len(p.pts) for p in parts])
-        coords = np.vstack([st.nodes, *(p.pts for p in parts)])
-        valid = [p.free & self._points_free(p.pts, r, blockers) for p in parts]
-        blocked: set[int] = set()
-        if len(act) and len(g.ea):
-            blocked = set(np.nonzero(~self._segments_clear_of_blockers(g.ea, g.eb, r, act))[0].tolist())
-        ei: list[NDArray[np.int_]] = []
-        ej: list[NDArray[np.int_]] = []
-        for k, p in enumerate(parts):
-            li, sj, _ = p.to_static
-            ei.append(offsets[k] + li)
-            ej.append(sj)
-            ai, aj, _ = p.own
-            ei.append(offsets[k] + ai)
-            ej.append(offsets[k] + aj)
-        fi: list[NDArray[np.int_]] = []  # pairs across parts still need the obstacle check
-        fj: list[NDArray[np.int_]] = []
-        for k1 in range(len(parts)):
-            for k2 in range(k1 + 1, len(parts)):
-                p1, p2 = parts[k1], parts[k2]
-                ok = (
-                    _tangent_matrix(p1.pts, p1.dirs, p2.pts, p2.dirs)
-                    & valid[k1][:, None]
-                    & valid[k2][None, :]
-                )
-                ii, jj = np.nonzero(ok)
-                fi.append(offsets[k1] + ii)
-                fj.append(offsets[k2] + jj)
-        extra: dict[int, list[tuple[int, float]]] = {}
-        all_valid = np.concatenate([np.ones(n, bool), *valid])
-        ci = np.concatenate([np.zeros(0, int), *ei])
-        cj = np.concatenate([np.zeros(0, int), *ej])
-        keep = all_valid[ci] & all_valid[cj]
-        ci, cj = ci[keep], cj[keep]
-        if fi:
-            xi, xj = np.concatenate(fi), np.concatenate(fj)
-            clear = self._segments_clear_of_obstacles(coords[xi], coords[xj], r)
-            ci, cj = np.concatenate([ci, xi[clear]]), np.concatenate([cj, xj[clear]])
-        ok = self._segments_clear_of_blockers(coords[ci], coords[cj], r, act)
-        ci, cj = ci[ok], cj[ok]
-        w = np.hypot(*(coords[cj] - coords[ci]).T)
-        for i, j, length in zip(ci.tolist(), cj.tolist(), w.tolist()):
-            extra.setdefault(i, []).append((j, length))
-            extra.setdefault(j, []).append((i, length))
-        zero = np.zeros((len(coords) - n, 2))
-        up = np.vstack([st.up, *(p.dirs[0] if p.dirs else zero[: len(p.pts)] for p in parts)])
-        un = np.vstack([st.un, *(p.dirs[1] if p.dirs else zero[: len(p.pts)] for p in parts)])
+        parts, act = self._parts(st, blockers, sorted(active), endpoints)
+        fdat = np.vstack([p.fdat for p in parts]) if parts else np.zeros((0, 6))
+        idat = np.concatenate([p.idat for p in parts]) if parts else np.zeros(0, np.int64)
+        ov = np.zeros((0, 5))
+        while True:
+            code, coords, blocked, ex_ptr, ex_nbr, ex_w, amb = _k.assemble(
+                st.nodes, len(g.ea), fdat, idat, len(parts), blockers, act,
+                r, TOUCH_TOL, _AMBIGUITY, self._box, self._ptr, self._seg, ov,
+            )  # fmt: skip
+            if code != _k.NEED_GEOS:
+                break
+            ov = np.vstack([ov, self._ask_geos(amb, r)])
         return _QueryGraph(
-            coords=coords, up=up, un=un, n_static=n, static_adj=g.adj, blocked=blocked, extra=extra
+            coords=coords,
+            up=np.vstack([st.up, fdat[:, 2:4]]),
+            un=np.vstack([st.un, fdat[:, 4:6]]),
+            n_static=len(st.nodes),
+            graph=g,
+            blocked=blocked,
+            ex_ptr=ex_ptr,
+            ex_nbr=ex_nbr,
+            ex_w=ex_w,
         )
 
-    @staticmethod
-    def _neighbours(qg: _QueryGraph, u: int) -> list[tuple[int, float]]:
-        out: list[tuple[int, float]] = []
-        if u < qg.n_static:
-            blocked = qg.blocked
-            out.extend((v, w) for v, w, e in qg.static_adj[u] if e not in blocked)
-        out.extend(qg.extra.get(u, ()))
-        return out
-
     def _astar(self, qg: _QueryGraph, src: int, dst: int) -> list[int] | None:
-        h = np.hypot(*(qg.coords - qg.coords[dst]).T).tolist()
-        dist: dict[int, float] = {src: 0.0}
-        prev: dict[int, int] = {}
-        heap = [(h[src], 0.0, src)]
-        done: set[int] = set()
-        while heap:
-            _, d, u = heapq.heappop(heap)
-            if u in done:
-                continue
-            if u == dst:
-                out = [u]
-                while out[-1] != src:
-                    out.append(prev[out[-1]])
-                return out[::-1]
-            done.add(u)
-            for v, w in self._neighbours(qg, u):
-                nd = d + w
-                if nd < dist.get(v, math.inf):
-                    dist[v] = nd
-                    prev[v] = u
-                    heapq.heappush(heap, (nd + h[v], nd, v))
-        return None
+        g = qg.graph
+        route = _k.astar(
+            qg.coords,
+            qg.n_static,
+            g.ptr,
+            g.nbr,
+            g.w,
+            g.eid,
+            qg.blocked,
+            qg.ex_ptr,
+            qg.ex_nbr,
+            qg.ex_w,
+            src,
+            dst,
+        )
+        return route.tolist() if len(route) else None
 
     def _dijkstra(self, qg: _QueryGraph, src: int, bound: float) -> dict[int, tuple[float, int]]:
         """Shortest distances below ``bound`` from ``src``: node -> (distance, parent)."""
-        dist: dict[int, float] = {src: 0.0}
-        heap = [(0.0, src, src)]
-        done: dict[int, tuple[float, int]] = {}
-        while heap:
-            d, u, parent = heapq.heappop(heap)
-            if u in done:
-                continue
-            done[u] = (d, parent)
-            for v, w in self._neighbours(qg, u):
-                nd = d + w
-                if nd < bound and nd < dist.get(v, math.inf):
-                    dist[v] = nd
-                    heapq.heappush(heap, (nd, v, u))
-        return done
+        g = qg.graph
+        done, dist, parent = _k.dijkstra(
+            len(qg.coords), qg.n_static, g.ptr, g.nbr, g.w, g.eid,
+            qg.blocked, qg.ex_ptr, qg.ex_nbr, qg.ex_w, src, bound,
+        )  # fmt: skip
+        return {v: (float(dist[v]), int(parent[v])) for v in np.nonzero(done)[0].tolist()}
 
     def path(
         self,
@@ -801,33 +847,64 @@ class NavMesh:
         """
         del blocker_ids  # ids only matter for reasons; kept for a uniform call shape
         r = _check_radius(radius)
-        s, t = _pt(start), _pt(goal)
+        sx, sy = _xy(start)
+        tx, ty = _xy(goal)
         bl = as_blockers(blockers)
-        if not self._points_free(np.vstack([s, t]), r, bl).all():
-            return None
-        clear = self._segments_clear_of_obstacles(s[None], t[None], r)[0]
-        if clear and not (len(bl) and self._blocking(s[None], t[None], r, bl).any()):
-            return Path(
-                points=((float(s[0]), float(s[1])), (float(t[0]), float(t[1]))), length=math.dist(s, t)
-            )
-        st = self._static(r)
-        active = set(np.nonzero(self._blocking(s[None], t[None], r, bl))[0].tolist()) if len(bl) else set()
-        ends = np.vstack([s, t])
-        while True:
-            qg = self._query_graph(st, r, bl, sorted(active), ends)
-            src = len(qg.coords) - 2
-            route = self._astar(qg, src, src + 1)
-            if route is None:
+        code, cross = _k.prelude(
+            sx,
+            sy,
+            tx,
+            ty,
+            r,
+            self.width,
+            self.height,
+            TOUCH_TOL,
+            _AMBIGUITY,
+            self._box,
+            self._ptr,
+            self._seg,
+            bl,
+        )
+        if code == 3:  # an obstacle verdict GEOS must settle: the general checks
+            s, t = np.array([sx, sy]), np.array([tx, ty])
+            if not self._points_free(np.vstack([s, t]), r, bl).all():
                 return None
-            pts = qg.coords[route]
-            if len(bl):
-                hit = np.any(self._blocking(pts[:-1], pts[1:], r, bl), axis=0)
-                new = set(np.nonzero(hit)[0].tolist()) - active
-                if new:
-                    active |= new
-                    continue
-            seg = np.hypot(*np.diff(pts, axis=0).T)
-            return Path(points=tuple((float(x), float(y)) for x, y in pts), length=float(seg.sum()))
+            clear = self._segments_clear_of_obstacles(s[None], t[None], r)[0]
+            cross = bool(len(bl) and self._blocking(s[None], t[None], r, bl).any())
+            code = 1 if clear and not cross else 2
+        if code == 0:
+            return None
+        if code == 1:
+            return Path(points=((sx, sy), (tx, ty)), length=math.dist((sx, sy), (tx, ty)))
+        st = self._static(r)
+        g = st.graph or self._graph(st)
+        ends = [self._endpoint(st, sx, sy), self._endpoint(st, tx, ty)]
+        # Kept as the pre-kernel code had it (answers must not change): that code took the *row*
+        # index of the (1, k) crossing mask, so the first round holds blocker 0 whenever any
+        # blocker crosses the straight line, not the crossing ones. Only which rings are in the
+        # graph differs, which matters when the start touches a unit (docs/movement.md).
+        active = [0] if cross else []
+        act = np.zeros(len(bl), bool)
+        ov = _NO_OVERRIDES
+        while True:
+            parts = [self._ring(st, bl[k]) for k in active] + ends
+            if active:
+                act[active] = True
+            code, pts, lengths, new, amb = _k.route(
+                st.nodes, g.ptr, g.nbr, g.w, g.eid,
+                np.concatenate([p.fdat for p in parts]), np.concatenate([p.idat for p in parts]), len(parts),
+                bl, act, r, TOUCH_TOL, _AMBIGUITY, self._box, self._ptr, self._seg, ov,
+            )  # fmt: skip
+            if code == _k.NEED_GEOS:
+                ov = np.vstack([ov, self._ask_geos(amb, r)])
+                continue
+            if code == _k.NO_ROUTE:
+                return None
+            if len(new):
+                # the route crosses blockers left out so far: add them and search again
+                active = sorted(set(active) | set(new.tolist()))
+                continue
+            return Path(points=tuple(map(tuple, pts.tolist())), length=float(lengths.sum()))
 
     @staticmethod
     def _blocking(a: FloatArray, b: FloatArray, r: float, blockers: FloatArray) -> NDArray[np.bool_]:
