@@ -16,6 +16,10 @@ class ActionPoints:
     maximum: int
 
 
+#: Status flags that take a unit out of action.
+OUT_OF_ACTION = frozenset({"dead", "unconscious", "out"})
+
+
 @dataclass(slots=True)
 class Health:
     """Ruleset-specific damage tracks, e.g. ``{"hp": 11}`` or ``{"stun": 0, "wounds": 0}``.
@@ -30,7 +34,7 @@ class Health:
 
     @property
     def out_of_action(self) -> bool:
-        return bool(self.status & {"dead", "unconscious", "out"})
+        return not self.status.isdisjoint(OUT_OF_ACTION)
 
 
 @dataclass(slots=True)

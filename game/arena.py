@@ -12,6 +12,7 @@ recomputed.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
@@ -22,7 +23,7 @@ from components.sight import SightFacts
 from components.spatial import POSTURE_HEIGHT, Posture, normalize_degrees
 from components.specs import ScenarioSpec
 from components.terrain import ObstacleSpec
-from game.commands import Point
+from game.commands import LazyRegion, Point
 from game.geometry import SightCache, SightIndex, UnitTable
 from game.movement import NavMesh, Path, regions
 from game.rules.base import Region
@@ -39,6 +40,20 @@ def static_geometry(
     them once per process.
     """
     return SightIndex(obstacles, width, height), NavMesh(obstacles, width, height)
+
+
+@lru_cache(maxsize=64)
+def _disc_ring(max_len: float) -> tuple[np.ndarray, np.ndarray, tuple[float, ...]] | None:
+    """The closed ring of ``shapely.Point(0, 0).buffer(max_len, quad_segs=16)``, the same ring
+    starting one vertex later, and its bounds (None if the disc is empty)."""
+    disc = shapely.Point(0.0, 0.0).buffer(max_len, quad_segs=16)
+    if disc.is_empty or disc.geom_type != "Polygon":
+        return None
+    ring = np.asarray(disc.exterior.coords, dtype=np.float64)
+    rolled = np.concatenate([ring[1:], ring[1:2]])
+    ring.setflags(write=False)
+    rolled.setflags(write=False)
+    return ring, rolled, tuple(float(v) for v in disc.bounds)
 
 
 class Arena:
@@ -58,8 +73,15 @@ class Arena:
         self.sight_index, self.nav = static_geometry(spec.obstacles, spec.width, spec.height)
         self.cache = SightCache(self.sight_index, self.table())
         # Paths are asked for several times per move (validate, price, apply): memoise them
-        # until any unit changes place.
+        # until any unit changes place; the same for every unit's blockers.
         self._paths: dict[tuple[str, float, float], Path | None] = {}
+        self._blockers: dict[str | None, tuple[np.ndarray, tuple[str, ...]]] = {}
+        # Sight facts by (attacker, target), until the table changes: rulesets and policies ask
+        # for the same pairs many times per decision.
+        self._facts: dict[tuple[str, str], SightFacts] = {}
+        #: Counts changes of the table (moves, postures, turns, removals): validators memoise
+        #: their answers per point while it stays the same.
+        self.stamp = 0
 
     # ------------------------------------------------------------ state
     def table(self) -> UnitTable:
@@ -77,6 +99,9 @@ class Arena:
         i = self.index_of[uid]
         if self.xy[i, 0] != pos[0] or self.xy[i, 1] != pos[1]:
             self._paths.clear()
+            self._blockers.clear()
+        self.stamp += 1
+        self._facts.clear()
         self.xy[i] = pos
         self.height[i] = height
         self.facing[i] = facing
@@ -91,6 +116,9 @@ class Arena:
         i = self.index_of[uid]
         self.alive[i] = False
         self._paths.clear()
+        self._blockers.clear()
+        self.stamp += 1
+        self._facts.clear()
         self.cache.move_unit(i, (-1.0e4 - 10.0 * i, -1.0e4), 0.0, float(self.facing[i]))
 
     def refresh(self) -> None:
@@ -99,17 +127,50 @@ class Arena:
 
     # ------------------------------------------------------------ sight
     def sight(self, attacker: str, target: str) -> SightFacts:
-        return self.cache.facts(self.index_of[attacker], self.index_of[target])
+        key = (attacker, target)
+        got = self._facts.get(key)
+        if got is None:
+            got = self._facts[key] = self.cache.facts(self.index_of[attacker], self.index_of[target])
+        return got
 
     # --------------------------------------------------------- movement
     def blockers(self, uid: str | None) -> tuple[np.ndarray, tuple[str, ...]]:
-        """Bases of every other unit in action: an (k, 3) array of x, y, r and their ids."""
-        keep = self.alive.copy()
-        if uid is not None:
-            keep[self.index_of[uid]] = False
-        arr = np.column_stack([self.xy[keep], self.base[keep]]) if keep.any() else np.empty((0, 3))
-        ids = tuple(u for u, k in zip(self.ids, keep, strict=True) if k)
-        return arr, ids
+        """Bases of every other unit in action: an (k, 3) array of x, y, r and their ids.
+
+        Memoised until a unit moves or leaves the table; callers must not change the array.
+        """
+        got = self._blockers.get(uid)
+        if got is None:
+            keep = self.alive.copy()
+            if uid is not None:
+                keep[self.index_of[uid]] = False
+            arr = np.column_stack([self.xy[keep], self.base[keep]]) if keep.any() else np.empty((0, 3))
+            ids = tuple(u for u, k in zip(self.ids, keep, strict=True) if k)
+            got = self._blockers[uid] = (arr, ids)
+        return got
+
+    def memoised(self, validate: Callable[[Any], str | None]) -> Callable[[Any], str | None]:
+        """``validate`` answering each point once while the table stays the same.
+
+        A policy validates the point it picks and the match validates it again on ``apply``;
+        each answer may cost a shortest-path search.
+        """
+        memo: dict[tuple[float, float], str | None] = {}
+        seen = [self.stamp]
+
+        def check(p: Any) -> str | None:
+            if type(p) is not tuple or len(p) != 2 or type(p[0]) is not float or type(p[1]) is not float:
+                return validate(p)  # only (float, float) points are remembered
+            key: tuple[float, float] = p
+            if seen[0] != self.stamp:
+                memo.clear()
+                seen[0] = self.stamp
+            if key in memo:
+                return memo[key]
+            why = memo[key] = validate(p)
+            return why
+
+        return check
 
     def _me(self, uid: str) -> tuple[Point, float]:
         i = self.index_of[uid]
@@ -128,16 +189,17 @@ class Arena:
         blk, ids = self.blockers(uid)
         return self.nav.free_reason((float(to[0]), float(to[1])), r, blk, ids)
 
-    def move_region(self, uid: str, max_len: float) -> Region:
+    def move_region(self, uid: str, max_len: float, lazy: bool = False) -> Region:
         """Where a move of at most ``max_len`` may end.
 
         The geometry is only the disc of radius ``max_len`` clipped to the map (cheap: it is
         built for every turn decision, and serves for sampling and for drawing the reach); the
         validator is exact: a free shortest path no longer than ``max_len``. The window draws the
-        exact geodesic reach with ``nav.reachable`` when it needs it.
+        exact geodesic reach with ``nav.reachable`` when it needs it. With ``lazy`` the geometry
+        is a :class:`~game.commands.LazyRegion` (for an option's ``region``).
         """
         start, r = self._me(uid)
-        geom = self._clipped_disc(start, r, max_len)
+        geom = self._disc(start, r, max_len, lazy)
 
         def validate(p: Any) -> str | None:
             why = self.free_reason(uid, p)
@@ -150,17 +212,17 @@ class Arena:
                 return f"path of {path.length:.2f} in is longer than {max_len:.2f} in"
             return None
 
-        return Region(geom, validate)
+        return Region(geom, self.memoised(validate))
 
-    def step_region(self, uid: str, max_len: float) -> Region:
+    def step_region(self, uid: str, max_len: float, lazy: bool = False) -> Region:
         """Where a step may end: like :meth:`move_region`, the geometry is the cheap clipped disc
         (a step is offered on every GURPS turn decision), the validator the exact straight-move
         check (:func:`game.movement.regions.is_legal_step`)."""
         start, r = self._me(uid)
         blk, ids = self.blockers(uid)
         return Region(
-            self._clipped_disc(start, r, max_len),
-            lambda p: regions.is_legal_step(self.nav, p, start, r, max_len, blk, ids),
+            self._disc(start, r, max_len, lazy),
+            self.memoised(lambda p: regions.is_legal_step(self.nav, p, start, r, max_len, blk, ids)),
         )
 
     def exact_step_region(self, uid: str, max_len: float) -> Any:
@@ -169,10 +231,29 @@ class Arena:
         blk, _ = self.blockers(uid)
         return regions.step_region(self.nav, start, r, max_len, blk)
 
+    def _disc(self, centre: Point, radius: float, max_len: float, lazy: bool) -> Any:
+        if lazy:
+            return LazyRegion(lambda: self._clipped_disc(centre, radius, max_len))
+        return self._clipped_disc(centre, radius, max_len)
+
     def _clipped_disc(self, centre: Point, radius: float, max_len: float) -> Any:
+        """``box(radius, radius, w - radius, h - radius) ∩ Point(centre).buffer(max_len, 16)``,
+        vertex for vertex, without GEOS's buffer (and, for a disc inside the box, its overlay)."""
         w, h = self.spec.width, self.spec.height
-        disc = shapely.Point(centre).buffer(max_len, quad_segs=16)
-        return shapely.box(radius, radius, w - radius, h - radius).intersection(disc)
+        lo_x, lo_y, hi_x, hi_y = radius, radius, w - radius, h - radius
+        rings = _disc_ring(float(max_len))
+        if rings is None:
+            disc = shapely.Point(centre).buffer(max_len, quad_segs=16)
+            return shapely.box(lo_x, lo_y, hi_x, hi_y).intersection(disc)
+        # GEOS places each vertex at centre + r·(cos a, sin a): the origin disc shifted is the same.
+        ring, rolled, (x0, y0, x1, y1) = rings
+        c = np.array(centre, dtype=np.float64)
+        cx, cy = float(c[0]), float(c[1])
+        # (rounding is monotonic: the shifted ring's extremes are the shifted extremes)
+        if cx + x0 > lo_x and cx + x1 < hi_x and cy + y0 > lo_y and cy + y1 < hi_y:
+            # Strictly inside: the overlay returns the disc itself, its ring starting one vertex on.
+            return shapely.polygons(rolled + c)
+        return shapely.box(lo_x, lo_y, hi_x, hi_y).intersection(shapely.polygons(ring + c))
 
     def retreat_region(self, uid: str, attacker_pos: Point, min_len: float, max_len: float) -> Region:
         start, r = self._me(uid)
@@ -180,8 +261,10 @@ class Arena:
         geom = regions.retreat_region(self.nav, start, attacker_pos, r, min_len, max_len, blk)
         return Region(
             geom,
-            lambda p: regions.is_legal_retreat(
-                self.nav, p, start, attacker_pos, r, min_len, max_len, blk, ids
+            self.memoised(
+                lambda p: regions.is_legal_retreat(
+                    self.nav, p, start, attacker_pos, r, min_len, max_len, blk, ids
+                )
             ),
         )
 
@@ -189,7 +272,10 @@ class Arena:
         start, r = self._me(uid)
         blk, ids = self.blockers(uid)
         geom = regions.dodge_disc(self.nav, start, r, max_len, blk)
-        return Region(geom, lambda p: regions.is_legal_dodge_move(self.nav, p, start, r, max_len, blk, ids))
+        return Region(
+            geom,
+            self.memoised(lambda p: regions.is_legal_dodge_move(self.nav, p, start, r, max_len, blk, ids)),
+        )
 
     def interpose_region(self, uid: str, friend_pos: Point, attacker_pos: Point, step_len: float) -> Region:
         start, r = self._me(uid)
@@ -197,7 +283,9 @@ class Arena:
         geom = regions.interpose_points(self.nav, friend_pos, attacker_pos, start, r, step_len, blk)
         return Region(
             geom,
-            lambda p: regions.is_legal_interpose(
-                self.nav, p, friend_pos, attacker_pos, start, r, step_len, blk, ids
+            self.memoised(
+                lambda p: regions.is_legal_interpose(
+                    self.nav, p, friend_pos, attacker_pos, start, r, step_len, blk, ids
+                )
             ),
         )

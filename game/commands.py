@@ -154,7 +154,22 @@ class Modifier:
         return f"{sign}{v} {self.source}"
 
 
-@dataclass(frozen=True)
+class LazyRegion:
+    """A region geometry built on first use: ``Option(..., region=LazyRegion(build))``.
+
+    The move and step regions of a turn decision cost a shapely buffer and intersection each,
+    and most decisions are answered without looking at them (an attack, or a point the policy
+    computes and validates); the option's ``region`` attribute calls ``build()`` once, when
+    first read.
+    """
+
+    __slots__ = ("build",)
+
+    def __init__(self, build: Callable[[], Any]) -> None:
+        self.build = build
+
+
+@dataclass(frozen=True, init=False)
 class Option:
     """One legal choice of a decision.
 
@@ -162,7 +177,9 @@ class Option:
     any value ``v`` for which ``validate(v)`` returns ``None`` is legal (the
     function returns a reason string otherwise); ``region`` is the shapely
     geometry of legal points, for drawing and for AI sampling (``None`` for
-    non-spatial free fields such as ``Face.degrees``).
+    non-spatial free fields such as ``Face.degrees``). Given a :class:`LazyRegion`,
+    the geometry is built when ``region`` is first read; :attr:`has_region` tells
+    whether there is one without building it.
     """
 
     command: Any
@@ -170,9 +187,51 @@ class Option:
     p_success: float | None = None
     modifiers: tuple[Modifier, ...] = ()
     point_field: str | None = None
-    region: Any = None
+    # No class attribute (a default_factory leaves none): a lazy region not built yet is
+    # missing from the instance, so reading it reaches __getattr__.
+    region: Any = field(default_factory=lambda: None)
     validate: Callable[[Any], str | None] | None = field(default=None, compare=False)
     detail: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    def __init__(
+        self,
+        command: Any,
+        label: str,
+        p_success: float | None = None,
+        modifiers: tuple[Modifier, ...] = (),
+        point_field: str | None = None,
+        region: Any = None,
+        validate: Callable[[Any], str | None] | None = None,
+        detail: dict[str, Any] | None = None,
+    ) -> None:
+        # Written out (a decision makes a dozen options): the generated frozen __init__ sets
+        # each field through object.__setattr__.
+        d = self.__dict__
+        d["command"] = command
+        d["label"] = label
+        d["p_success"] = p_success
+        d["modifiers"] = modifiers
+        d["point_field"] = point_field
+        if type(region) is LazyRegion:
+            d["_lazy_region"] = region  # no "region" entry yet: the first read builds it
+        else:
+            d["region"] = region
+        d["validate"] = validate
+        d["detail"] = {} if detail is None else detail
+
+    def __getattr__(self, name: str) -> Any:
+        # Reached only for attributes not in the instance: a lazy region's first read.
+        lazy = self.__dict__.get("_lazy_region") if name == "region" else None
+        if lazy is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        value = self.__dict__["region"] = lazy.build()
+        return value
+
+    @property
+    def has_region(self) -> bool:
+        """Whether the option has a region (a lazy one is not built to answer)."""
+        d = self.__dict__
+        return d.get("region") is not None or ("_lazy_region" in d and "region" not in d)
 
     def with_point(self, value: Any) -> Any:
         """The command with the free field set to ``value``."""
@@ -196,10 +255,21 @@ class Decision:
     context: dict[str, Any] = field(default_factory=dict)
 
 
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def field_names(cls: type) -> tuple[str, ...]:
+    """The dataclass field names of ``cls``, in order (memoised: ``fields()`` is slow)."""
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in fields(cls))
+    return names
+
+
 def _same_except(a: Any, b: Any, free: str | None) -> bool:
     if type(a) is not type(b):
         return False
-    return all(f.name == free or getattr(a, f.name) == getattr(b, f.name) for f in fields(a))
+    return all(n == free or getattr(a, n) == getattr(b, n) for n in field_names(type(a)))
 
 
 def _finite_point(v: Any) -> bool:
@@ -217,7 +287,7 @@ def matches(option: Option, command: Any) -> str | None:
     if option.point_field is None:
         return None
     value = getattr(command, option.point_field)
-    if option.region is not None and not _finite_point(value):
+    if option.has_region and not _finite_point(value):
         return f"{option.point_field} must be a finite (x, y) point"
     if option.validate is not None:
         return option.validate(value)
@@ -246,9 +316,9 @@ def find_option(decision: Decision, command: Any) -> Option:
 def command_to_json(cmd: Any) -> dict[str, Any]:
     """A JSON-safe dict for the event log and saves (tuples become lists)."""
     out: dict[str, Any] = {"type": type(cmd).__name__}
-    for f in fields(cmd):
-        v = getattr(cmd, f.name)
-        out[f.name] = list(v) if isinstance(v, tuple) else v
+    for name in field_names(type(cmd)):
+        v = getattr(cmd, name)
+        out[name] = list(v) if isinstance(v, tuple) else v
     return out
 
 

@@ -31,12 +31,25 @@ def round_pos(p: Iterable[float]) -> list[float]:
     return [round(float(c), POS_DECIMALS) for c in p]
 
 
+#: Types ``_clean`` passes through unchanged (exact types: numpy scalars subclass some of them).
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+
+
 def _clean(value: Any) -> Any:
     """JSON-safe copy: tuples -> lists, numpy scalars -> Python, sets -> sorted lists.
 
     Floats keep full precision (Python's repr round-trips exactly), so a command read back
     from a log is the very command that was applied.
     """
+    t = type(value)
+    if t in _PLAIN:  # the common case first: every event has many plain fields
+        return value
+    if t is dict:
+        return {
+            k if type(k) is str else str(k): v if type(v) in _PLAIN else _clean(v) for k, v in value.items()
+        }
+    if t is list or t is tuple:
+        return [v if type(v) in _PLAIN else _clean(v) for v in value]
     if isinstance(value, dict):
         return {str(k): _clean(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -66,7 +79,7 @@ class EventLog:
         for k, v in fields.items():
             if k in event:
                 raise ValueError(f"event field {k!r} is reserved")
-            event[k] = _clean(v)
+            event[k] = v if type(v) in _PLAIN else _clean(v)
         self.events.append(event)
         for fn in self._listeners:
             fn(event)

@@ -20,6 +20,10 @@ if TYPE_CHECKING:
     from game.match import Match
 
 
+#: Every posture with its name (reading an enum member's value is a descriptor call).
+_POSTURES = tuple((p, p.value) for p in Posture)
+
+
 def _finite_degrees(v: Any) -> str | None:
     if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v):
         return None
@@ -41,7 +45,8 @@ def turn_decision(match: Match, uid: str) -> Decision | None:
     per_ap = rules.inches_per_ap(match, uid)
     if per_ap > 0 and ap.current > 0:
         max_len = per_ap * ap.current
-        region = match.move_region(uid, max_len)
+        # The region's geometry is only built if someone reads it (sampling, drawing).
+        region = match.arena.move_region(uid, max_len, lazy=True)
 
         def validate_move(to: Any, uid: str = uid, region: Any = region) -> str | None:
             why: str | None = region.validate(to)
@@ -67,7 +72,7 @@ def turn_decision(match: Match, uid: str) -> Decision | None:
         )
     if can_step:
         step_len = 1.0 / match.yards_per_inch  # one yard, in inches
-        region = match.step_region(uid, step_len)
+        region = match.arena.step_region(uid, step_len, lazy=True)
         options.append(
             Option(
                 Step(uid, (0.0, 0.0)),
@@ -85,9 +90,10 @@ def turn_decision(match: Match, uid: str) -> Decision | None:
     posture_cost = costs.get("posture")
     if posture_cost is not None and posture_cost <= ap.current:
         current = match.posture(uid)
-        for p in Posture:
-            if p != current and rules.posture_allowed(match, uid, p):
-                options.append(Option(ChangePosture(uid, p.value), f"posture {p.value} ({posture_cost} AP)"))
+        allowed = rules.posture_allowed
+        for p, name in _POSTURES:
+            if p != current and allowed(match, uid, p):
+                options.append(Option(ChangePosture(uid, name), f"posture {name} ({posture_cost} AP)"))
     attack_cost = costs.get("attack")
     if attack_cost is not None and attack_cost <= ap.current:
         options.extend(rules.attack_options(match, uid))

@@ -25,7 +25,7 @@ import itertools
 import json
 import math
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,7 +35,7 @@ import numpy as np
 from components.identity import Controller, Identity
 from components.sight import SightFacts
 from components.spatial import POSTURE_HEIGHT, Body, Facing, Position, Posture, Stance, normalize_degrees
-from components.specs import ScenarioSpec
+from components.specs import ScenarioSpec, UnitSpec
 from components.state import ActionPoints, DefenseState, Health, RuleStats, TurnState
 from game import __version__
 from game.arena import Arena
@@ -45,13 +45,16 @@ from game.errors import IllegalCommand, UnknownName
 from game.events import EventLog, round_pos
 from game.rules import get_ruleset
 from game.rules.base import Flow, Region, Ruleset
-from game.scenario import resolve_stats
+from game.scenario import DEFAULT_PROFILE, resolve_stats
 from systems import install_processors
 
 _world_ids = itertools.count()
 
 #: A guard against a controller that never ends its turn (e.g. spins on Face).
 MAX_COMMANDS_PER_TURN = 64
+
+#: Validated stat blocks by (ruleset class, ruleset, profile, raw block): see Match._stats_of.
+_STATS: dict[tuple[Any, ...], Any] = {}
 
 
 @dataclass(frozen=True)
@@ -85,7 +88,7 @@ class Match:
         self.rng = np.random.default_rng(dice_seq)
         self.ai_rng = np.random.default_rng(ai_seq)
         self.log = EventLog()
-        self.dice = Dice(self.rng, lambda payload: self.emit("roll", **payload))
+        self.dice = Dice(self.rng, self._log_roll)
         self.round = 0
         self.round_limit = int(round_limit or spec.round_limit)
         self.yards_per_inch = spec.yards_per_inch
@@ -96,6 +99,9 @@ class Match:
         self.world = f"skirmish-match-{next(_world_ids)}"
         self._eid: dict[str, int] = {}
         self._comps: dict[str, dict[type, Any]] = {}
+        # The components that never change identity, by unit (hot reads of every query).
+        self._side: dict[str, str] = {}
+        self._health: dict[str, Health] = {}
         self._order: list[str] = []  # activation order of the current round (remaining)
         self._active: str | None = None
         self._turn_over = False
@@ -129,7 +135,7 @@ class Match:
 
     def _build_world(self) -> None:
         for u in self.spec.units:
-            stats = resolve_stats(self.spec, u, self.ruleset_name)
+            stats = self._stats_of(u)
             setup = self.rules.setup_unit(stats)
             components = (
                 Identity(u.id, u.side),
@@ -149,6 +155,23 @@ class Match:
             # no world switch (the hot path of every rule and AI query).
             self._comps[u.id] = {type(c): c for c in components}
             self._eid[u.id] = eid
+            self._side[u.id] = u.side
+            self._health[u.id] = setup.health
+
+    def _stats_of(self, u: UnitSpec) -> Any:
+        """``resolve_stats`` for ``u``, remembered by the raw block it validates: validating a
+        stat block (pydantic) costs more than a battle's first turn, and a batch plays the same
+        blocks over and over. The models are frozen, so matches can share them."""
+        block = self.spec.profiles.get(u.profile or DEFAULT_PROFILE, {}).get(self.ruleset_name)
+        if block is None:
+            return resolve_stats(self.spec, u, self.ruleset_name)  # a default, or an error
+        key = (type(self.rules), self.ruleset_name, u.profile, repr(block))
+        stats = _STATS.get(key)
+        if stats is None:
+            if len(_STATS) >= 1024:
+                _STATS.clear()
+            stats = _STATS[key] = resolve_stats(self.spec, u, self.ruleset_name)
+        return stats
 
     def close(self) -> None:
         """Delete this match's esper world (a finished match need not be kept in memory)."""
@@ -180,19 +203,27 @@ class Match:
             find_option(decision, cmd)
         except ValueError as e:
             raise IllegalCommand(f"{type(cmd).__name__} by {decision.unit} refused: {e}") from None
-        self.commands.append(command_to_json(cmd))
-        self.emit("command", unit=decision.unit, decision=decision.kind, command=command_to_json(cmd))
+        as_json = command_to_json(cmd)
+        self.commands.append(as_json)
+        self.emit("command", unit=decision.unit, decision=decision.kind, command=as_json)  # a copy
         self._inbox = cmd
         self.pending = None
         self._run()
 
     def _run(self) -> None:
         """Run systems until a decision is pending or the match is over."""
-        with self.activated():
+        # ``activated()`` spelt out: this runs after every command.
+        previous = esper.current_world
+        if previous != self.world:
+            esper.switch_world(self.world)
+        try:
             for _ in range(10_000):
                 esper.process(self)
                 if self.pending is not None or self.outcome is not None:
                     return
+        finally:
+            if previous != self.world and previous in esper.list_worlds():
+                esper.switch_world(previous)
         raise RuntimeError("match made no progress")  # pragma: no cover - a bug guard
 
     # Called by systems -------------------------------------------------------
@@ -257,11 +288,13 @@ class Match:
         self._active = uid
         self._turn_over = False
         self._turn_commands = 0
-        with self.activated():
-            eid = self._eid[uid]
+        eid = self._eid[uid]
+        comps = self._comps[uid]
+        # The systems call this with the world already current: no switch needed then.
+        with self.activated() if esper.current_world != self.world else nullcontext():
             for fresh in (DefenseState(), TurnState()):
                 esper.add_component(eid, fresh)
-                self._comps[uid][type(fresh)] = fresh
+                comps[type(fresh)] = fresh
 
     def finish_turn(self) -> None:
         self._turn_over = True
@@ -280,6 +313,9 @@ class Match:
     # ------------------------------------------------------------- events
     def emit(self, type: str, **fields: Any) -> None:
         self.log.append(self.round, type, fields)
+
+    def _log_roll(self, payload: dict[str, Any]) -> None:
+        self.log.append(self.round, "roll", payload)
 
     def _log_start(self) -> None:
         units = []
@@ -331,21 +367,39 @@ class Match:
 
     # ------------------------------------------------------- Battle: reading
     def units(self, alive: bool = True) -> list[str]:
-        return [u for u in self._eid if not (alive and self.health(u).out_of_action)]
+        if not alive:
+            return list(self._eid)
+        return [u for u, h in self._health.items() if not h.out_of_action]
+
+    def sides_in_action(self) -> list[str]:
+        """The sides with at least one unit in action, sorted."""
+        side = self._side
+        return sorted({side[u] for u, h in self._health.items() if not h.out_of_action})
 
     def side(self, uid: str) -> str:
-        ident: Identity = self._c(uid, Identity)
-        return ident.side
+        try:
+            return self._side[uid]
+        except KeyError:
+            ident: Identity = self._c(uid, Identity)  # raises UnknownName
+            return ident.side
 
+    # The readers below index the component table directly (they run ~100k times a battle);
+    # ``_c`` only words the error for an unknown unit.
     def stats(self, uid: str) -> Any:
-        return self._c(uid, RuleStats).stats
+        try:
+            return self._comps[uid][RuleStats].stats
+        except KeyError:
+            return self._c(uid, RuleStats).stats
 
     def profile(self, uid: str) -> str:
         name: str = self._c(uid, RuleStats).profile
         return name
 
     def pos(self, uid: str) -> Point:
-        p: Position = self._c(uid, Position)
+        try:
+            p: Position = self._comps[uid][Position]
+        except KeyError:
+            p = self._c(uid, Position)
         return (p.x, p.y)
 
     def facing(self, uid: str) -> float:
@@ -353,7 +407,10 @@ class Match:
         return f.degrees
 
     def posture(self, uid: str) -> Posture:
-        s: Stance = self._c(uid, Stance)
+        try:
+            s: Stance = self._comps[uid][Stance]
+        except KeyError:
+            s = self._c(uid, Stance)
         return s.posture
 
     def body(self, uid: str) -> Body:
@@ -361,11 +418,17 @@ class Match:
         return b
 
     def health(self, uid: str) -> Health:
-        h: Health = self._c(uid, Health)
-        return h
+        try:
+            return self._health[uid]
+        except KeyError:
+            h: Health = self._c(uid, Health)  # raises UnknownName
+            return h
 
     def ap(self, uid: str) -> ActionPoints:
-        a: ActionPoints = self._c(uid, ActionPoints)
+        try:
+            a: ActionPoints = self._comps[uid][ActionPoints]
+        except KeyError:
+            a = self._c(uid, ActionPoints)
         return a
 
     def defense(self, uid: str) -> DefenseState:
@@ -373,7 +436,10 @@ class Match:
         return d
 
     def turn(self, uid: str) -> TurnState:
-        t: TurnState = self._c(uid, TurnState)
+        try:
+            t: TurnState = self._comps[uid][TurnState]
+        except KeyError:
+            t = self._c(uid, TurnState)
         return t
 
     def controller(self, uid: str) -> str:
@@ -388,12 +454,12 @@ class Match:
         return math.hypot(pb[0] - pa[0], pb[1] - pa[1])
 
     def enemies(self, uid: str) -> list[str]:
-        me = self.side(uid)
-        return [u for u in self.units() if self.side(u) != me]
+        me, side = self.side(uid), self._side
+        return [u for u, h in self._health.items() if side[u] != me and not h.out_of_action]
 
     def friends(self, uid: str) -> list[str]:
-        me = self.side(uid)
-        return [u for u in self.units() if u != uid and self.side(u) == me]
+        me, side = self.side(uid), self._side
+        return [u for u, h in self._health.items() if u != uid and side[u] == me and not h.out_of_action]
 
     # ------------------------------------------------------- Battle: regions
     def step_region(self, uid: str, max_len: float) -> Region:

@@ -2,7 +2,9 @@
 
 Contract: nothing returned here lets the caller change the match. Units come
 as frozen :class:`UnitView` snapshots; sight facts are frozen values. The view
-is cheap to make and always reflects the match's current state.
+is cheap to make and always reflects the match's current state: a snapshot is
+reused until the match logs its next event (every change of what a snapshot
+holds is a logged event).
 """
 
 from __future__ import annotations
@@ -42,6 +44,8 @@ class MatchView:
 
     def __init__(self, match: Match) -> None:
         self._m = match
+        self._snapshots: dict[str, UnitView] = {}
+        self._seen = -1  # log length the snapshots were taken at
 
     @property
     def round(self) -> int:
@@ -93,6 +97,16 @@ class MatchView:
         return self._m.yards_per_inch
 
     def unit(self, uid: str) -> UnitView:
+        n = len(self._m.log.events)
+        if n != self._seen:
+            self._snapshots.clear()
+            self._seen = n
+        got = self._snapshots.get(uid)
+        if got is None:
+            got = self._snapshots[uid] = self._snapshot(uid)
+        return got
+
+    def _snapshot(self, uid: str) -> UnitView:
         m = self._m
         h = m.health(uid)
         ap = m.ap(uid)
@@ -143,6 +157,11 @@ class MatchView:
 
     def events(self, since: int = 0) -> list[dict[str, Any]]:
         return self._m.log.events[since:]
+
+    @property
+    def event_count(self) -> int:
+        """How many events the match has logged (grows with every change of state)."""
+        return len(self._m.log.events)
 
     @property
     def arena(self) -> Any:

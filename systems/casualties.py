@@ -11,15 +11,14 @@ from typing import TYPE_CHECKING
 
 import esper
 
-from components.identity import Identity
-from components.state import Health
-
 if TYPE_CHECKING:
     from game.match import Match
 
 
 class CasualtySystem(esper.Processor):
     def process(self, match: Match) -> None:  # type: ignore[override]
-        for _, (ident, health) in esper.get_components(Identity, Health):
-            if health.out_of_action and ident.uid == match.active and not match.flow_active:
-                match.finish_turn()
+        # Only the active unit's own casualty matters here: ask for it directly rather than
+        # scanning every entity on every step of the loop.
+        uid = match.active
+        if uid is not None and not match.flow_active and match.health(uid).out_of_action:
+            match.finish_turn()

@@ -6,9 +6,6 @@ from typing import TYPE_CHECKING
 
 import esper
 
-from components.identity import Identity
-from components.state import Health
-
 if TYPE_CHECKING:
     from game.match import Match
 
@@ -17,9 +14,7 @@ class VictorySystem(esper.Processor):
     def process(self, match: Match) -> None:  # type: ignore[override]
         if match.outcome is not None or match.flow_active:
             return
-        standing = sorted(
-            {ident.side for _, (ident, h) in esper.get_components(Identity, Health) if not h.out_of_action}
-        )
+        standing = match.sides_in_action()
         if len(standing) == 1:
             match.end_match(standing[0], "last side standing")
         elif not standing:

@@ -136,6 +136,7 @@ def score_points(
     reach: float,
     height: float | None = None,
     advance: bool = False,
+    here: bool = False,
 ) -> Scored:
     """Score ``points`` for ``uid`` (see the module docstring).
 
@@ -146,14 +147,20 @@ def score_points(
         reach: the move's length, the scale of *progress*.
         height: silhouette height to assume (a posture change); default the current one.
         advance: add the progress term (the unit has no target yet).
+        here: ``points`` is just where the unit stands, as it stands (no ``height``): read
+            the cover from the match's sight facts (:func:`~game.ai.tactics.cover_here`)
+            instead of calling the kernel.
     """
     unit = t.me(view, uid)
-    _, rows = t.enemy_rows(view, uid)
+    ids, rows = t.enemy_rows(view, uid)
     pts = np.asarray(points, dtype=np.float64).reshape(-1, 2)
     if len(rows) == 0:
         zero = np.zeros(len(pts))
         return Scored(pts, zero, zero, zero)
-    exposed, shot_cover = t.cover_matrix(view, unit, pts, rows, height)
+    if here and height is None:
+        exposed, shot_cover = t.cover_here(view, uid, ids)
+    else:
+        exposed, shot_cover = t.cover_matrix(view, unit, pts, rows, height)
     weights = t.distance_weights(pts, view, rows)
     shot = ((1.0 - shot_cover) * weights).max(axis=1)
     threat = t.threat(exposed, weights) / len(rows)
@@ -255,7 +262,7 @@ def lower_posture(view: Any, decision: Decision) -> Option | None:
         return None
     unit = t.me(view, uid)
     here = np.array([unit.xy])
-    base = score_points(view, uid, here, 1.0)
+    base = score_points(view, uid, here, 1.0, here=True)
     best: tuple[float, Option] | None = None
     for name in HIDING_POSTURES:
         opt = offered.get(name)

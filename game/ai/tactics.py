@@ -23,8 +23,10 @@ Contract:
   at many candidate points against many enemies in one numpy call: both how well
   each enemy sees the unit there (exposure) and how well the unit would see each
   enemy from there (its shot). :func:`threat` folds the exposure into one number
-  per point; :func:`exposure_now` gives the same numbers for where the unit
-  stands from the match's cached sight facts, without a kernel call.
+  per point; :func:`exposure_now` and :func:`cover_here` give the same numbers
+  for where the unit stands from the match's cached sight facts, without a
+  kernel call. Single-point queries are remembered per arena by everything
+  they depend on (they recur while nobody moves).
 - :func:`first_legal` validates ranked candidates, straight-line reachable
   ones first (the validator may run an exact shortest-path search).
 - Chosen points are rounded to :data:`POINT_DECIMALS` places *before* they are
@@ -37,8 +39,9 @@ from __future__ import annotations
 import itertools
 import math
 import weakref
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -61,27 +64,38 @@ class _Memo:
     """What the policies remember about one view, brought up to date from new log events only.
 
     ``start``: each unit's health at match start; ``attacked``: units that attacked in their
-    current turn; ``margins``: health margins per unit, valid until the next event (every
-    health change is an event); ``quarry``: the enemy each unit last chose to close with.
+    current turn; ``margins``: health margins by unit and health (its tracks and maxima);
+    ``quarry``: the enemy each unit last chose to close with.
     """
 
     seen: int = 0
     start: dict[str, dict[str, int]] = field(default_factory=dict)
     attacked: set[str] = field(default_factory=set)
-    margins: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
+    margins: dict[tuple[Any, ...], list[tuple[float, float]]] = field(default_factory=dict)
     quarry: dict[str, str] = field(default_factory=dict)
 
 
 _MEMO: weakref.WeakKeyDictionary[Any, _Memo] = weakref.WeakKeyDictionary()
 
 
+#: The last view asked about (weakly) and its memo: a battle asks about one view thousands of
+#: times in a row.
+_LAST: tuple[Callable[[], Any], _Memo | None] = (lambda: None, None)
+
+
 def _memo(view: Any) -> _Memo:
-    memo = _MEMO.get(view)
-    if memo is None:
-        memo = _MEMO[view] = _Memo()
+    global _LAST
+    memo = _LAST[1]
+    if memo is None or _LAST[0]() is not view:
+        memo = _MEMO.get(view)
+        if memo is None:
+            memo = _MEMO[view] = _Memo()
+        _LAST = (weakref.ref(view), memo)
+    count = getattr(view, "event_count", None)
+    if count is not None and count == memo.seen:
+        return memo  # nothing new (the common case: many questions per decision)
     new = view.events(memo.seen)
     if new:
-        memo.margins.clear()
         for e in new:
             kind = e["type"]
             if kind == "turn_start":
@@ -97,10 +111,11 @@ def _memo(view: Any) -> _Memo:
 def _margins(view: Any, uid: str) -> list[tuple[float, float]]:
     """(points left, maximum) per health track of ``uid``."""
     memo = _memo(view)
-    got = memo.margins.get(uid)
+    u = view.unit(uid)
+    key = (uid, u.health, u.maxima)
+    got = memo.margins.get(key)
     if got is not None:
         return got
-    u = view.unit(uid)
     start = memo.start.get(uid, {})
     maxima = dict(u.maxima)
     out = []
@@ -113,7 +128,9 @@ def _margins(view: Any, uid: str) -> list[tuple[float, float]]:
         else:  # started empty: counts up (wounds, stun)
             left = float(top - value)
         out.append((max(0.0, left), float(top)))
-    memo.margins[uid] = out
+    if len(memo.margins) >= 4096:
+        memo.margins.clear()
+    memo.margins[key] = out
     return out
 
 
@@ -338,31 +355,75 @@ def cover_matrix(
         return np.ones((m, k)), np.ones((m, k))
     arena = view.arena
     h = float(unit.height if height is None else height)
+    if m == 1:
+        # Single-point questions (a posture change where the unit stands) recur unchanged from
+        # turn to turn while nobody moves: remember their answers by everything they depend on.
+        key = (
+            pts.tobytes(),
+            unit.base,
+            h,
+            rows.tobytes(),
+            arena.xy[rows].tobytes(),
+            arena.height[rows].tobytes(),
+            arena.base[rows].tobytes(),
+        )
+        memo = _SINGLE.get(arena)
+        if memo is None:
+            memo = _SINGLE[arena] = {}
+        got = memo.get(key)
+        if got is None:
+            if len(memo) >= _SINGLE_SIZE:
+                memo.clear()
+            got = memo[key] = _cover_matrix(arena, unit.base, h, pts, rows)
+        return got[0].copy(), got[1].copy()
+    return _cover_matrix(arena, unit.base, h, pts, rows)
+
+
+#: Remembered single-point cover matrices, per arena (see :func:`cover_matrix`).
+_SINGLE: weakref.WeakKeyDictionary[Any, dict[tuple[Any, ...], tuple[np.ndarray, np.ndarray]]] = (
+    weakref.WeakKeyDictionary()
+)
+_SINGLE_SIZE = 256
+
+
+def _cover_matrix(
+    arena: Any, base: float, h: float, pts: np.ndarray, rows: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    m, k = len(pts), len(rows)
     # One kernel call for both directions. Sources: the k enemies, then the m points.
-    src_xy = np.concatenate([arena.xy[rows], pts])
+    exy = arena.xy[rows]
+    src_xy = np.concatenate([exy, pts])
     src_eye = np.concatenate([EYE_FRACTION * arena.height[rows], np.full(m, EYE_FRACTION * h)])
-    enemy_of = np.tile(np.arange(k, dtype=np.int64), m)  # pair p -> enemy (point-major order)
-    point_of = np.repeat(np.arange(m, dtype=np.int64), k)  # pair p -> point
-    ex, ey = arena.xy[rows][enemy_of, 0], arena.xy[rows][enemy_of, 1]
+    enemy_of, point_of, source = _pair_index(m, k)
     res = arena.sight_index.cover_kernel(
         src_xy,
         src_eye,
-        np.concatenate([enemy_of, k + point_of]),
-        np.concatenate([pts[point_of, 0], ex]),
-        np.concatenate([pts[point_of, 1], ey]),
-        np.concatenate([np.full(m * k, unit.base), arena.base[rows][enemy_of]]),
+        source.copy(),  # the kernel gets an array of its own
+        np.concatenate([pts[point_of, 0], exy[enemy_of, 0]]),
+        np.concatenate([pts[point_of, 1], exy[enemy_of, 1]]),
+        np.concatenate([np.full(m * k, base), arena.base[rows][enemy_of]]),
         np.concatenate([np.full(m * k, h), arena.height[rows][enemy_of]]),
     )
     frac = np.asarray(res.fraction, dtype=np.float64)
     return frac[: m * k].reshape(m, k), frac[m * k :].reshape(m, k)
 
 
+@lru_cache(maxsize=256)
+def _pair_index(m: int, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For m points × k enemies in point-major order: each pair's enemy, its point, and the
+    kernel's source row of both directions (enemy rows first, then point rows)."""
+    enemy_of = np.tile(np.arange(k, dtype=np.int64), m)
+    point_of = np.repeat(np.arange(m, dtype=np.int64), k)
+    source = np.concatenate([enemy_of, k + point_of])
+    for a in (enemy_of, point_of, source):
+        a.setflags(write=False)  # shared between calls
+    return enemy_of, point_of, source
+
+
 def distance_weights(points: np.ndarray, view: Any, rows: np.ndarray) -> np.ndarray:
     """(m, k) weights of each enemy's threat at each point: nearer enemies matter more."""
-    arena = view.arena
-    d = np.hypot(
-        points[:, None, 0] - arena.xy[rows][None, :, 0], points[:, None, 1] - arena.xy[rows][None, :, 1]
-    )
+    exy = view.arena.xy[rows]
+    d = np.hypot(points[:, None, 0] - exy[None, :, 0], points[:, None, 1] - exy[None, :, 1])
     return 1.0 / (1.0 + d / THREAT_RANGE)
 
 
@@ -378,6 +439,15 @@ def exposure_now(view: Any, uid: str) -> tuple[np.ndarray, np.ndarray]:
     unit = me(view, uid)
     cover = np.array([view.sight(e, uid).cover_fraction for e in ids], dtype=np.float64)
     return cover, distance_weights(np.array([unit.xy]), view, rows)[0]
+
+
+def cover_here(view: Any, uid: str, ids: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`cover_matrix` for the one point where ``uid`` stands, at its current height,
+    against the enemies ``ids``, read from the match's cached sight facts (no kernel call):
+    (1, k) exposure and (1, k) shot cover."""
+    exposed = np.array([[view.sight(e, uid).cover_fraction for e in ids]], dtype=np.float64)
+    shot = np.array([[view.sight(uid, e).cover_fraction for e in ids]], dtype=np.float64)
+    return exposed, shot
 
 
 def threat(exposed: np.ndarray, weights: np.ndarray) -> np.ndarray:

@@ -75,7 +75,7 @@ class Dice:
 
     def roll(self, n: int, sides: int, purpose: str, unit: str | None = None) -> list[int]:
         """Roll ``n`` dice with ``sides`` faces; returns the faces in order."""
-        faces = [int(v) for v in self.rng.integers(1, sides + 1, size=n)] if n > 0 else []
+        faces: list[int] = self.rng.integers(1, sides + 1, size=n).tolist() if n > 0 else []
         if self._log is not None:
             self._log({"purpose": purpose, "unit": unit, "dice": f"{n}d{sides}", "faces": faces})
         return faces

@@ -105,11 +105,13 @@ def damage_pmf(
     return out
 
 
+@lru_cache(maxsize=4096)
 def p_no_damage(weapon: Track, protection: Track, weapon_bonus: int = 0, protection_bonus: int = 0) -> float:
     """P(the hit harms nothing: weapon result - protection result <= 0)."""
     return float(damage_pmf(weapon, protection, weapon_bonus, protection_bonus)[0])
 
 
+@lru_cache(maxsize=4096)
 def expected_damage(
     weapon: Track, protection: Track, weapon_bonus: int = 0, protection_bonus: int = 0
 ) -> float:

@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any, ClassVar
 
 from components.sight import CoverLevel, SightFacts
@@ -62,7 +63,7 @@ from game.rules.gurps_defence import (
     defence_choices,
     gap_yards,
     in_reach,
-    landing_pmf,
+    landing_odds,
 )
 from game.rules.gurps_reactions import AIM, AOD, STEP_MANEUVERS, GurpsReactions
 from game.rules.gurps_stats import (
@@ -111,6 +112,27 @@ TROOPER = GurpsStats.model_validate(
         ],
     }
 )
+
+
+@lru_cache(maxsize=8192)
+def _hurt_odds(
+    eff: int,
+    rof: int,
+    recoil: int,
+    stages: tuple[tuple[bool, tuple[tuple[float, int], ...]], ...],
+    p_pen: float,
+) -> tuple[float, float]:
+    """(P(injury lands), E[hits | attack succeeds]) given the defender's defence ``stages`` (as
+    :func:`~game.rules.gurps_defence.landing_pmf` reads them) and each hit's chance to penetrate."""
+    p_hurt = 0.0
+    hit_mass = 0.0
+    hits_sum = 0.0
+    for pr, h, critical in attack_outcomes(eff, rof, recoil):
+        hit_mass += pr
+        hits_sum += pr * h
+        land = [0.0] * h + [1.0] if critical else list(landing_odds(h, stages))
+        p_hurt += pr * sum(q * (1.0 - (1.0 - p_pen) ** k) for k, q in enumerate(land))
+    return p_hurt, (hits_sum / hit_mass if hit_mass else 0.0)
 
 
 class GurpsRuleset(GurpsReactions, Ruleset):
@@ -278,16 +300,10 @@ class GurpsRuleset(GurpsReactions, Ruleset):
         expected = sum(inj * p for inj, p in dist)
         info = self.attack_info(battle, uid, w, sight)
         choices = defence_choices(battle, target, info)
-        stages = tuple(best_stages(choices, battle.turn(target).maneuver == AOD))
-        p_hurt = 0.0
-        hit_mass = 0.0
-        hits_sum = 0.0
-        for pr, h, critical in attack_outcomes(eff, w.rof, w.recoil):
-            hit_mass += pr
-            hits_sum += pr * h
-            land = [0.0] * h + [1.0] if critical else landing_pmf(h, list(stages))
-            p_hurt += pr * sum(q * (1.0 - (1.0 - p_pen) ** k) for k, q in enumerate(land))
-        return p_hurt, expected, (hits_sum / hit_mass if hit_mass else 0.0)
+        stages = best_stages(choices, battle.turn(target).maneuver == AOD)
+        key = tuple((c.kind == "dodge", c.effs) for c in stages)
+        p_hurt, hits = _hurt_odds(eff, w.rof, w.recoil, key, p_pen)
+        return p_hurt, expected, hits
 
     def attack_options(self, battle: Battle, uid: str) -> list[Option]:
         if battle.ap(uid).current < 1:

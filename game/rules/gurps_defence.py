@@ -444,6 +444,13 @@ def landing_pmf(hits: int, stages: list[DefenceChoice]) -> list[float]:
     return list(_landing(hits, tuple((c.kind == "dodge", c.effs) for c in stages)))
 
 
+def landing_odds(
+    hits: int, stages: tuple[tuple[bool, tuple[tuple[float, int], ...]], ...]
+) -> tuple[float, ...]:
+    """:func:`landing_pmf` for stages given as ``((is a dodge, score distribution), ...)``."""
+    return _landing(hits, stages)
+
+
 @lru_cache(maxsize=4096)
 def _landing(hits: int, stages: tuple[tuple[bool, tuple[tuple[float, int], ...]], ...]) -> tuple[float, ...]:
     out = [0.0] * (hits + 1)

@@ -1,0 +1,124 @@
+"""The engine's shortcuts answer exactly what the plain computation would (speed, not behaviour)."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+import numpy as np
+import pytest
+import shapely
+
+from game.arena import Arena
+from game.commands import LazyRegion, Move, Option, matches
+from game.events import _clean
+from game.match import Match
+from game.view import MatchView
+
+
+def _clean_reference(value):
+    """``events._clean`` before its fast paths."""
+    if isinstance(value, dict):
+        return {str(k): _clean_reference(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean_reference(v) for v in value]
+    if isinstance(value, (set, frozenset)):
+        return sorted(_clean_reference(v) for v in value)
+    if hasattr(value, "item") and callable(value.item):
+        return _clean_reference(value.item())
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    return str(value)
+
+
+class _Colour(StrEnum):
+    RED = "red"
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        1,
+        2.5,
+        True,
+        None,
+        "x",
+        _Colour.RED,
+        np.float64(0.1),
+        np.int64(3),
+        np.bool_(True),
+        (1.0, 2.0),
+        [np.float64(1.5), (2, 3)],
+        {"a": {1: np.int32(2)}, _Colour.RED: {"b", "a"}},
+        frozenset({3, 1}),
+        object,
+    ],
+)
+def test_event_cleaning_is_unchanged(value):
+    got, want = _clean(value), _clean_reference(value)
+    assert got == want and type(got) is type(want)
+    assert repr(got) == repr(want)
+
+
+def test_clipped_disc_is_the_geos_construction_vertex_for_vertex(spec):
+    arena = Arena(spec)
+    w, h = spec.width, spec.height
+    rng = np.random.default_rng(7)
+    cases = [
+        ((10.0, 6.0), 0.5, 4.0),
+        ((1.0, 1.0), 0.5, 3.0),
+        ((10.0, 6.0), 0.5, 0.0),
+        ((3.3, 5.1), 0.25, 2.7),
+    ]
+    cases += [
+        ((float(rng.uniform(0, w)), float(rng.uniform(0, h))), 0.5, float(rng.uniform(0.2, 12)))
+        for _ in range(200)
+    ]
+    for centre, r, reach in cases:
+        want = shapely.box(r, r, w - r, h - r).intersection(shapely.Point(centre).buffer(reach, quad_segs=16))
+        got = arena._clipped_disc(centre, r, reach)
+        assert got.geom_type == want.geom_type
+        assert got.equals_exact(want, 0.0), (centre, r, reach)
+
+
+def test_a_lazy_region_is_built_once_on_first_read():
+    built = []
+    opt = Option(Move("a"), "move", point_field="to", region=LazyRegion(lambda: built.append(1) or "disc"))
+    assert opt.has_region and not built
+    assert matches(opt, Move("a", (1.0, 2.0))) is None and not built  # legality needs no geometry
+    assert opt.region == "disc" and opt.region == "disc" and built == [1]
+    assert not Option(Move("a"), "move").has_region
+    assert opt == Option(Move("a"), "move", point_field="to", region="disc")
+
+
+def test_turn_decisions_build_their_regions_lazily(spec):
+    m = Match(spec, seed=1)
+    move = next(o for o in m.pending.options if isinstance(o.command, Move))
+    assert "region" not in move.__dict__
+    assert move.region.contains(shapely.Point(m.pos(m.pending.unit)))
+    m.close()
+
+
+def test_memoised_validators_answer_again_after_the_table_changes(spec):
+    m = Match(spec, seed=1)
+    arena = m.arena
+    calls = []
+    check = arena.memoised(lambda p: calls.append(p) or ("no" if arena.stamp == 0 else None))
+    assert check((1.0, 2.0)) == "no" and check((1.0, 2.0)) == "no" and len(calls) == 1
+    uid = m.units()[0]
+    arena.update(uid, m.pos(uid), 1.0, 90.0)  # any change of the table
+    assert check((1.0, 2.0)) is None and len(calls) == 2
+    assert check([1.0, 2.0]) is None and len(calls) == 3  # only (float, float) tuples are remembered
+    m.close()
+
+
+def test_unit_snapshots_follow_every_logged_change(spec):
+    m = Match(spec, seed=3)
+    view = MatchView(m)
+    uid = m.pending.unit
+    before = view.unit(uid)
+    assert view.unit(uid) is before  # nothing happened: the same snapshot
+    x, y = before.pos
+    m.apply(Move(uid, (x + (1.0 if x < 10 else -1.0), y + 1.0)))
+    after = view.unit(uid)
+    assert after.pos != before.pos and after.ap == before.ap - 1
+    m.close()
