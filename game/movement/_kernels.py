@@ -810,7 +810,9 @@ def assemble(
         p = idat[pos]
         p_off[k + 1] = p_off[k] + p
         pos += 5 + p + 2 * idat[pos + 2] + 2 * idat[pos + 3] + idat[pos + 4]
-    # valid: free of obstacles (cached) and of every blocker, active or not
+    # valid: free of obstacles (cached) and of the *active* blockers. Checking the inactive ones
+    # too (as the former code did) breaks the lazy rounds: a node the shortest route needs could
+    # vanish because of a unit not in the graph, and a longer route clear of it be returned.
     valid = np.ones(N, np.bool_)
     for k in range(n_parts):
         rec = p_rec[k]
@@ -820,7 +822,7 @@ def assemble(
             ok = idat[rec + 5 + i] != 0
             if ok:
                 for b in range(bl.shape[0]):
-                    if (
+                    if act[b] and (
                         not math.hypot(coords[g, 0] - bl[b, 0], coords[g, 1] - bl[b, 1])
                         >= bl[b, 2] + r - touch
                     ):

@@ -19,14 +19,17 @@ Contract:
     * The static part (obstacle inflation, its graph nodes and visibility edges) is cached per
       radius; a query only adds the two endpoints and the blockers that actually get in the way
       (lazily: blockers crossed by the current best path are added until the path is clear,
-      which yields the shortest path with every blocker up to the ring approximation of units;
-      the first round holds blocker 0 whenever any blocker crosses the straight line, a quirk
-      of the former code kept so that answers stay identical, see docs/movement.md).
+      starting with those crossing the straight line; this yields the shortest path with every
+      blocker up to the ring approximation because each round is exact for its subset: ring
+      nodes are validated against the active blockers only, and an endpoint touching a unit or
+      an obstacle corner, which lies inside the circumscribed ring, gets two tangent points so
+      it can leave round the arc both ways; see :meth:`NavMesh._contact`, docs/movement.md).
     * The exact checks and the searches run in compiled kernels (:mod:`game.movement._kernels`,
       numba, cached on disk). Their answers are those of the former numpy/GEOS code bit for
-      bit: blocker and map tests repeat its floating-point operations, A* its heap order, and
-      obstacle verdicts whose distance lies within ``_AMBIGUITY`` (1e-10 in) of the threshold
-      are settled by GEOS exactly as before. ``tests/movement/reference_navmesh.py`` is that
+      bit, except from or to contact endpoints (shorter or newly found paths): blocker and map
+      tests repeat its floating-point operations, A* its heap order, and obstacle verdicts
+      whose distance lies within ``_AMBIGUITY`` (1e-10 in) of the threshold are settled by GEOS
+      exactly as before. ``tests/movement/reference_navmesh.py`` is that
       former code; ``tests/movement/test_equivalence.py`` compares the two.
     * :meth:`NavMesh.straight_region` and :meth:`NavMesh.reachable` return shapely polygons that
       are *inner* approximations: every point in them passes the exact checks. They are meant
@@ -460,6 +463,9 @@ class NavMesh:
         step = 2.0 * math.pi / self._circle_segments
         ang = (np.arange(self._circle_segments) + 0.5) * step
         self._unit = np.column_stack([np.cos(ang), np.sin(ang)])
+        # obstacle vertices (a path endpoint touching a corner arc gets tangent points there)
+        corners = [shapely.get_coordinates(g) for g in self.obstacle_geoms]
+        self._corners = np.unique(np.vstack(corners), axis=0) if corners else np.zeros((0, 2))
         self._static_cache: dict[float, _Static] = {}
         self._attach_cache: OrderedDict[tuple[float, ...], _Attachment] = OrderedDict()
 
@@ -575,6 +581,49 @@ class NavMesh:
         rr = (key[3] + st.r) / math.cos(math.pi / self._circle_segments)
         ring, up, un = _k.ring_nodes(key[1], key[2], rr, self._unit)
         return self._keep(key, self._attachment(st, ring, (up, un), b))
+
+    def _contact(
+        self, st: _Static, blockers: FloatArray, active: Sequence[int], ends: FloatArray
+    ) -> list[_Attachment]:
+        """Tangent points for path endpoints inside the slack of a circumscribed arc (or none).
+
+        An endpoint touching a unit (or an obstacle corner) lies on the true circle of radius
+        R = br + r, i.e. *inside* the circumscribed ring, whose vertices sit every 2δ at R/cos δ.
+        A straight segment from it clears the disc only towards vertices within δ of its own
+        angle, so it could leave round the arc one way only, and shortest paths that wrap the
+        arc the other way were missed (longer routes, or None for reachable goals). The two
+        points at R/cos δ and angle ±δ from the endpoint are what the ring would have had if it
+        had been rotated to put an edge midpoint there: the endpoint reaches both along its
+        tangent line, and each reaches the next ring vertex without entering the disc. They are
+        ordinary extra nodes (every edge is checked exactly), added for active blockers and
+        obstacle vertices whose circumscribed arc's slack contains an endpoint.
+        """
+        r = st.r
+        pts: list[tuple[float, float]] = []
+        d_unit = math.pi / self._circle_segments
+        d_corner = self._max_step / 2.0
+        for ex, ey in ends.tolist():
+            cands = [(float(b[0]), float(b[1]), float(b[2]) + r, d_unit) for b in blockers[list(active)]]
+            if len(self._corners):
+                near = (
+                    np.hypot(self._corners[:, 0] - ex, self._corners[:, 1] - ey)
+                    <= r / math.cos(d_corner) + 1e-9
+                )
+                cands.extend((float(x), float(y), r, d_corner) for x, y in self._corners[near].tolist())
+            for cx, cy, rad, d in cands:
+                ring = rad / math.cos(d)
+                if math.hypot(ex - cx, ey - cy) > ring + 1e-9:
+                    continue
+                th = math.atan2(ey - cy, ex - cx)
+                pts.extend(
+                    (cx + ring * math.cos(th + sg * d), cy + ring * math.sin(th + sg * d))
+                    for sg in (-1.0, 1.0)
+                )
+        if not pts:
+            return []
+        arr = np.array(pts)
+        key = (st.r, -1.0, float(len(arr)), *arr.ravel().tolist())
+        return [self._cached(key) or self._keep(key, self._attachment(st, arr, None))]
 
     def static_nodes(self, radius: float) -> FloatArray:
         """Graph nodes of the obstacle inflation for ``radius`` (for debugging and drawing)."""
@@ -755,9 +804,10 @@ class NavMesh:
     def _parts(
         self, st: _Static, blockers: FloatArray, active: Sequence[int], endpoints: FloatArray
     ) -> tuple[list[_Attachment], NDArray[np.bool_]]:
-        """Ring attachments of the ``active`` blockers (ascending), then the endpoints', and the
-        active mask."""
+        """Ring attachments of the ``active`` blockers (ascending), the endpoints' contact tangent
+        points (:meth:`_contact`), then the endpoints', and the active mask."""
         parts = [self._ring(st, blockers[k]) for k in active]
+        parts.extend(self._contact(st, blockers, active, endpoints))
         parts.extend(self._endpoint(st, float(e[0]), float(e[1])) for e in endpoints)
         act = np.zeros(len(blockers), bool)
         act[list(active)] = True
@@ -879,15 +929,14 @@ class NavMesh:
         st = self._static(r)
         g = st.graph or self._graph(st)
         ends = [self._endpoint(st, sx, sy), self._endpoint(st, tx, ty)]
-        # Kept as the pre-kernel code had it (answers must not change): that code took the *row*
-        # index of the (1, k) crossing mask, so the first round holds blocker 0 whenever any
-        # blocker crosses the straight line, not the crossing ones. Only which rings are in the
-        # graph differs, which matters when the start touches a unit (docs/movement.md).
-        active = [0] if cross else []
+        pair = np.array([[sx, sy], [tx, ty]])
+        # first round: the blockers that cross the straight line (the former code took the row
+        # index of the (1, k) mask, i.e. blocker 0; harmless now that rounds are exact)
+        active = np.nonzero(self._blocking(pair[:1], pair[1:], r, bl)[0])[0].tolist() if cross else []
         act = np.zeros(len(bl), bool)
         ov = _NO_OVERRIDES
         while True:
-            parts = [self._ring(st, bl[k]) for k in active] + ends
+            parts = [self._ring(st, bl[k]) for k in active] + self._contact(st, bl, active, pair) + ends
             if active:
                 act[active] = True
             code, pts, lengths, new, amb = _k.route(
@@ -1075,7 +1124,9 @@ class NavMesh:
         stars = []
         for v, (d, parent) in sorted(self._dijkstra(qg, src, length).items()):
             sector = None if v == src else self._bend_sector(qg, parent, v)
-            if v == src or sector is not None:
+            # contact tangent points (see _contact) have no ring directions: a full star there
+            tangent_point = v >= qg.n_static and not qg.up[v].any() and not qg.un[v].any()
+            if v == src or sector is not None or tangent_point:
                 stars.append(self._star(st, qg.coords[v], length - d, bl, sector, known_free=True))
         return polygonal(shapely.union_all([g for g in stars if not g.is_empty]))
 

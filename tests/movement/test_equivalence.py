@@ -21,7 +21,7 @@ from components.terrain import ObstacleSpec
 from game.movement import NavMesh, Path, regions
 from game.movement import navmesh as navmesh_module
 from tests.movement import reference_navmesh as ref
-from tests.movement.helpers import free_units, l_shape, random_maps, rect, rotated_rect
+from tests.movement.helpers import assert_path_legal, free_units, l_shape, random_maps, rect, rotated_rect
 
 W, H = 30.0, 17.0
 
@@ -30,6 +30,44 @@ def same_path(a: Path | None, b: ref.Path | None) -> bool:
     if a is None or b is None:
         return a is None and b is None
     return a.points == b.points and a.length == b.length
+
+
+# Intended divergence (docs/movement.md, "Contact starts"): an endpoint touching a unit or an
+# obstacle corner lies inside that arc's circumscribed ring, where the former code could leave
+# round the arc one way only (and the first lazy round held blocker 0, not the crossing
+# blockers). It returned longer paths, or None for reachable goals. There the new path must be
+# legal (independent shapely check) and never longer than the former one.
+SLACK = 1.0 / math.cos(math.pi / 32) + 1e-9  # circumscribed vertex radius / true radius (quad_segs 8)
+
+
+def in_arc_slack(obstacles, p, r: float, bl: np.ndarray) -> bool:
+    corners = [c for o in obstacles for c in o.polygon]
+    if any(math.dist(p, c) <= r * SLACK for c in corners):
+        return True
+    return any(math.dist(p, (x, y)) <= (br + r) * SLACK for x, y, br in bl)
+
+
+def same_or_larger_reach(obstacles, s, bl: np.ndarray, old_region, new_region) -> bool:
+    """``reachable`` is WKB-identical, or (start in an arc's slack) mostly a superset: the former
+    graph missed most routes round the touched arc (seen: +22 of 38 in^2, +57 of 33), while
+    changed shortest-path parents change which node's bend sector draws some edges of this
+    inner approximation (seen: up to 0.25 % of the former area not redrawn)."""
+    if shapely.to_wkb(old_region) == shapely.to_wkb(new_region):
+        return True
+    lost = old_region.difference(new_region).area
+    return in_arc_slack(obstacles, s, 0.5, bl) and lost <= 0.005 * old_region.area
+
+
+def same_or_better(obstacles, width, height, s, t, r, bl, p_new: Path | None, p_old) -> bool:
+    """Identical to the former path, or (endpoint in an arc's slack) legal and not longer."""
+    if same_path(p_new, p_old):
+        return True
+    if not (in_arc_slack(obstacles, s, r, bl) or in_arc_slack(obstacles, t, r, bl)):
+        return False
+    if p_new is None:
+        return False
+    assert_path_legal(NavMesh(obstacles, width, height), obstacles, p_new, s, t, r, bl)
+    return p_old is None or p_new.length <= p_old.length + 1e-9
 
 
 def battle_map(rng: np.random.Generator, width: float = 48.0, height: float = 32.0, n: int = 30):
@@ -119,7 +157,13 @@ def assert_same_answers(obstacles, width, height, bl, rng, r_choices=(0.5,), que
             if i % 11 == 0:
                 t = s.copy()
             p_old, p_new = old.path(s, t, r, bl), new.path(s, t, r, bl)
-            assert same_path(p_new, p_old), (s, t, r, p_old, p_new)
+            assert same_or_better(obstacles, width, height, s, t, r, bl, p_new, p_old), (
+                s,
+                t,
+                r,
+                p_old,
+                p_new,
+            )
             found += p_new is not None
             assert new.free_reason(s, r, bl, ids) == old.free_reason(s, r, bl, ids)
             assert new.segment_reason(s, t, r, bl, ids) == old.segment_reason(s, t, r, bl, ids)
@@ -167,7 +211,7 @@ def test_every_close_call_handed_to_geos_changes_nothing(monkeypatch: pytest.Mon
     old, new = ref.NavMesh(obstacles, 36.0, 24.0), NavMesh(obstacles, 36.0, 24.0)
     s = next(p for p in query_points(old, bl, 0.5, rng, 50) if old.free_reason(p, 0.5, bl) is None)
     a, b = old.reachable(s, 0.5, 5.0, bl), new.reachable(s, 0.5, 5.0, bl)
-    assert shapely.to_wkb(a) == shapely.to_wkb(b)
+    assert same_or_larger_reach(obstacles, s, bl, a, b)
 
 
 def test_reachable_and_regions_are_identical_geometries() -> None:
@@ -181,9 +225,8 @@ def test_reachable_and_regions_are_identical_geometries() -> None:
             continue
         done += 1
         for length in (2.0, 6.0):
-            assert shapely.to_wkb(new.reachable(s, 0.5, length, bl)) == shapely.to_wkb(
-                old.reachable(s, 0.5, length, bl)
-            )
+            a, b = old.reachable(s, 0.5, length, bl), new.reachable(s, 0.5, length, bl)
+            assert same_or_larger_reach(obstacles, s, bl, a, b)
         assert shapely.to_wkb(new.straight_region(s, 0.5, 3.0, bl)) == shapely.to_wkb(
             old.straight_region(s, 0.5, 3.0, bl)
         )
@@ -198,10 +241,12 @@ def test_reachable_and_regions_are_identical_geometries() -> None:
 # --------------------------------------------------------------------------- edge cases
 
 
+OBS = [rect("hedge-1", 10, 5, 12, 7), rect("wall", 20, 0, 21, 12), l_shape("ell", 3, 10, 5, 1)]
+
+
 @pytest.fixture(scope="module")
 def meshes() -> tuple[NavMesh, ref.NavMesh]:
-    obs = [rect("hedge-1", 10, 5, 12, 7), rect("wall", 20, 0, 21, 12), l_shape("ell", 3, 10, 5, 1)]
-    return NavMesh(obs, W, H), ref.NavMesh(obs, W, H)
+    return NavMesh(OBS, W, H), ref.NavMesh(OBS, W, H)
 
 
 CORNER = (10.0 - 0.5 / math.sqrt(2), 5.0 - 0.5 / math.sqrt(2))  # base touching hedge-1's corner
@@ -228,7 +273,9 @@ def test_edge_cases_match_the_reference(meshes, s, t, with_units: bool) -> None:
     new, old = meshes
     bl = np.array([[16.0, 6.0, 0.5], [14.0, 6.0 + 1.0, 0.5], [25.0, 14.0, 0.8]]) if with_units else ()
     ids = ["red-1", "red-2", "blue-1"]
-    assert same_path(new.path(s, t, 0.5, bl), old.path(s, t, 0.5, bl))
+    assert same_or_better(
+        OBS, W, H, s, t, 0.5, np.reshape(bl, (-1, 3)), new.path(s, t, 0.5, bl), old.path(s, t, 0.5, bl)
+    )
     assert new.free_reason(s, 0.5, bl, ids) == old.free_reason(s, 0.5, bl, ids)
     assert new.free_reason(t, 0.5, bl, ids) == old.free_reason(t, 0.5, bl, ids)
     assert new.segment_reason(s, t, 0.5, bl, ids) == old.segment_reason(s, t, 0.5, bl, ids)
@@ -245,11 +292,27 @@ def test_unreachable_goal_and_start_touching_a_unit(meshes) -> None:
     # the wall plus a unit plugging the gap at its south end
     plug = np.array([[20.5, 14.5, 2.0]])
     assert new.path((15.0, 5.0), (25.0, 5.0), 0.5, plug) is None
-    # starting in base contact with a unit that stands in the way (the first search round
-    # holds blocker 0 whatever crosses: kept from the former code, see docs/movement.md)
+    # starting in base contact with a unit that stands in the way: the one place the answers
+    # may differ on purpose (legal and never longer; see same_or_better)
     bl = np.array([[3.0, 3.0, 0.5], [15.5, 9.0, 0.5], [16.5, 9.0, 0.5]])
     for goal in [(18.0, 9.0), (17.5, 14.0), (25.0, 9.0)]:
-        assert same_path(new.path((14.5, 9.0), goal, 0.5, bl), old.path((14.5, 9.0), goal, 0.5, bl))
+        p_new, p_old = new.path((14.5, 9.0), goal, 0.5, bl), old.path((14.5, 9.0), goal, 0.5, bl)
+        assert same_or_better(OBS, W, H, (14.5, 9.0), goal, 0.5, bl, p_new, p_old)
+
+
+def test_contact_start_diverges_from_the_reference_on_purpose() -> None:
+    """The former code could not leave round a touched unit the far way (the start lies inside
+    its circumscribed ring): on an open map it only found a path via blocker 0's ring, 23.8"
+    instead of the 3.78" that wrap the unit (117 deg of arc, test_navmesh checks the length)."""
+    bl = np.array([[20.0, 3.0, 0.5], [10.0, 8.5, 0.5]])  # blocker 0 far away, the touched unit
+    th = math.radians(-3.0)
+    start, goal = (10.0 + math.cos(th), 8.5 + math.sin(th)), (8.0, 8.5)
+    p_old = ref.NavMesh([], W, H).path(start, goal, 0.5, bl)
+    # the former answer: a legal 23.8" detour round blocker 0's ring (the only other nodes), the
+    # "intended" first round (crossing blockers only) would find nothing
+    assert p_old is not None and math.isclose(p_old.length, 23.800475663162477, rel_tol=1e-9)
+    p = NavMesh([], W, H).path(start, goal, 0.5, bl)
+    assert p is not None and p.length < 3.79 and same_or_better([], W, H, start, goal, 0.5, bl, p, p_old)
 
 
 def test_blockers_in_any_array_form(meshes) -> None:

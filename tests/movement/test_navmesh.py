@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from components.terrain import ObstacleSpec
 from game.movement import NavMesh, Path, as_blockers
+from game.movement.navmesh import DEFAULT_QUAD_SEGS
 from tests.movement.helpers import (
     assert_path_legal,
     free_units,
@@ -183,6 +184,37 @@ def test_path_from_base_contact_with_wall_and_unit() -> None:
     assert_path_legal(mesh, [wall], q, start, (15.0, 7.0), R, bl)
 
 
+def test_path_from_base_contact_wraps_the_touched_unit() -> None:
+    """Regression: a start touching a unit lies inside that unit's circumscribed ring, and the
+    former search could only leave round it one way (on an open map: no path at all). The exact
+    answer wraps the unit the short way: 117 deg of arc of radius 1, then the tangent sqrt(3)."""
+    mesh = NavMesh([], W, H)
+    bl = np.array([[20.0, 3.0, 0.5], [10.0, 8.5, 0.5]])  # blocker 0 is far away
+    th = math.radians(-3.0)
+    start, goal = (10.0 + math.cos(th), 8.5 + math.sin(th)), (8.0, 8.5)
+    p = mesh.path(start, goal, R, bl)
+    assert p is not None
+    assert_path_legal(mesh, [], p, start, goal, R, bl)
+    exact = math.radians(117.0) + math.sqrt(3.0)
+    assert exact - 1e-9 <= p.length <= exact + 0.005 * math.radians(117.0)  # ring approximation
+    # the reverse move (goal in contact) and a wall on the short side change nothing essential
+    q = mesh.path(goal, start, R, bl)
+    assert q is not None and math.isclose(q.length, p.length, rel_tol=1e-9)
+
+
+def test_path_from_contact_with_an_obstacle_corner() -> None:
+    """Same for a base touching a corner arc: 85 deg of the corner's arc, then down the face."""
+    box = rect("box", 10, 6, 12, 8)
+    mesh = NavMesh([box], W, H)
+    th = math.radians(265.0)
+    start, goal = (10.0 + R * math.cos(th), 6.0 + R * math.sin(th)), (9.5, 10.0)
+    p = mesh.path(start, goal, R)
+    assert p is not None
+    assert_path_legal(mesh, [box], p, start, goal, R, np.zeros((0, 3)))
+    exact = R * math.radians(85.0) + 4.0
+    assert exact - 1e-9 <= p.length <= exact + 0.005 * R * math.radians(85.0)
+
+
 def test_cache_does_not_change_answers() -> None:
     obs = [rect("a", 5, 3, 7, 9), rect("b", 12, 6, 14, 16), l_shape("c", 18, 2, 5, 1)]
     bl = np.array([[9.0, 8.0, 0.5], [16.0, 4.0, 0.7]])
@@ -293,14 +325,17 @@ def test_reachable_agrees_with_path(m, length: float, seed: int) -> None:
     if s is None:
         return
     reg = mesh.reachable(s, R, length, bl)
-    # every path of length <= L ends in the region (up to the conservative slivers at corners)
+    # every path of length <= L ends in the region, up to the slivers the inner approximation
+    # leaves at corners: units and corners are 4 * DEFAULT_QUAD_SEGS-gons, whose arcs differ from
+    # the circle's by up to 1/cos(pi/32) - 1 = 0.48 % (a hypothesis example: 7.2e-3 at L = 2)
+    tol = length * (1.0 / math.cos(math.pi / (4 * DEFAULT_QUAD_SEGS)) - 1.0) + 1e-3
     for _ in range(6):
         g = s + rng.uniform(-length, length, 2)
         if mesh.free_reason(g, R, bl) is not None:
             continue
         p = mesh.path(s, g, R, bl)
         if p is not None and p.length <= length:
-            assert reg.distance(shapely_point(g)) <= 5e-3
+            assert reg.distance(shapely_point(g)) <= tol
     # and every point of the region is reachable within L
     from game.movement import sample_points
 
