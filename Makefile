@@ -53,10 +53,10 @@ bench: $(STAMP)
 soak: $(STAMP)
 	$(BIN)/python benchmarks/soak.py --battles 5000 --jobs 2
 
-## CI's soak: 1,000 random-policy battles over every scenario x ruleset, capped at 4 rounds,
-## invariants checked after every command (about 3 minutes on 2 cores).
+## CI's soak: 1,000 full-length random-policy battles over every scenario x ruleset,
+## invariants checked after every command (about 3-4 minutes on 2 cores).
 soak-ci: $(STAMP)
-	$(BIN)/python benchmarks/soak.py --battles 1000 --seed 0 --jobs 2 --rounds 4 --no-progress
+	$(BIN)/python benchmarks/soak.py --battles 1000 --seed 0 --jobs 2 --no-progress
 
 clean:
 	rm -rf out .pytest_cache .mypy_cache .ruff_cache

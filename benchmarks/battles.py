@@ -2,8 +2,8 @@
 
 Usage::
 
-    .venv/bin/python benchmarks/battles.py            # 40 battles per ruleset
-    .venv/bin/python benchmarks/battles.py --quick    # 8 battles per ruleset: under two minutes
+    .venv/bin/python benchmarks/battles.py            # 60 battles per ruleset
+    .venv/bin/python benchmarks/battles.py --quick    # 16 battles per ruleset: under a minute
     .venv/bin/python benchmarks/battles.py --profile  # also where the time goes (cProfile, 1 worker)
 
 Each ruleset's battles are played serially (one worker), then all of them again as one
@@ -91,7 +91,7 @@ def main() -> None:
     ap.add_argument("--blue", default="aggressive")
     ap.add_argument("--profile", action="store_true", help="print a cProfile of serial battles per ruleset")
     args = ap.parse_args()
-    n = args.n or (8 if args.quick else 40)
+    n = args.n or (16 if args.quick else 60)
 
     print(f"{args.scenario.name}: {args.red} vs {args.blue}, {n} battles per ruleset")
     load = os.getloadavg()[0]

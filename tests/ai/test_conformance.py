@@ -51,20 +51,18 @@ def test_every_policy_pair_finishes(scenario, ruleset):
 
 @pytest.mark.slow
 def test_cautious_beats_random_on_the_street():
-    """The issue asks for > 80 % of 200 battles. CI plays 8 seeds with each side assignment (16
-    battles, ~15 s on 2 cores) and requires the lower 95 % Wilson bound above 60 %, i.e. at least
-    14 wins of 16 (measured: 40 of 40). With SKIRMISH_SOAK=full it plays 200 seeds per assignment
-    and requires the win rate itself above 80 %.
+    """The issue asks for > 80 % of 200 battles: CI plays 100 seeds with each side assignment
+    (200 battles, ~25 s on 2 cores; measured 99 of 100 wins at 50 seeds) and requires the win
+    rate above 80 % and the lower 95 % Wilson bound above 70 %. With SKIRMISH_SOAK=full it plays
+    500 seeds per assignment.
     """
     full = os.environ.get("SKIRMISH_SOAK") == "full"
-    n = 200 if full else 8
+    n = 500 if full else 100
     street = ROOT / "scenarios" / "street.yaml"
     jobs = plan(seeds=range(1, n + 1), scenario=str(street), policies={"red": "cautious", "blue": "random"})
     jobs += plan(seeds=range(1, n + 1), scenario=str(street), policies={"red": "random", "blue": "cautious"})
     rows = run_batch(jobs, workers=2, progress=False)
     won = sum(1 for r in rows if r["winner_policy"] == "cautious")
     rate = wilson(won, len(rows))
-    if full:
-        assert rate.p > 0.8, rate
-    else:
-        assert rate.lo > 0.6, rate
+    assert rate.p > 0.8, rate
+    assert rate.lo > 0.7, rate
