@@ -947,6 +947,48 @@ def _less(a0: float, a1: float, a2: int, b0: float, b1: float, b2: int) -> bool:
 
 
 @njit(cache=True)
+def _heap_pop(k0: np.ndarray, k1: np.ndarray, k2: np.ndarray, size: int) -> int:
+    """Remove the root of the binary heap of lexicographic keys (k0, k1, k2); the new size.
+
+    The caller reads the root before popping. Same sift as ``heapq``, so ties break the same way.
+    """
+    size -= 1
+    if size:  # move the last entry to the root and sift it down
+        l0, l1, l2 = k0[size], k1[size], k2[size]
+        i = 0
+        while True:
+            c = 2 * i + 1
+            if c >= size:
+                break
+            if c + 1 < size and _less(k0[c + 1], k1[c + 1], k2[c + 1], k0[c], k1[c], k2[c]):
+                c += 1
+            if _less(k0[c], k1[c], k2[c], l0, l1, l2):
+                k0[i], k1[i], k2[i] = k0[c], k1[c], k2[c]
+                i = c
+            else:
+                break
+        k0[i], k1[i], k2[i] = l0, l1, l2
+    return size
+
+
+@njit(cache=True)
+def _heap_push(
+    k0: np.ndarray, k1: np.ndarray, k2: np.ndarray, size: int, a0: float, a1: float, a2: int
+) -> int:
+    """Add the key (a0, a1, a2) to the heap (sift up); the new size."""
+    i = size
+    while i > 0:
+        p = (i - 1) // 2
+        if _less(a0, a1, a2, k0[p], k1[p], k2[p]):
+            k0[i], k1[i], k2[i] = k0[p], k1[p], k2[p]
+            i = p
+        else:
+            break
+    k0[i], k1[i], k2[i] = a0, a1, a2
+    return size + 1
+
+
+@njit(cache=True)
 def astar(
     coords: np.ndarray,
     n_static: int,
@@ -963,8 +1005,8 @@ def astar(
 ) -> np.ndarray:
     """A* with the Euclidean heuristic; node indices src..dst, or an empty array if unreachable.
 
-    The heap holds (f, g, node) keys in a binary heap ordered lexicographically, like the tuples
-    the former ``heapq`` version pushed; stale entries are skipped when popped.
+    The heap holds (f, g, node) keys ordered lexicographically, like the tuples the former
+    ``heapq`` version pushed; stale entries are skipped when popped.
     """
     N = coords.shape[0]
     gx, gy = coords[dst, 0], coords[dst, 1]
@@ -977,28 +1019,10 @@ def astar(
     hg = np.empty(cap)
     hn = np.empty(cap, np.int64)
     dist[src] = 0.0
-    hf[0] = math.hypot(coords[src, 0] - gx, coords[src, 1] - gy)
-    hg[0] = 0.0
-    hn[0] = src
-    size = 1
+    size = _heap_push(hf, hg, hn, 0, math.hypot(coords[src, 0] - gx, coords[src, 1] - gy), 0.0, src)
     while size:
         d, u = hg[0], hn[0]
-        size -= 1
-        if size:  # move the last entry to the root and sift it down
-            lf, lg, ln = hf[size], hg[size], hn[size]
-            i = 0
-            while True:
-                c = 2 * i + 1
-                if c >= size:
-                    break
-                if c + 1 < size and _less(hf[c + 1], hg[c + 1], hn[c + 1], hf[c], hg[c], hn[c]):
-                    c += 1
-                if _less(hf[c], hg[c], hn[c], lf, lg, ln):
-                    hf[i], hg[i], hn[i] = hf[c], hg[c], hn[c]
-                    i = c
-                else:
-                    break
-            hf[i], hg[i], hn[i] = lf, lg, ln
+        size = _heap_pop(hf, hg, hn, size)
         if done[u]:
             continue
         if u == dst:
@@ -1034,16 +1058,7 @@ def astar(
                     dist[v] = nd
                     prev[v] = u
                     nf = nd + math.hypot(coords[v, 0] - gx, coords[v, 1] - gy)
-                    i = size
-                    size += 1
-                    while i > 0:  # sift up
-                        p = (i - 1) // 2
-                        if _less(nf, nd, v, hf[p], hg[p], hn[p]):
-                            hf[i], hg[i], hn[i] = hf[p], hg[p], hn[p]
-                            i = p
-                        else:
-                            break
-                    hf[i], hg[i], hn[i] = nf, nd, v
+                    size = _heap_push(hf, hg, hn, size, nf, nd, v)
     return np.empty(0, np.int64)
 
 
@@ -1064,7 +1079,8 @@ def dijkstra(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Shortest distances below ``bound`` from ``src``: (settled mask, distance, parent).
 
-    Heap keys (g, node, parent) as in the former ``heapq`` version.
+    Heap keys (g, node, parent) as in the former ``heapq`` version (the node id is stored as a
+    float key: ids are far below 2**53, so the order is the same).
     """
     dist = np.full(N, np.inf)
     done = np.zeros(N, np.bool_)
@@ -1072,31 +1088,13 @@ def dijkstra(
     par = np.full(N, -1, np.int64)
     cap = adj_nbr.shape[0] + ex_nbr.shape[0] + 1  # as in astar
     hg = np.empty(cap)
-    hn = np.empty(cap, np.int64)
+    hn = np.empty(cap)
     hp = np.empty(cap, np.int64)
     dist[src] = 0.0
-    hg[0] = 0.0
-    hn[0] = src
-    hp[0] = src
-    size = 1
+    size = _heap_push(hg, hn, hp, 0, 0.0, float(src), src)
     while size:
-        d, u, parent = hg[0], hn[0], hp[0]
-        size -= 1
-        if size:
-            lg, ln, lp = hg[size], hn[size], hp[size]
-            i = 0
-            while True:
-                c = 2 * i + 1
-                if c >= size:
-                    break
-                if c + 1 < size and _less(hg[c + 1], float(hn[c + 1]), hp[c + 1], hg[c], float(hn[c]), hp[c]):
-                    c += 1
-                if _less(hg[c], float(hn[c]), hp[c], lg, float(ln), lp):
-                    hg[i], hn[i], hp[i] = hg[c], hn[c], hp[c]
-                    i = c
-                else:
-                    break
-            hg[i], hn[i], hp[i] = lg, ln, lp
+        d, u, parent = hg[0], int(hn[0]), hp[0]
+        size = _heap_pop(hg, hn, hp, size)
         if done[u]:
             continue
         done[u] = True
@@ -1120,16 +1118,7 @@ def dijkstra(
                     nd = d + ex_w[q]
                 if nd < bound and nd < dist[v]:
                     dist[v] = nd
-                    i = size
-                    size += 1
-                    while i > 0:
-                        p = (i - 1) // 2
-                        if _less(nd, float(v), u, hg[p], float(hn[p]), hp[p]):
-                            hg[i], hn[i], hp[i] = hg[p], hn[p], hp[p]
-                            i = p
-                        else:
-                            break
-                    hg[i], hn[i], hp[i] = nd, v, u
+                    size = _heap_push(hg, hn, hp, size, nd, float(v), u)
     return done, dd, par
 
 
