@@ -13,6 +13,8 @@ Contract:
 - 2d6 odds: :func:`p_opposed_win` (melee: both sides roll 2d6 + score, higher
   total wins) and :func:`p_roll_under` (missile test: 2d6 <= target, where a
   double 1 always succeeds and a double 6 always fails).
+- Every odds function is pure and memoised by its arguments (each decision
+  prices every attack option again with the same few scores and tracks).
 """
 
 from __future__ import annotations
@@ -129,6 +131,7 @@ def _diff_2d6() -> np.ndarray:
     return out
 
 
+@lru_cache(maxsize=1024)
 def p_opposed(attack_score: int, defence_score: int) -> tuple[float, float, float]:
     """(P(attacker wins), P(tie), P(defender wins)) for 2d6 + score each, higher total winning."""
     diff = _diff_2d6()
@@ -145,6 +148,7 @@ def p_opposed_win(attack_score: int, defence_score: int) -> float:
     return p_opposed(attack_score, defence_score)[0]
 
 
+@lru_cache(maxsize=256)
 def p_roll_under(target: int) -> float:
     """P(2d6 <= ``target``), with 2 always succeeding and 12 always failing."""
     pmf = sum_pmf(2, 6)

@@ -135,6 +135,13 @@ def _hurt_odds(
     return p_hurt, (hits_sum / hit_mass if hit_mass else 0.0)
 
 
+@lru_cache(maxsize=4096)
+def _injury_summary(dice: int, adds: int, dtype: str, dr: int, halved: bool) -> tuple[float, float]:
+    """(P(one hit injures), E[injury of one hit]) of :func:`~game.rules.gurps_damage.injury_pmf`."""
+    dist = injury_pmf(dice, adds, dtype, dr, halved)
+    return sum(p for inj, p in dist if inj > 0), sum(inj * p for inj, p in dist)
+
+
 class GurpsRuleset(GurpsReactions, Ruleset):
     """GURPS 4e: 3d6 roll-under, Dodge/Parry/Block with retreat, drop, acrobatics, sacrifice."""
 
@@ -295,9 +302,7 @@ class GurpsRuleset(GurpsReactions, Ruleset):
         tstats: GurpsStats = battle.stats(target)
         dice, adds = w.dmg.dice_adds(battle.stats(uid).st)
         halved = self._halved(battle, w, sight)
-        dist = injury_pmf(dice, adds, w.dmg.type, tstats.dr, halved)
-        p_pen = sum(p for inj, p in dist if inj > 0)
-        expected = sum(inj * p for inj, p in dist)
+        p_pen, expected = _injury_summary(dice, adds, w.dmg.type, tstats.dr, halved)
         info = self.attack_info(battle, uid, w, sight)
         choices = defence_choices(battle, target, info)
         stages = best_stages(choices, battle.turn(target).maneuver == AOD)

@@ -16,7 +16,7 @@ while lying down).
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, replace
+from dataclasses import MISSING, dataclass, fields
 from functools import lru_cache
 from typing import Any
 
@@ -287,18 +287,32 @@ def _with_retreat_variants(
     return out
 
 
+#: Every field of :class:`DefenceChoice` in order, at its default (None for the required ones).
+_BLANK: dict[str, Any] = {f.name: None if f.default is MISSING else f.default for f in fields(DefenceChoice)}
+
+
+def _build(values: dict[str, Any], **changes: Any) -> DefenceChoice:
+    """A DefenceChoice with the fields ``values`` updated by ``changes``, built without the frozen
+    dataclass's ``object.__setattr__`` per field: that made construction 4x dearer, and
+    defence_choices builds about ten choices per call (the AI prices every attack option with it)."""
+    assert changes.keys() <= _BLANK.keys()
+    c = object.__new__(DefenceChoice)
+    c.__dict__.update(values, **changes)
+    return c
+
+
 def _make(
     base: DefenceChoice, *, extra: tuple[Modifier, ...] = (), add: int = 0, **changes: Any
 ) -> DefenceChoice:
     """A variant of ``base``: more modifiers (worth ``add``) and changed flags."""
-    return replace(base, eff=base.eff + add, modifiers=base.modifiers + extra, **changes)
+    return _build(base.__dict__, eff=base.eff + add, modifiers=base.modifiers + extra, **changes)
 
 
 def _choice(
     kind: str, weapon: str | None, mods: list[Modifier], parry_skill: str | None = None
 ) -> DefenceChoice:
     eff = int(sum(m.value for m in mods))
-    return DefenceChoice(kind, weapon, eff, tuple(mods), parry_skill=parry_skill)
+    return _build(_BLANK, kind=kind, weapon=weapon, eff=eff, modifiers=tuple(mods), parry_skill=parry_skill)
 
 
 def defence_choices(

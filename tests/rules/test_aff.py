@@ -437,3 +437,14 @@ def test_cli_readable() -> None:
 )
 def test_cli_forbidden_exit_2(args: list[str]) -> None:
     assert run_cli(*args).exit_code == 2
+
+
+def test_memoised_2d6_odds_equal_fresh_computation() -> None:
+    # p_opposed and p_roll_under are memoised: a cached answer is the same float as a fresh one.
+    from game.dice.aff import p_opposed, p_roll_under
+
+    for a, d in [(9, 8), (7, 12), (12, 3)]:
+        first = p_opposed(a, d)
+        assert p_opposed.__wrapped__(a, d) == first and p_opposed(a, d) is first
+    for tn in range(0, 14):
+        assert p_roll_under.__wrapped__(tn) == p_roll_under(tn) == p_roll_under(tn)

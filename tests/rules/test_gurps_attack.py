@@ -251,3 +251,14 @@ def test_attack_option_timing() -> None:
         opts = rules.attack_options(b, "a")
     per = (time.perf_counter() - t) / 20 / len(opts)
     assert per < 1e-3, f"{per * 1e3:.3f} ms per option"
+
+
+def test_injury_summary_matches_the_injury_distribution() -> None:
+    # hurt_odds reads P(penetrate) and E[injury] from this memo: the same sums over injury_pmf.
+    from game.rules.gurps import _injury_summary
+    from game.rules.gurps_damage import injury_pmf
+
+    for args in [(1, 1, "cut", 2, False), (2, -1, "cr", 0, True), (1, 0, "imp", 9, False)]:
+        dist = injury_pmf(*args)
+        expected = (sum(p for inj, p in dist if inj > 0), sum(inj * p for inj, p in dist))
+        assert _injury_summary(*args) == expected

@@ -385,3 +385,27 @@ def test_stats_validation() -> None:
         mk(weapons=[{**SWORD, "damage": "lots"}])
     with pytest.raises(ValueError, match="Extra inputs"):
         mk(charisma=3)
+
+
+def test_fast_built_choices_equal_dataclass_construction() -> None:
+    # _build skips the frozen dataclass's __init__: every field, its order and the variants must
+    # still match what DefenceChoice(...) and dataclasses.replace give.
+    from dataclasses import FrozenInstanceError, fields, replace
+
+    from game.commands import Modifier
+    from game.rules.gurps_defence import DefenceChoice, _choice, _make
+
+    mods = [Modifier("Dodge", 8, "defence"), Modifier("side arc", -2, "defence")]
+    plain = _choice("parry", "sword", mods, parry_skill="Brawling")
+    ref = DefenceChoice("parry", "sword", 6, tuple(mods), parry_skill="Brawling")
+    assert plain == ref and list(vars(plain)) == [f.name for f in fields(DefenceChoice)]
+    extra = (Modifier("retreat", 3, "defence"),)
+    variant = _make(plain, retreat=True, retreat_roll=12, retreat_bonus=3, extra=extra, add=3)
+    assert variant == replace(
+        ref, eff=9, modifiers=ref.modifiers + extra, retreat=True, retreat_roll=12, retreat_bonus=3
+    )
+    assert list(vars(variant)) == list(vars(ref)) and plain.retreat is False
+    with pytest.raises(FrozenInstanceError):
+        variant.eff = 1  # type: ignore[misc]
+    with pytest.raises(AssertionError):
+        _make(plain, no_such_field=True)
