@@ -52,9 +52,9 @@ Where the text is silent (standard AFF practice; decisions marked so):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, TypeVar
 
 from pydantic import Field, field_validator, model_validator
 
@@ -300,6 +300,31 @@ def protections(
     return out, forbidden
 
 
+_T = TypeVar("_T")
+#: Answers that depend only on a stat block and a hashable key, see :func:`_by_stats`.
+_BY_STATS: dict[tuple[Any, ...], tuple[AffStats, Any]] = {}
+_BY_STATS_MAX = 1024
+
+
+def _by_stats(stats: AffStats, key: tuple[Any, ...], compute: Callable[[], _T]) -> _T:
+    """``compute()``, memoised by the identity of the frozen stat block ``stats`` and ``key``.
+
+    Protection choices are priced for every attack option of every decision, from the same few
+    stat blocks. Blocks are unhashable (dict fields), so entries key on ``id`` and keep the block:
+    while an entry lives no other block can take that id. Nothing else goes in, so no entry
+    goes stale; the memo is only emptied when full.
+    """
+    hit = _BY_STATS.get((id(stats), *key))
+    if hit is not None and hit[0] is stats:
+        value: _T = hit[1]
+        return value
+    if len(_BY_STATS) >= _BY_STATS_MAX:
+        _BY_STATS.clear()
+    value = compute()
+    _BY_STATS[(id(stats), *key)] = (stats, value)
+    return value
+
+
 # ---- the ruleset ---------------------------------------------------------------------------------
 
 
@@ -332,7 +357,10 @@ class AffRuleset(Ruleset):
         return entry[1] if entry and entry[0] == battle.round else None
 
     def protection_choices(self, battle: Battle, uid: str) -> list[ProtectionRoll]:
-        return protections(battle.stats(uid), self.ubiquitous, self.locked_choice(battle, uid))[0]
+        stats: AffStats = battle.stats(uid)
+        ubiquitous, locked = self.ubiquitous, self.locked_choice(battle, uid)
+        key = ("choices", ubiquitous, locked)
+        return list(_by_stats(stats, key, lambda: tuple(protections(stats, ubiquitous, locked)[0])))
 
     # ---- set-up ----------------------------------------------------------------------------------
     @classmethod
@@ -436,11 +464,16 @@ class AffRuleset(Ruleset):
 
     def best_protection(self, battle: Battle, uid: str, weapon: AffWeapon) -> ProtectionRoll:
         """The defender's protection with the best chance of no damage (then the least expected)."""
-        return min(
-            self.protection_choices(battle, uid),
-            key=lambda p: (
-                -p_no_damage(weapon.track, p.track, 0, p.bonus),
-                expected_damage(weapon.track, p.track, 0, p.bonus),
+        key = ("best", self.ubiquitous, self.locked_choice(battle, uid), weapon.track)
+        return _by_stats(
+            battle.stats(uid),
+            key,
+            lambda: min(
+                self.protection_choices(battle, uid),
+                key=lambda p: (
+                    -p_no_damage(weapon.track, p.track, 0, p.bonus),
+                    expected_damage(weapon.track, p.track, 0, p.bonus),
+                ),
             ),
         )
 

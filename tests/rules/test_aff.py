@@ -448,3 +448,31 @@ def test_memoised_2d6_odds_equal_fresh_computation() -> None:
         assert p_opposed.__wrapped__(a, d) == first and p_opposed(a, d) is first
     for tn in range(0, 14):
         assert p_roll_under.__wrapped__(tn) == p_roll_under(tn) == p_roll_under(tn)
+
+
+def test_protection_memo_follows_the_round_lock_and_the_stat_block() -> None:
+    # protection_choices and best_protection are memoised per stat block (by identity) and
+    # per Ubiquitous Dodging lock: a lock taken, a new round, or another block must all show.
+    import game.rules.aff as aff_module
+
+    s = stats(armour=ARMOUR, talents=["swashbuckler"])
+    r, b = duel(target=s, ubiquitous=True)
+    sword = b.stats("a").weapons[0]
+    assert r.best_protection(b, "t", sword).kind == "dodge"
+    r._lock_table(b)["t"] = (b.round, "armour")
+    assert r.best_protection(b, "t", sword).kind == "armour"
+    assert [c.kind for c in r.protection_choices(b, "t")] == ["none", "armour"]
+    b.round += 1
+    assert r.best_protection(b, "t", sword).kind == "dodge"
+    # an equal but distinct block gets its own entries; the returned list is the caller's to keep
+    twin = s.model_copy()
+    assert twin is not s and aff_module._by_stats(twin, ("x",), lambda: 1) == 1
+    assert aff_module._by_stats(s, ("x",), lambda: 2) == 2
+    assert aff_module._by_stats(s, ("x",), lambda: 3) == 2
+    mine = r.protection_choices(b, "t")
+    mine.clear()
+    assert len(r.protection_choices(b, "t")) == 3
+    # a full memo is emptied, not grown
+    for k in range(aff_module._BY_STATS_MAX + 5):
+        aff_module._by_stats(s, ("fill", k), lambda: 0)
+    assert len(aff_module._BY_STATS) <= aff_module._BY_STATS_MAX
