@@ -52,6 +52,7 @@ def step_dice(step: int) -> Pool:
     return dice
 
 
+@lru_cache(maxsize=1024)  # every attack option's label and defence labels format the same few pools
 def format_pool(dice: Pool) -> str:
     """``(12, 2)`` -> ``"d12+d2"``; the empty pool is ``"d0"``."""
     return "+".join(f"d{s}" for s in dice) if dice else "d0"
