@@ -59,8 +59,7 @@ class TurnSystem(esper.Processor):
         match.round += 1
         alive = match.units()
         for uid in alive:
-            ap = match.ap(uid)
-            ap.current = ap.maximum
+            match.refill_ap(uid)
         order = match.rules.initiative(match, alive)
         match.set_order(order)
         match.emit("round_start", order=order, state_hash=match.state_hash())

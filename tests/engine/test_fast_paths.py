@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 import shapely
 
+from components.spatial import Posture
 from game.arena import Arena
 from game.commands import LazyRegion, Move, Option, matches
 from game.events import _clean
@@ -78,6 +79,12 @@ def test_clipped_disc_is_the_geos_construction_vertex_for_vertex(spec):
         got = arena._clipped_disc(centre, r, reach)
         assert got.geom_type == want.geom_type
         assert got.equals_exact(want, 0.0), (centre, r, reach)
+    # remembered by its whole input (a shapely geometry is immutable): asked again, the same one
+    for centre, r, reach in cases:
+        again = arena._clipped_disc(centre, r, reach)
+        assert again is arena._clipped_disc(centre, r, reach)
+        want = shapely.box(r, r, w - r, h - r).intersection(shapely.Point(centre).buffer(reach, quad_segs=16))
+        assert again.equals_exact(want, 0.0)
 
 
 def test_a_lazy_region_is_built_once_on_first_read():
@@ -111,14 +118,57 @@ def test_memoised_validators_answer_again_after_the_table_changes(spec):
     m.close()
 
 
-def test_unit_snapshots_follow_every_logged_change(spec):
+def _fresh_view(m, uid):
+    """The snapshot a new view takes (nothing remembered)."""
+    return MatchView(m).unit(uid)
+
+
+def test_unit_snapshots_follow_every_change(spec):
     m = Match(spec, seed=3)
     view = MatchView(m)
     uid = m.pending.unit
-    before = view.unit(uid)
+    other = next(u for u in m.units() if u != uid)
+    before, bystander = view.unit(uid), view.unit(other)
     assert view.unit(uid) is before  # nothing happened: the same snapshot
     x, y = before.pos
     m.apply(Move(uid, (x + (1.0 if x < 10 else -1.0), y + 1.0)))
     after = view.unit(uid)
     assert after.pos != before.pos and after.ap == before.ap - 1
+    assert view.unit(other) is bystander  # its state did not change: kept
+    # every way the match changes a unit is seen at once, by that unit's snapshot only
+    changes = [
+        lambda: m.set_facing(other, 123.0),
+        lambda: m.set_posture(other, Posture.KNEELING),
+        lambda: m.damage(other, {next(iter(m.health(other).tracks)): -1}, None),
+        lambda: m.set_status(other, "stunned", True, "test"),
+        lambda: m.spend_ap(other, 1, "test"),
+        lambda: m.refill_ap(other),
+        lambda: m.set_status(other, "dead", True, "test"),
+    ]
+    for change in changes:
+        kept = view.unit(uid)
+        old = view.unit(other)
+        change()
+        assert view.unit(other) == _fresh_view(m, other) != old
+        assert view.unit(uid) is kept
     m.close()
+
+
+def test_dice_draw_the_faces_and_words_of_one_array_draw():
+    """``Dice.roll`` draws die by die; the faces and the generator's state after them must be
+    those of numpy's ``integers(1, sides + 1, size=n)`` (the replayable logs depend on it)."""
+    from game.dice import Dice
+
+    plan = np.random.default_rng(7)
+    for seed in range(20):
+        ours, ref = np.random.default_rng(seed), np.random.default_rng(seed)
+        dice = Dice(ours)
+        for _ in range(60):
+            n = int(plan.integers(0, 9))
+            sides = int(plan.choice([1, 2, 3, 6, 8, 10, 12, 20, 100, 2**31, 2**32 + 5]))
+            want = ref.integers(1, sides + 1, size=n).tolist() if n > 0 else []
+            got = dice.roll(n, sides, "test")
+            assert got == want and all(type(f) is int for f in got)
+            if plan.random() < 0.3:  # other draws in between (a float takes a whole word)
+                assert ours.random() == ref.random()
+        assert ours.bit_generator.state == ref.bit_generator.state
