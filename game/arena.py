@@ -147,9 +147,12 @@ class Arena:
             keep = self.alive.copy()
             if uid is not None:
                 keep[self.index_of[uid]] = False
-            arr = np.column_stack([self.xy[keep], self.base[keep]]) if keep.any() else np.empty((0, 3))
-            ids = tuple(u for u, k in zip(self.ids, keep, strict=True) if k)
-            got = self._blockers[uid] = (arr, ids)
+            rows = np.flatnonzero(keep)
+            arr = np.empty((len(rows), 3))  # the column_stack of xy and base, without its checks
+            arr[:, :2] = self.xy[rows]
+            arr[:, 2] = self.base[rows]
+            ids = self.ids
+            got = self._blockers[uid] = (arr, tuple([ids[j] for j in rows.tolist()]))
         return got
 
     def memoised(self, validate: Callable[[Any], str | None]) -> Callable[[Any], str | None]:

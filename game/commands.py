@@ -240,7 +240,7 @@ class Option:
         return replace(self.command, **{self.point_field: value})
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Decision:
     """What the match is waiting for: ``unit`` must choose one of ``options``.
 
@@ -253,6 +253,17 @@ class Decision:
     kind: str
     options: tuple[Option, ...]
     context: dict[str, Any] = field(default_factory=dict)
+
+    def __init__(
+        self, unit: str, kind: str, options: tuple[Option, ...], context: dict[str, Any] | None = None
+    ) -> None:
+        # Written out like Option's (one per command): the frozen __init__ sets each field
+        # through object.__setattr__.
+        d = self.__dict__
+        d["unit"] = unit
+        d["kind"] = kind
+        d["options"] = options
+        d["context"] = {} if context is None else context
 
 
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}

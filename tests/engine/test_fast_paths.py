@@ -172,3 +172,51 @@ def test_dice_draw_the_faces_and_words_of_one_array_draw():
             if plan.random() < 0.3:  # other draws in between (a float takes a whole word)
                 assert ours.random() == ref.random()
         assert ours.bit_generator.state == ref.bit_generator.state
+
+
+def test_turn_options_share_their_fixed_commands_and_keep_their_labels(spec):
+    from game.commands import ChangePosture, Decision, EndTurn, Face
+    from game.legal import _posture_labels
+
+    first, second = Match(spec, seed=1), Match(spec, seed=2)
+    uid = first.pending.unit
+    d1 = first.pending
+    second_d = second.pending
+    cmds = [o.command for o in d1.options]
+    assert EndTurn(uid) in cmds and Face(uid, 0.0) in cmds
+    for o in d1.options:  # each command and label is what a fresh one would be
+        if isinstance(o.command, ChangePosture):
+            assert o.command == ChangePosture(uid, o.command.posture)
+            assert o.label.startswith(f"posture {o.command.posture} (")
+    if second_d.unit == uid:  # the same unit in another match: the very same command objects
+        shared = {id(o.command) for o in second_d.options}
+        assert id(next(o.command for o in d1.options if isinstance(o.command, EndTurn))) in shared
+    # labels print the cost as given (1 and 1.0 differ)
+    assert _posture_labels(1)[0] == "posture standing (1 AP)"
+    assert _posture_labels(1.0)[0] == "posture standing (1.0 AP)"
+    # a decision made by hand: own context dict per instance, dataclass equality
+    a, b = Decision(uid, "turn", ()), Decision(uid, "turn", ())
+    assert a == b and a.context == {} and a.context is not b.context
+    assert Decision(uid, "turn", (), context={"x": 1}).context == {"x": 1}
+    first.close()
+    second.close()
+
+
+def test_event_positions_and_reserved_fields():
+    from game.events import POS_DECIMALS, EventLog, round_pos
+
+    for p in [
+        (1.23456789, -2.0),
+        (np.float64(0.1) * 3, np.int64(2)),
+        [1.0000005, 2],
+        np.array([3.3333333, 4.0]),
+    ]:
+        want = [round(float(c), POS_DECIMALS) for c in p]
+        got = round_pos(p)
+        assert got == want and [type(c) for c in got] == [float, float]
+    assert round_pos((1.0, 2.0, 3.0)) == [1.0, 2.0, 3.0]
+    log = EventLog()
+    with pytest.raises(ValueError, match="'round' is reserved"):
+        log.append(0, "x", {"a": 1, "round": 2, "seq": 3})
+    assert len(log) == 0
+    assert log.append(1, "x", {"a": (1, 2)}) == {"seq": 0, "round": 1, "type": "x", "a": [1, 2]}
