@@ -220,3 +220,31 @@ def test_event_positions_and_reserved_fields():
         log.append(0, "x", {"a": 1, "round": 2, "seq": 3})
     assert len(log) == 0
     assert log.append(1, "x", {"a": (1, 2)}) == {"seq": 0, "round": 1, "type": "x", "a": [1, 2]}
+
+
+def test_a_point_set_on_an_option_is_what_replace_makes():
+    from dataclasses import replace
+
+    from game.commands import Defend, DodgeMove, Face, Interpose, Step
+
+    cases = [
+        (Move("a", (0.0, 0.0)), "to", (1.5, 2.5)),
+        (Step("a"), "to", (3.0, 4.0)),
+        (Face("a", 10.0), "degrees", 99.5),
+        (Interpose("a", "b", None, True), "to", (1.0, 1.0)),
+        (DodgeMove("a"), "to", None),
+        (Defend("a", "dodge", None, None, True, False, "x"), "retreat_to", (2.0, 2.0)),
+    ]
+    for cmd, free, value in cases:
+        got = Option(cmd, "x", point_field=free).with_point(value)
+        want = replace(cmd, **{free: value})
+        assert got == want and type(got) is type(want)
+    assert Option(Move("a"), "x").with_point((1.0, 1.0)) == Move("a")  # no free field
+    with pytest.raises(TypeError):
+        Option(Move("a"), "x", point_field="nope").with_point((1.0, 1.0))
+    # matching ignores only the free field
+    opt = Option(Move("a"), "x", point_field="to", validate=lambda p: None)
+    assert matches(opt, Move("a", (5.0, 5.0))) is None
+    assert matches(opt, Move("b", (5.0, 5.0))) == "does not match"
+    assert matches(Option(Face("a", 1.0), "x"), Face("a", 2.0)) == "does not match"
+    assert matches(Option(Face("a", 1.0), "x"), Face("a", 1.0)) is None
