@@ -105,6 +105,9 @@ class Match:
         #: Per unit, a count of the changes to what a :class:`~game.view.UnitView` shows (place,
         #: facing, posture, AP, health): views keep a unit's snapshot while its count stands.
         self.changes: dict[str, int] = {}
+        # The units in action, in unit order, until the next status change (statuses change only
+        # through set_status): every esper step and many rule and AI queries ask for them.
+        self._in_action: list[str] | None = None
         self._order: list[str] = []  # activation order of the current round (remaining)
         self._active: str | None = None
         self._turn_over = False
@@ -370,15 +373,20 @@ class Match:
         return hashlib.sha256(blob).hexdigest()[:16]
 
     # ------------------------------------------------------- Battle: reading
+    def _alive(self) -> list[str]:
+        """The units in action (the caller must not change the list)."""
+        got = self._in_action
+        if got is None:
+            got = self._in_action = [u for u, h in self._health.items() if not h.out_of_action]
+        return got
+
     def units(self, alive: bool = True) -> list[str]:
-        if not alive:
-            return list(self._eid)
-        return [u for u, h in self._health.items() if not h.out_of_action]
+        return list(self._alive() if alive else self._eid)
 
     def sides_in_action(self) -> list[str]:
         """The sides with at least one unit in action, sorted."""
         side = self._side
-        return sorted({side[u] for u, h in self._health.items() if not h.out_of_action})
+        return sorted({side[u] for u in self._alive()})
 
     def side(self, uid: str) -> str:
         try:
@@ -459,11 +467,11 @@ class Match:
 
     def enemies(self, uid: str) -> list[str]:
         me, side = self.side(uid), self._side
-        return [u for u, h in self._health.items() if side[u] != me and not h.out_of_action]
+        return [u for u in self._alive() if side[u] != me]
 
     def friends(self, uid: str) -> list[str]:
         me, side = self.side(uid), self._side
-        return [u for u, h in self._health.items() if u != uid and side[u] == me and not h.out_of_action]
+        return [u for u in self._alive() if u != uid and side[u] == me]
 
     # ------------------------------------------------------- Battle: regions
     def step_region(self, uid: str, max_len: float) -> Region:
@@ -510,6 +518,7 @@ class Match:
         was_out = h.out_of_action
         (h.status.add if on else h.status.discard)(flag)
         self.changes[uid] += 1
+        self._in_action = None
         self.emit("status", unit=uid, flag=flag, on=on, reason=reason)
         if h.out_of_action and not was_out:
             self.emit("casualty", unit=uid, reason=reason, at=round_pos(self.pos(uid)))

@@ -248,3 +248,25 @@ def test_a_point_set_on_an_option_is_what_replace_makes():
     assert matches(opt, Move("b", (5.0, 5.0))) == "does not match"
     assert matches(Option(Face("a", 1.0), "x"), Face("a", 2.0)) == "does not match"
     assert matches(Option(Face("a", 1.0), "x"), Face("a", 1.0)) is None
+
+
+def test_units_in_action_follow_status_changes(spec):
+    m = Match(spec, seed=4)
+
+    def plain():
+        alive = [u for u in m.units(alive=False) if not m.health(u).out_of_action]
+        return alive, sorted({m.side(u) for u in alive})
+
+    uid = m.units()[0]
+    enemy = m.enemies(uid)[0]
+    assert (m.units(), m.sides_in_action()) == plain()
+    got = m.units()
+    got.clear()  # callers get their own lists
+    assert m.units() == plain()[0]
+    for flag, on in [("stunned", True), ("dead", True), ("dead", False), ("unconscious", True)]:
+        m.set_status(enemy, flag, on, "test")
+        assert (m.units(), m.sides_in_action()) == plain()
+        assert (enemy in m.enemies(uid)) == (not m.health(enemy).out_of_action)
+        assert all(not m.health(f).out_of_action and m.side(f) == m.side(uid) for f in m.friends(uid))
+        assert uid not in m.friends(uid)
+    m.close()
