@@ -42,7 +42,7 @@ def static_geometry(
     return SightIndex(obstacles, width, height), NavMesh(obstacles, width, height)
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=1024)  # one per reach (speed x AP) seen in the process: a few hundred
 def _disc_ring(max_len: float) -> tuple[np.ndarray, np.ndarray, tuple[float, ...]] | None:
     """The closed ring of ``shapely.Point(0, 0).buffer(max_len, quad_segs=16)``, the same ring
     starting one vertex later, and its bounds (None if the disc is empty)."""
@@ -82,6 +82,9 @@ class Arena:
         #: Counts changes of the table (moves, postures, turns, removals): validators memoise
         #: their answers per point while it stays the same.
         self.stamp = 0
+        # Clipped discs by (centre, base radius, reach): a unit that stays put is offered the
+        # same move reach turn after turn (shapely geometries are immutable: safe to share).
+        self._discs: dict[tuple[float, float, float, float], Any] = {}
 
     # ------------------------------------------------------------ state
     def table(self) -> UnitTable:
@@ -144,9 +147,12 @@ class Arena:
             keep = self.alive.copy()
             if uid is not None:
                 keep[self.index_of[uid]] = False
-            arr = np.column_stack([self.xy[keep], self.base[keep]]) if keep.any() else np.empty((0, 3))
-            ids = tuple(u for u, k in zip(self.ids, keep, strict=True) if k)
-            got = self._blockers[uid] = (arr, ids)
+            rows = np.flatnonzero(keep)
+            arr = np.empty((len(rows), 3))  # the column_stack of xy and base, without its checks
+            arr[:, :2] = self.xy[rows]
+            arr[:, 2] = self.base[rows]
+            ids = self.ids
+            got = self._blockers[uid] = (arr, tuple([ids[j] for j in rows.tolist()]))
         return got
 
     def memoised(self, validate: Callable[[Any], str | None]) -> Callable[[Any], str | None]:
@@ -239,6 +245,15 @@ class Arena:
     def _clipped_disc(self, centre: Point, radius: float, max_len: float) -> Any:
         """``box(radius, radius, w - radius, h - radius) ∩ Point(centre).buffer(max_len, 16)``,
         vertex for vertex, without GEOS's buffer (and, for a disc inside the box, its overlay)."""
+        key = (float(centre[0]), float(centre[1]), float(radius), float(max_len))
+        got = self._discs.get(key)
+        if got is None:
+            if len(self._discs) >= 512:
+                self._discs.clear()
+            got = self._discs[key] = self._build_clipped_disc(centre, radius, max_len)
+        return got
+
+    def _build_clipped_disc(self, centre: Point, radius: float, max_len: float) -> Any:
         w, h = self.spec.width, self.spec.height
         lo_x, lo_y, hi_x, hi_y = radius, radius, w - radius, h - radius
         rings = _disc_ring(float(max_len))

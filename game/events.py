@@ -28,6 +28,9 @@ POS_DECIMALS = 6
 
 def round_pos(p: Iterable[float]) -> list[float]:
     """``[x, y]`` rounded for the log."""
+    if type(p) is tuple and len(p) == 2:  # the usual point: no list comprehension
+        x, y = p
+        return [round(float(x), POS_DECIMALS), round(float(y), POS_DECIMALS)]
     return [round(float(c), POS_DECIMALS) for c in p]
 
 
@@ -63,6 +66,10 @@ def _clean(value: Any) -> Any:
     return str(value)
 
 
+#: The fields every event starts with.
+_RESERVED = frozenset({"seq", "round", "type"})
+
+
 class EventLog:
     """An append-only list of events, optionally mirrored to listeners."""
 
@@ -75,11 +82,13 @@ class EventLog:
         self._listeners.append(fn)
 
     def append(self, round_no: int, type_: str, fields: dict[str, Any]) -> dict[str, Any]:
+        if not _RESERVED.isdisjoint(fields):
+            k = next(k for k in fields if k in _RESERVED)
+            raise ValueError(f"event field {k!r} is reserved")
         event: dict[str, Any] = {"seq": len(self.events), "round": round_no, "type": type_}
+        plain = _PLAIN
         for k, v in fields.items():
-            if k in event:
-                raise ValueError(f"event field {k!r} is reserved")
-            event[k] = v if type(v) in _PLAIN else _clean(v)
+            event[k] = v if type(v) in plain else _clean(v)
         self.events.append(event)
         for fn in self._listeners:
             fn(event)

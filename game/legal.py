@@ -23,6 +23,40 @@ if TYPE_CHECKING:
 #: Every posture with its name (reading an enum member's value is a descriptor call).
 _POSTURES = tuple((p, p.value) for p in Posture)
 
+_Templates = tuple[Move, Step, Face, EndTurn, tuple[tuple[Posture, ChangePosture], ...]]
+
+#: Per unit id, the fixed commands of its turn options. Commands are frozen values, so every
+#: decision of every match shares them: building them was a third of a decision's own cost.
+_TEMPLATES: dict[str, _Templates] = {}
+
+#: Per posture cost (with its type: ``1`` and ``1.0`` print differently), the posture labels.
+_POSTURE_LABELS: dict[tuple[type, Any], tuple[str, ...]] = {}
+
+
+def _templates(uid: str) -> _Templates:
+    got = _TEMPLATES.get(uid)
+    if got is None:
+        if len(_TEMPLATES) >= 4096:  # ids are a scenario's few units; this only bounds memory
+            _TEMPLATES.clear()
+        got = _TEMPLATES[uid] = (
+            Move(uid, (0.0, 0.0)),
+            Step(uid, (0.0, 0.0)),
+            Face(uid, 0.0),
+            EndTurn(uid),
+            tuple((p, ChangePosture(uid, name)) for p, name in _POSTURES),
+        )
+    return got
+
+
+def _posture_labels(cost: Any) -> tuple[str, ...]:
+    key = (type(cost), cost)
+    got = _POSTURE_LABELS.get(key)
+    if got is None:
+        if len(_POSTURE_LABELS) >= 256:
+            _POSTURE_LABELS.clear()
+        got = _POSTURE_LABELS[key] = tuple(f"posture {name} ({cost} AP)" for _, name in _POSTURES)
+    return got
+
 
 def _finite_degrees(v: Any) -> str | None:
     if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v):
@@ -36,6 +70,7 @@ def turn_decision(match: Match, uid: str) -> Decision | None:
     turn = match.turn(uid)
     costs = rules.action_costs(match, uid)
     options: list[Option] = []
+    move, step, face, end, postures = _templates(uid)
 
     step_cost = costs.get("step")
     can_step = step_cost is not None and not turn.stepped and step_cost <= ap.current
@@ -62,7 +97,7 @@ def turn_decision(match: Match, uid: str) -> Decision | None:
 
         options.append(
             Option(
-                Move(uid, (0.0, 0.0)),
+                move,
                 f"move (up to {max_len:.1f} in)",
                 point_field="to",
                 region=region.geometry,
@@ -75,7 +110,7 @@ def turn_decision(match: Match, uid: str) -> Decision | None:
         region = match.arena.step_region(uid, step_len, lazy=True)
         options.append(
             Option(
-                Step(uid, (0.0, 0.0)),
+                step,
                 f"step (1 yd, {step_cost} AP)",
                 point_field="to",
                 region=region.geometry,
@@ -85,18 +120,18 @@ def turn_decision(match: Match, uid: str) -> Decision | None:
     face_cost = costs.get("face")
     if face_cost is not None and face_cost <= ap.current:
         options.append(
-            Option(Face(uid, 0.0), f"face ({face_cost} AP)", point_field="degrees", validate=_finite_degrees)
+            Option(face, f"face ({face_cost} AP)", point_field="degrees", validate=_finite_degrees)
         )
     posture_cost = costs.get("posture")
     if posture_cost is not None and posture_cost <= ap.current:
         current = match.posture(uid)
         allowed = rules.posture_allowed
-        for p, name in _POSTURES:
+        for (p, cmd), label in zip(postures, _posture_labels(posture_cost), strict=True):
             if p != current and allowed(match, uid, p):
-                options.append(Option(ChangePosture(uid, name), f"posture {name} ({posture_cost} AP)"))
+                options.append(Option(cmd, label))
     attack_cost = costs.get("attack")
     if attack_cost is not None and attack_cost <= ap.current:
         options.extend(rules.attack_options(match, uid))
     options.extend(rules.maneuver_options(match, uid))
-    options.append(Option(EndTurn(uid), "end turn"))
+    options.append(Option(end, "end turn"))
     return Decision(uid, "turn", tuple(options), context={"ap": ap.current, "round": match.round})

@@ -102,6 +102,12 @@ class Match:
         # The components that never change identity, by unit (hot reads of every query).
         self._side: dict[str, str] = {}
         self._health: dict[str, Health] = {}
+        #: Per unit, a count of the changes to what a :class:`~game.view.UnitView` shows (place,
+        #: facing, posture, AP, health): views keep a unit's snapshot while its count stands.
+        self.changes: dict[str, int] = {}
+        # The units in action, in unit order, until the next status change (statuses change only
+        # through set_status): every esper step and many rule and AI queries ask for them.
+        self._in_action: list[str] | None = None
         self._order: list[str] = []  # activation order of the current round (remaining)
         self._active: str | None = None
         self._turn_over = False
@@ -157,6 +163,7 @@ class Match:
             self._eid[u.id] = eid
             self._side[u.id] = u.side
             self._health[u.id] = setup.health
+            self.changes[u.id] = 0
 
     def _stats_of(self, u: UnitSpec) -> Any:
         """``resolve_stats`` for ``u``, remembered by the raw block it validates: validating a
@@ -366,15 +373,20 @@ class Match:
         return hashlib.sha256(blob).hexdigest()[:16]
 
     # ------------------------------------------------------- Battle: reading
+    def _alive(self) -> list[str]:
+        """The units in action (the caller must not change the list)."""
+        got = self._in_action
+        if got is None:
+            got = self._in_action = [u for u, h in self._health.items() if not h.out_of_action]
+        return got
+
     def units(self, alive: bool = True) -> list[str]:
-        if not alive:
-            return list(self._eid)
-        return [u for u, h in self._health.items() if not h.out_of_action]
+        return list(self._alive() if alive else self._eid)
 
     def sides_in_action(self) -> list[str]:
         """The sides with at least one unit in action, sorted."""
         side = self._side
-        return sorted({side[u] for u, h in self._health.items() if not h.out_of_action})
+        return sorted({side[u] for u in self._alive()})
 
     def side(self, uid: str) -> str:
         try:
@@ -455,11 +467,11 @@ class Match:
 
     def enemies(self, uid: str) -> list[str]:
         me, side = self.side(uid), self._side
-        return [u for u, h in self._health.items() if side[u] != me and not h.out_of_action]
+        return [u for u in self._alive() if side[u] != me]
 
     def friends(self, uid: str) -> list[str]:
         me, side = self.side(uid), self._side
-        return [u for u, h in self._health.items() if u != uid and side[u] == me and not h.out_of_action]
+        return [u for u in self._alive() if u != uid and side[u] == me]
 
     # ------------------------------------------------------- Battle: regions
     def step_region(self, uid: str, max_len: float) -> Region:
@@ -487,6 +499,7 @@ class Match:
         before = dict(h.tracks)
         for k, v in deltas.items():
             h.tracks[k] = h.tracks.get(k, 0) + int(v)
+        self.changes[uid] += 1
         self.emit(
             "damage",
             unit=uid,
@@ -504,10 +517,18 @@ class Match:
             return
         was_out = h.out_of_action
         (h.status.add if on else h.status.discard)(flag)
+        self.changes[uid] += 1
+        self._in_action = None
         self.emit("status", unit=uid, flag=flag, on=on, reason=reason)
         if h.out_of_action and not was_out:
             self.emit("casualty", unit=uid, reason=reason, at=round_pos(self.pos(uid)))
             self.arena.remove(uid)
+
+    def refill_ap(self, uid: str) -> None:
+        """Back to full AP (the start of a round; the ``round_start`` event logs it)."""
+        ap = self.ap(uid)
+        ap.current = ap.maximum
+        self.changes[uid] += 1
 
     def spend_ap(self, uid: str, n: int, reason: str) -> None:
         if n == 0:
@@ -516,6 +537,7 @@ class Match:
         if n < 0 or n > ap.current:
             raise IllegalCommand(f"{uid} cannot spend {n} AP for {reason}: it has {ap.current}")
         ap.current -= n
+        self.changes[uid] += 1
         self.emit("ap", unit=uid, spent=n, left=ap.current, reason=reason)
 
     def move_unit(self, uid: str, to: Point, kind: str, ap: int = 0) -> None:
@@ -528,6 +550,7 @@ class Match:
         p: Position = self._c(uid, Position)
         frm = (p.x, p.y)
         p.x, p.y = float(to[0]), float(to[1])
+        self.changes[uid] += 1
         self.turn(uid).moved += path.length
         self.arena.update(uid, (p.x, p.y), self._height(uid), self.facing(uid))
         self.emit(
@@ -545,6 +568,7 @@ class Match:
         stance: Stance = self._c(uid, Stance)
         old = stance.posture
         stance.posture = Posture(posture)
+        self.changes[uid] += 1
         self.arena.update(uid, self.pos(uid), self._height(uid), self.facing(uid))
         self.emit(
             kind,
@@ -559,6 +583,7 @@ class Match:
         f: Facing = self._c(uid, Facing)
         old = f.degrees
         f.degrees = normalize_degrees(degrees)
+        self.changes[uid] += 1
         self.arena.update(uid, self.pos(uid), self._height(uid), f.degrees)
         self.emit("facing", unit=uid, **{"from": round(old, 6), "to": round(f.degrees, 6)}, ap=ap)
 

@@ -2,9 +2,10 @@
 
 Contract: nothing returned here lets the caller change the match. Units come
 as frozen :class:`UnitView` snapshots; sight facts are frozen values. The view
-is cheap to make and always reflects the match's current state: a snapshot is
-reused until the match logs its next event (every change of what a snapshot
-holds is a logged event).
+is cheap to make and always reflects the match's current state: a unit's
+snapshot is reused until the match counts a change to that unit
+(``Match.changes``: every change of what a snapshot holds goes through the
+match's methods, which count it).
 """
 
 from __future__ import annotations
@@ -44,8 +45,8 @@ class MatchView:
 
     def __init__(self, match: Match) -> None:
         self._m = match
-        self._snapshots: dict[str, UnitView] = {}
-        self._seen = -1  # log length the snapshots were taken at
+        # uid -> (the unit's change count when taken, snapshot)
+        self._snapshots: dict[str, tuple[int | None, UnitView]] = {}
 
     @property
     def round(self) -> int:
@@ -97,14 +98,11 @@ class MatchView:
         return self._m.yards_per_inch
 
     def unit(self, uid: str) -> UnitView:
-        n = len(self._m.log.events)
-        if n != self._seen:
-            self._snapshots.clear()
-            self._seen = n
+        count = self._m.changes.get(uid)  # None for an unknown unit: _snapshot raises
         got = self._snapshots.get(uid)
-        if got is None:
-            got = self._snapshots[uid] = self._snapshot(uid)
-        return got
+        if got is None or got[0] != count or count is None:
+            got = self._snapshots[uid] = (count, self._snapshot(uid))
+        return got[1]
 
     def _snapshot(self, uid: str) -> UnitView:
         m = self._m

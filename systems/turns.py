@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import esper
 
 from game.legal import turn_decision
+from game.match import MAX_COMMANDS_PER_TURN
 
 if TYPE_CHECKING:
     from game.match import Match
@@ -27,8 +28,6 @@ class TurnSystem(esper.Processor):
             return
         uid = match.active
         if uid is not None:
-            from game.match import MAX_COMMANDS_PER_TURN
-
             if not match.turn_over and match.count_turn_command() > MAX_COMMANDS_PER_TURN:
                 match.emit(
                     "status", unit=uid, flag="turn_limit", on=True, reason="too many commands in one turn"
@@ -59,8 +58,7 @@ class TurnSystem(esper.Processor):
         match.round += 1
         alive = match.units()
         for uid in alive:
-            ap = match.ap(uid)
-            ap.current = ap.maximum
+            match.refill_ap(uid)
         order = match.rules.initiative(match, alive)
         match.set_order(order)
         match.emit("round_start", order=order, state_hash=match.state_hash())

@@ -45,6 +45,11 @@ class SightCache:
         a, t = np.nonzero(~np.eye(n, dtype=bool))
         self._a = a.astype(np.int64)
         self._t = t.astype(np.int64)
+        # Per unit, its pairs (as attacker or target, in pair order) and a mask naming only it:
+        # one unit changed is the usual refresh, and building these each time cost as much as
+        # the intervening-units kernel.
+        self._pairs_of = [np.flatnonzero((self._a == i) | (self._t == i)) for i in range(n)]
+        self._only = [np.arange(n) == i for i in range(n)]
         self._fraction = np.zeros(len(self._a))
         self._screen = np.zeros(len(self._a), dtype=bool)
         self._dirty: set[int] = set(range(n))
@@ -102,9 +107,12 @@ class SightCache:
             return
         units = self._units
         if self._dirty:
-            moved = np.zeros(self._n, dtype=bool)
-            moved[list(self._dirty)] = True
-            k = np.flatnonzero(moved[self._a] | moved[self._t])
+            if len(self._dirty) == 1:
+                (i,) = self._dirty
+                k = self._pairs_of[i]
+            else:
+                moved = self._mask(self._dirty)
+                k = np.flatnonzero(moved[self._a] | moved[self._t])
             if len(k):
                 res = self.index.cover(units, self._a[k], self._t[k], screen_all=True)
                 self._fraction[k] = res.fraction
@@ -124,11 +132,18 @@ class SightCache:
         A unit's move changes the intervening lists of its own pairs (their corridors) and
         whether it intervenes in the other pairs; nothing else.
         """
-        moved = np.zeros(self._n, dtype=bool)
-        moved[list(self._moved)] = True
         self._ptr, self._rows = kernel.intervening_update(
-            units.xy, units.base, self._a, self._t, self._hits, moved
+            units.xy, units.base, self._a, self._t, self._hits, self._mask(self._moved)
         )
+
+    def _mask(self, rows: set[int]) -> BoolArray:
+        """(n,) True for ``rows`` (callers must not change it)."""
+        if len(rows) == 1:
+            (i,) = rows
+            return self._only[i]
+        moved = np.zeros(self._n, dtype=bool)
+        moved[list(rows)] = True
+        return moved
 
     @property
     def batch(self) -> SightBatch:

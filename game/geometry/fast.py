@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
 
 import numpy as np
 import shapely
@@ -114,23 +116,43 @@ class SightBatch:
     def __len__(self) -> int:
         return len(self.attackers)
 
+    @cached_property
+    def _columns(self) -> tuple[list[Any], ...]:
+        """The arrays :meth:`facts` reads, as Python lists (made on the first question: reading
+        numpy scalars one by one cost more than converting a whole batch, and a refreshed batch
+        is asked about a few pairs)."""
+        return (
+            self.attackers.tolist(),
+            self.targets.tolist(),
+            self.visible.tolist(),
+            self.cover_fraction.tolist(),
+            self.level.tolist(),
+            self.intervening_ptr.tolist(),
+            self.intervening_idx.tolist(),
+            self.hidden.tolist(),
+            self.arc.tolist(),
+            self.distance.tolist(),
+        )
+
     def intervening(self, k: int) -> tuple[int, ...]:
         """Rows of the units intervening in pair ``k``, nearest the attacker first."""
-        lo, hi = int(self.intervening_ptr[k]), int(self.intervening_ptr[k + 1])
-        return tuple(int(u) for u in self.intervening_idx[lo:hi])
+        ptr, rows = self._columns[5:7]
+        return tuple(rows[ptr[k] : ptr[k + 1]])
 
     def facts(self, k: int) -> SightFacts:
         """Pair ``k`` as :class:`SightFacts`."""
-        return SightFacts(
-            attacker=self.ids[int(self.attackers[k])],
-            target=self.ids[int(self.targets[k])],
-            visible=bool(self.visible[k]),
-            cover_fraction=float(self.cover_fraction[k]),
-            cover=LEVELS[int(self.level[k])],
-            intervening=tuple(self.ids[u] for u in self.intervening(k)),
-            hidden=bool(self.hidden[k]),
-            arc=ARCS[int(self.arc[k])],
-            distance=float(self.distance[k]),
+        attackers, targets, visible, fraction, level, ptr, rows, hidden, arc, distance = self._columns
+        ids = self.ids
+        return SightFacts(  # positionally (keywords cost a third more): the fields in order
+            ids[attackers[k]],
+            ids[targets[k]],
+            visible[k],
+            fraction[k],
+            LEVELS[level[k]],
+            tuple([ids[u] for u in rows[ptr[k] : ptr[k + 1]]]),
+            hidden[k],
+            ARCS[arc[k]],
+            distance[k],
         )
 
     def all_facts(self) -> list[SightFacts]:

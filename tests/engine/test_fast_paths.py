@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 import shapely
 
+from components.spatial import Posture
 from game.arena import Arena
 from game.commands import LazyRegion, Move, Option, matches
 from game.events import _clean
@@ -78,6 +79,12 @@ def test_clipped_disc_is_the_geos_construction_vertex_for_vertex(spec):
         got = arena._clipped_disc(centre, r, reach)
         assert got.geom_type == want.geom_type
         assert got.equals_exact(want, 0.0), (centre, r, reach)
+    # remembered by its whole input (a shapely geometry is immutable): asked again, the same one
+    for centre, r, reach in cases:
+        again = arena._clipped_disc(centre, r, reach)
+        assert again is arena._clipped_disc(centre, r, reach)
+        want = shapely.box(r, r, w - r, h - r).intersection(shapely.Point(centre).buffer(reach, quad_segs=16))
+        assert again.equals_exact(want, 0.0)
 
 
 def test_a_lazy_region_is_built_once_on_first_read():
@@ -111,14 +118,155 @@ def test_memoised_validators_answer_again_after_the_table_changes(spec):
     m.close()
 
 
-def test_unit_snapshots_follow_every_logged_change(spec):
+def _fresh_view(m, uid):
+    """The snapshot a new view takes (nothing remembered)."""
+    return MatchView(m).unit(uid)
+
+
+def test_unit_snapshots_follow_every_change(spec):
     m = Match(spec, seed=3)
     view = MatchView(m)
     uid = m.pending.unit
-    before = view.unit(uid)
+    other = next(u for u in m.units() if u != uid)
+    before, bystander = view.unit(uid), view.unit(other)
     assert view.unit(uid) is before  # nothing happened: the same snapshot
     x, y = before.pos
     m.apply(Move(uid, (x + (1.0 if x < 10 else -1.0), y + 1.0)))
     after = view.unit(uid)
     assert after.pos != before.pos and after.ap == before.ap - 1
+    assert view.unit(other) is bystander  # its state did not change: kept
+    # every way the match changes a unit is seen at once, by that unit's snapshot only
+    changes = [
+        lambda: m.set_facing(other, 123.0),
+        lambda: m.set_posture(other, Posture.KNEELING),
+        lambda: m.damage(other, {next(iter(m.health(other).tracks)): -1}, None),
+        lambda: m.set_status(other, "stunned", True, "test"),
+        lambda: m.spend_ap(other, 1, "test"),
+        lambda: m.refill_ap(other),
+        lambda: m.set_status(other, "dead", True, "test"),
+    ]
+    for change in changes:
+        kept = view.unit(uid)
+        old = view.unit(other)
+        change()
+        assert view.unit(other) == _fresh_view(m, other) != old
+        assert view.unit(uid) is kept
+    m.close()
+
+
+def test_dice_draw_the_faces_and_words_of_one_array_draw():
+    """``Dice.roll`` draws die by die; the faces and the generator's state after them must be
+    those of numpy's ``integers(1, sides + 1, size=n)`` (the replayable logs depend on it)."""
+    from game.dice import Dice
+
+    plan = np.random.default_rng(7)
+    for seed in range(20):
+        ours, ref = np.random.default_rng(seed), np.random.default_rng(seed)
+        dice = Dice(ours)
+        for _ in range(60):
+            n = int(plan.integers(0, 9))
+            sides = int(plan.choice([1, 2, 3, 6, 8, 10, 12, 20, 100, 2**31, 2**32 + 5]))
+            want = ref.integers(1, sides + 1, size=n).tolist() if n > 0 else []
+            got = dice.roll(n, sides, "test")
+            assert got == want and all(type(f) is int for f in got)
+            if plan.random() < 0.3:  # other draws in between (a float takes a whole word)
+                assert ours.random() == ref.random()
+        assert ours.bit_generator.state == ref.bit_generator.state
+
+
+def test_turn_options_share_their_fixed_commands_and_keep_their_labels(spec):
+    from game.commands import ChangePosture, Decision, EndTurn, Face
+    from game.legal import _posture_labels
+
+    first, second = Match(spec, seed=1), Match(spec, seed=2)
+    uid = first.pending.unit
+    d1 = first.pending
+    second_d = second.pending
+    cmds = [o.command for o in d1.options]
+    assert EndTurn(uid) in cmds and Face(uid, 0.0) in cmds
+    for o in d1.options:  # each command and label is what a fresh one would be
+        if isinstance(o.command, ChangePosture):
+            assert o.command == ChangePosture(uid, o.command.posture)
+            assert o.label.startswith(f"posture {o.command.posture} (")
+    if second_d.unit == uid:  # the same unit in another match: the very same command objects
+        shared = {id(o.command) for o in second_d.options}
+        assert id(next(o.command for o in d1.options if isinstance(o.command, EndTurn))) in shared
+    # labels print the cost as given (1 and 1.0 differ)
+    assert _posture_labels(1)[0] == "posture standing (1 AP)"
+    assert _posture_labels(1.0)[0] == "posture standing (1.0 AP)"
+    # a decision made by hand: own context dict per instance, dataclass equality
+    a, b = Decision(uid, "turn", ()), Decision(uid, "turn", ())
+    assert a == b and a.context == {} and a.context is not b.context
+    assert Decision(uid, "turn", (), context={"x": 1}).context == {"x": 1}
+    first.close()
+    second.close()
+
+
+def test_event_positions_and_reserved_fields():
+    from game.events import POS_DECIMALS, EventLog, round_pos
+
+    for p in [
+        (1.23456789, -2.0),
+        (np.float64(0.1) * 3, np.int64(2)),
+        [1.0000005, 2],
+        np.array([3.3333333, 4.0]),
+    ]:
+        want = [round(float(c), POS_DECIMALS) for c in p]
+        got = round_pos(p)
+        assert got == want and [type(c) for c in got] == [float, float]
+    assert round_pos((1.0, 2.0, 3.0)) == [1.0, 2.0, 3.0]
+    log = EventLog()
+    with pytest.raises(ValueError, match="'round' is reserved"):
+        log.append(0, "x", {"a": 1, "round": 2, "seq": 3})
+    assert len(log) == 0
+    assert log.append(1, "x", {"a": (1, 2)}) == {"seq": 0, "round": 1, "type": "x", "a": [1, 2]}
+
+
+def test_a_point_set_on_an_option_is_what_replace_makes():
+    from dataclasses import replace
+
+    from game.commands import Defend, DodgeMove, Face, Interpose, Step
+
+    cases = [
+        (Move("a", (0.0, 0.0)), "to", (1.5, 2.5)),
+        (Step("a"), "to", (3.0, 4.0)),
+        (Face("a", 10.0), "degrees", 99.5),
+        (Interpose("a", "b", None, True), "to", (1.0, 1.0)),
+        (DodgeMove("a"), "to", None),
+        (Defend("a", "dodge", None, None, True, False, "x"), "retreat_to", (2.0, 2.0)),
+    ]
+    for cmd, free, value in cases:
+        got = Option(cmd, "x", point_field=free).with_point(value)
+        want = replace(cmd, **{free: value})
+        assert got == want and type(got) is type(want)
+    assert Option(Move("a"), "x").with_point((1.0, 1.0)) == Move("a")  # no free field
+    with pytest.raises(TypeError):
+        Option(Move("a"), "x", point_field="nope").with_point((1.0, 1.0))
+    # matching ignores only the free field
+    opt = Option(Move("a"), "x", point_field="to", validate=lambda p: None)
+    assert matches(opt, Move("a", (5.0, 5.0))) is None
+    assert matches(opt, Move("b", (5.0, 5.0))) == "does not match"
+    assert matches(Option(Face("a", 1.0), "x"), Face("a", 2.0)) == "does not match"
+    assert matches(Option(Face("a", 1.0), "x"), Face("a", 1.0)) is None
+
+
+def test_units_in_action_follow_status_changes(spec):
+    m = Match(spec, seed=4)
+
+    def plain():
+        alive = [u for u in m.units(alive=False) if not m.health(u).out_of_action]
+        return alive, sorted({m.side(u) for u in alive})
+
+    uid = m.units()[0]
+    enemy = m.enemies(uid)[0]
+    assert (m.units(), m.sides_in_action()) == plain()
+    got = m.units()
+    got.clear()  # callers get their own lists
+    assert m.units() == plain()[0]
+    for flag, on in [("stunned", True), ("dead", True), ("dead", False), ("unconscious", True)]:
+        m.set_status(enemy, flag, on, "test")
+        assert (m.units(), m.sides_in_action()) == plain()
+        assert (enemy in m.enemies(uid)) == (not m.health(enemy).out_of_action)
+        assert all(not m.health(f).out_of_action and m.side(f) == m.side(uid) for f in m.friends(uid))
+        assert uid not in m.friends(uid)
     m.close()
