@@ -600,7 +600,7 @@ def route(view: Any, unit: Me, goal: Point, ignore: str | None = None) -> Any:
     blk, ids = arena.blockers(unit.uid)
     if ignore is not None and ignore in ids:
         j = ids.index(ignore)
-        blk = np.delete(blk, j, axis=0)
+        blk = np.concatenate([blk[:j], blk[j + 1 :]])
         ids = ids[:j] + ids[j + 1 :]
     return arena.nav.path(unit.xy, (float(goal[0]), float(goal[1])), unit.base, blk, ids)
 
