@@ -119,12 +119,23 @@ def _now(view: Any) -> dict[tuple[str, str], Any]:
     a logged event (the view's contract), places and heights only with a new ``arena.stamp``:
     the answers are dropped on the first question after either.
     """
+    global _NOW
+    ref, count, stamp, now = _NOW
+    if ref() is view and view.event_count == count and view.arena.stamp == stamp:
+        return now  # the common case, without reading the log (many questions per state)
     memo = _memo(view)
     at = (memo.seen, view.arena.stamp)
     if memo.now_at != at:
         memo.now.clear()
         memo.now_at = at
+    if getattr(view, "event_count", None) == memo.seen:
+        _NOW = (weakref.ref(view), memo.seen, at[1], memo.now)
     return memo.now
+
+
+#: The last view's current answers and the (event count, stamp) they hold for: the fast path
+#: of :func:`_now`. Only views with an ``event_count`` take it.
+_NOW: tuple[Callable[[], Any], int, int, dict[tuple[str, str], Any]] = (lambda: None, -1, -1, {})
 
 
 def _margins(view: Any, uid: str) -> list[tuple[float, float]]:
@@ -582,10 +593,10 @@ def first_legal(
 def along(path_points: Sequence[Point], budget: float, stop_short: float = 0.0) -> Point:
     """The point ``budget`` inches along a polyline, but at least ``stop_short`` before its end."""
     pts = [(float(p[0]), float(p[1])) for p in path_points]
-    total = sum(math.dist(a, b) for a, b in itertools.pairwise(pts))
+    segs = [math.dist(a, b) for a, b in itertools.pairwise(pts)]
+    total = sum(segs)
     go = max(0.0, min(budget, total - stop_short))
-    for a, b in itertools.pairwise(pts):
-        seg = math.dist(a, b)
+    for a, b, seg in zip(pts, pts[1:], segs):
         if go <= seg:
             t = go / seg if seg > 0 else 0.0
             return (a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1]))
