@@ -208,14 +208,36 @@ def attack_value(view: Any, opt: Option) -> float:
 
 def attacks(decision: Decision) -> list[Option]:
     """The attack options of a decision."""
-    return [o for o in decision.options if isinstance(o.command, Attack)]
+    return list(_kinds(decision)[0])
+
+
+def _kinds(decision: Decision) -> tuple[tuple[Option, ...], tuple[Option, ...]]:
+    """The attack and the maneuver options of ``decision``, in order.
+
+    Cached for the last decision asked about: one decision's options are scanned for attacks and
+    maneuvers several times (best attack, setups and the attacks they prepare), and a decision
+    never changes.
+    """
+    global _KINDS
+    ref, got = _KINDS
+    if ref() is not decision:
+        opts = decision.options
+        got = (
+            tuple(o for o in opts if isinstance(o.command, Attack)),
+            tuple(o for o in opts if isinstance(o.command, Maneuver)),
+        )
+        _KINDS = (weakref.ref(decision), got)
+    return got
+
+
+_KINDS: tuple[Callable[[], Any], tuple[tuple[Option, ...], tuple[Option, ...]]] = (lambda: None, ((), ()))
 
 
 def best_attack(view: Any, decision: Decision) -> Option | None:
     """The attack option with the highest :func:`attack_value` (first on ties), or None."""
     best: Option | None = None
     best_v = -1.0
-    for o in attacks(decision):
+    for o in _kinds(decision)[0]:
         v = attack_value(view, o)
         if v > best_v + 1e-12:
             best, best_v = o, v
@@ -254,7 +276,7 @@ def _matching_attack(decision: Decision, opt: Option) -> Option | None:
     """The attack option a setup maneuver prepares: the one whose target and weapon both
     appear in the maneuver's ``:``-separated name (e.g. ``aim:bow:red-1``), else None."""
     parts = set(str(getattr(opt.command, "name", "")).split(":"))
-    for a in attacks(decision):
+    for a in _kinds(decision)[0]:
         cmd = a.command
         if cmd.target in parts and (not getattr(cmd, "weapon", None) or cmd.weapon in parts):
             return a
@@ -303,9 +325,7 @@ def best_setup(view: Any, decision: Decision) -> tuple[Option, float] | None:
     Only options whose promised attack is not :func:`hopeless` count.
     """
     best: tuple[Option, float] | None = None
-    for o in decision.options:
-        if not isinstance(o.command, Maneuver):
-            continue
+    for o in _kinds(decision)[1]:
         promised = next_turn_attack(decision, o)
         if promised is None or hopeless(promised):
             continue
