@@ -27,6 +27,10 @@ Contract:
   for where the unit stands from the match's cached sight facts, without a
   kernel call. Single-point queries are remembered per arena by everything
   they depend on (they recur while nobody moves).
+- Answers about the match as it stands (health margins, enemies in action, a
+  unit's place) are remembered per view until the match logs an event or the
+  table changes (``arena.stamp``); a decision's attack and maneuver options are
+  sorted out once. Returned arrays and tuples are shared: callers must not change them.
 - :func:`first_legal` validates ranked candidates, straight-line reachable
   ones first (the validator may run an exact shortest-path search).
 - Chosen points are rounded to :data:`POINT_DECIMALS` places *before* they are

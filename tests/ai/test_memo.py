@@ -14,7 +14,7 @@ import shapely
 from components.spatial import EYE_FRACTION
 from game.ai import tactics as t
 from game.ai.points import sample_in
-from game.commands import EndTurn, Move
+from game.commands import Attack, Decision, EndTurn, Maneuver, Move, Option
 from game.match import Match
 from game.view import MatchView
 from tests.engine.conftest import make_spec
@@ -123,3 +123,20 @@ def test_cover_matrix_asks_the_kernel_for_every_pair(match):
             )
             assert (exposed[i, j], shot[i, j]) == (res.fraction[0], res.fraction[1])
     assert exposed.shape == shot.shape == (m, k)
+
+
+def test_option_kinds_follow_the_decision():
+    """The sorted-out options belong to one decision: another decision is sorted out afresh."""
+
+    def turn(*opts: Option) -> Decision:
+        return Decision("red-1", "turn", opts)
+
+    shoot = Option(Attack("red-1", "blue-1", "gun"), "shoot", 0.5)
+    aim = Option(Maneuver("red-1", "aim:gun:blue-1"), "aim", detail={"p_hurt_next_turn": 0.9})
+    first, second = turn(shoot, Option(EndTurn("red-1"), "end")), turn(aim, Option(EndTurn("red-1"), "end"))
+    assert t.attacks(first) == [shoot]
+    assert t.attacks(second) == [] and t.next_turn_attack(second, aim) is None
+    assert t.attacks(first) == [shoot]
+    third = turn(shoot, aim)
+    promised = t.next_turn_attack(third, aim)
+    assert promised is not None and promised.command == shoot.command
