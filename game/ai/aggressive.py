@@ -99,11 +99,11 @@ def choose_quarry(view: Any, uid: str) -> str | None:
     """
     here = view.unit(uid).pos
     keys: dict[str, float] = {}
-    for e in view.enemies(uid):
+    for e in t.enemies(view, uid):
         keys[e] = math.dist(here, view.unit(e).pos) * (0.5 + 0.5 * t.condition(view, e))
     if not keys:
         return None
-    best = min(keys, key=lambda e: (keys[e], list(keys).index(e)))
+    best = min(keys, key=keys.__getitem__)  # the first listed of equals
     old = t.remembered_quarry(view, uid)
     if old in keys and keys[old] <= QUARRY_STICKINESS * keys[best]:
         best = old

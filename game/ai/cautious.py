@@ -161,13 +161,13 @@ def score_points(
         exposed, shot_cover = t.cover_here(view, uid, ids)
     else:
         exposed, shot_cover = t.cover_matrix(view, unit, pts, rows, height)
-    weights = t.distance_weights(pts, view, rows)
+    exy = view.arena.xy[rows]
+    dist = t.distances(pts, exy)  # the weights' distances serve the progress term too
+    weights = t.weights_of(dist)
     shot = ((1.0 - shot_cover) * weights).max(axis=1)
     threat = t.threat(exposed, weights) / len(rows)
     score = SHOT * shot - THREAT * threat
     if advance:
-        exy = view.arena.xy[rows]
-        dist = np.hypot(pts[:, None, 0] - exy[None, :, 0], pts[:, None, 1] - exy[None, :, 1])
         nearest_now = float(np.hypot(exy[:, 0] - unit.xy[0], exy[:, 1] - unit.xy[1]).min())
         score = score + ADVANCE * (nearest_now - dist.min(axis=1)) / max(reach, 1.0)
     return Scored(pts, score, shot, threat)
@@ -175,7 +175,7 @@ def score_points(
 
 def outnumbers(view: Any, uid: str) -> bool:
     """Whether ``uid``'s side has at least PRESS_RATIO times as many units in action as the enemy."""
-    enemies = len(view.enemies(uid))
+    enemies = len(t.enemies(view, uid))
     return enemies > 0 and len(view.friends(uid)) + 1 >= PRESS_RATIO * enemies
 
 
@@ -226,8 +226,10 @@ def better_position(
         return None  # moving would use the attack's AP
     extra = [unit.xy, *(_approach_points(view, uid, budget) if advance else [])]
     pts = t.candidates(move, rng, SAMPLES, extra)
+    moved = np.hypot(pts[:, 0] - unit.xy[0], pts[:, 1] - unit.xy[1])
     if keep_attack:
-        pts = pts[np.hypot(pts[:, 0] - unit.xy[0], pts[:, 1] - unit.xy[1]) <= budget]
+        near = moved <= budget
+        pts, moved = pts[near], moved[near]
     if len(pts) <= 1:
         return None
     s = score_points(view, uid, pts, reach if math.isfinite(reach) else 1.0, advance=advance)
@@ -238,8 +240,7 @@ def better_position(
         ok &= s.shot > 0.0
     if covered:
         ok &= s.threat <= max(float(s.threat[0]), SAFE_ENOUGH) + 1e-12
-    moved = np.hypot(pts[:, 0] - unit.xy[0], pts[:, 1] - unit.xy[1]) >= 0.05
-    ok &= moved
+    ok &= moved >= 0.05
     if not ok.any():
         return None
     idx = np.flatnonzero(ok)
@@ -258,7 +259,7 @@ def lower_posture(view: Any, decision: Decision) -> Option | None:
         for o in decision.options
         if isinstance(o.command, ChangePosture) and o.command.posture in HIDING_POSTURES
     }
-    if not offered or not view.enemies(uid):
+    if not offered or not t.enemies(view, uid):
         return None
     unit = t.me(view, uid)
     here = np.array([unit.xy])

@@ -20,9 +20,13 @@ def sample_in(region: Any, n: int, rng: np.random.Generator) -> np.ndarray:
     if region is None or region.is_empty:
         return np.empty((0, 2))
     minx, miny, maxx, maxy = region.bounds
-    pts = np.column_stack([rng.uniform(minx, maxx, 4 * n), rng.uniform(miny, maxy, 4 * n)])
-    inside = shapely.contains_xy(region, pts[:, 0], pts[:, 1])
-    return pts[inside][:n]
+    xs = rng.uniform(minx, maxx, 4 * n)
+    ys = rng.uniform(miny, maxy, 4 * n)
+    keep = np.flatnonzero(shapely.contains_xy(region, xs, ys))[:n]
+    out = np.empty((len(keep), 2))
+    out[:, 0] = xs[keep]
+    out[:, 1] = ys[keep]
+    return out
 
 
 def legal_points(option: Option, candidates: np.ndarray) -> list[tuple[float, float]]:

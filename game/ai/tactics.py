@@ -27,6 +27,10 @@ Contract:
   for where the unit stands from the match's cached sight facts, without a
   kernel call. Single-point queries are remembered per arena by everything
   they depend on (they recur while nobody moves).
+- Answers about the match as it stands (health margins, enemies in action, a
+  unit's place) are remembered per view until the match logs an event or the
+  table changes (``arena.stamp``); a decision's attack and maneuver options are
+  sorted out once. Returned arrays and tuples are shared: callers must not change them.
 - :func:`first_legal` validates ranked candidates, straight-line reachable
   ones first (the validator may run an exact shortest-path search).
 - Chosen points are rounded to :data:`POINT_DECIMALS` places *before* they are
@@ -64,15 +68,17 @@ class _Memo:
     """What the policies remember about one view, brought up to date from new log events only.
 
     ``start``: each unit's health at match start; ``attacked``: units that attacked in their
-    current turn; ``margins``: health margins by unit and health (its tracks and maxima);
-    ``quarry``: the enemy each unit last chose to close with.
+    current turn; ``quarry``: the enemy each unit last chose to close with; ``now``: answers
+    that hold until the match logs an event or the table changes (see :func:`_now`), valid
+    for ``now_at`` = (events seen, ``arena.stamp``).
     """
 
     seen: int = 0
     start: dict[str, dict[str, int]] = field(default_factory=dict)
     attacked: set[str] = field(default_factory=set)
-    margins: dict[tuple[Any, ...], list[tuple[float, float]]] = field(default_factory=dict)
     quarry: dict[str, str] = field(default_factory=dict)
+    now: dict[tuple[str, str], Any] = field(default_factory=dict)
+    now_at: tuple[int, int] = (-1, -1)
 
 
 _MEMO: weakref.WeakKeyDictionary[Any, _Memo] = weakref.WeakKeyDictionary()
@@ -108,15 +114,42 @@ def _memo(view: Any) -> _Memo:
     return memo
 
 
+def _now(view: Any) -> dict[tuple[str, str], Any]:
+    """Answers about the match as it stands, by (question, unit id).
+
+    Cached: one decision asks the same questions many times (every attack option asks for its
+    target's health, every scoring for the unit's place and its enemies), and so do the
+    decisions of one turn while nothing happens. Health and who is in action change only with
+    a logged event (the view's contract), places and heights only with a new ``arena.stamp``:
+    the answers are dropped on the first question after either.
+    """
+    global _NOW
+    ref, count, stamp, now = _NOW
+    if ref() is view and view.event_count == count and view.arena.stamp == stamp:
+        return now  # the common case, without reading the log (many questions per state)
+    memo = _memo(view)
+    at = (memo.seen, view.arena.stamp)
+    if memo.now_at != at:
+        memo.now.clear()
+        memo.now_at = at
+    if getattr(view, "event_count", None) == memo.seen:
+        _NOW = (weakref.ref(view), memo.seen, at[1], memo.now)
+    return memo.now
+
+
+#: The last view's current answers and the (event count, stamp) they hold for: the fast path
+#: of :func:`_now`. Only views with an ``event_count`` take it.
+_NOW: tuple[Callable[[], Any], int, int, dict[tuple[str, str], Any]] = (lambda: None, -1, -1, {})
+
+
 def _margins(view: Any, uid: str) -> list[tuple[float, float]]:
     """(points left, maximum) per health track of ``uid``."""
-    memo = _memo(view)
-    u = view.unit(uid)
-    key = (uid, u.health, u.maxima)
-    got = memo.margins.get(key)
+    now = _now(view)
+    got: list[tuple[float, float]] | None = now.get(("margins", uid))
     if got is not None:
         return got
-    start = memo.start.get(uid, {})
+    u = view.unit(uid)
+    start = _memo(view).start.get(uid, {})
     maxima = dict(u.maxima)
     out = []
     for track, value in u.health:
@@ -128,9 +161,7 @@ def _margins(view: Any, uid: str) -> list[tuple[float, float]]:
         else:  # started empty: counts up (wounds, stun)
             left = float(top - value)
         out.append((max(0.0, left), float(top)))
-    if len(memo.margins) >= 4096:
-        memo.margins.clear()
-    memo.margins[key] = out
+    now[("margins", uid)] = out
     return out
 
 
@@ -149,16 +180,22 @@ def attacked_this_turn(view: Any, uid: str) -> bool:
 
 def condition(view: Any, uid: str) -> float:
     """Remaining health of ``uid`` in [0, 1] (1 = untouched, 0 = at a track's limit)."""
-    m = _margins(view, uid)
-    if not m:
-        return 1.0
-    return min(min(1.0, left / top) for left, top in m)
+    now = _now(view)
+    got: float | None = now.get(("condition", uid))
+    if got is None:
+        m = _margins(view, uid)
+        got = now[("condition", uid)] = min((min(1.0, left / top) for left, top in m), default=1.0)
+    return got
 
 
 def remaining(view: Any, uid: str) -> float:
     """Smallest number of track points ``uid`` can still lose (at least 1)."""
-    m = _margins(view, uid)
-    return max(1.0, min((left for left, _ in m), default=1.0))
+    now = _now(view)
+    got: float | None = now.get(("remaining", uid))
+    if got is None:
+        m = _margins(view, uid)
+        got = now[("remaining", uid)] = max(1.0, min((left for left, _ in m), default=1.0))
+    return got
 
 
 def attack_value(view: Any, opt: Option) -> float:
@@ -175,14 +212,36 @@ def attack_value(view: Any, opt: Option) -> float:
 
 def attacks(decision: Decision) -> list[Option]:
     """The attack options of a decision."""
-    return [o for o in decision.options if isinstance(o.command, Attack)]
+    return list(_kinds(decision)[0])
+
+
+def _kinds(decision: Decision) -> tuple[tuple[Option, ...], tuple[Option, ...]]:
+    """The attack and the maneuver options of ``decision``, in order.
+
+    Cached for the last decision asked about: one decision's options are scanned for attacks and
+    maneuvers several times (best attack, setups and the attacks they prepare), and a decision
+    never changes.
+    """
+    global _KINDS
+    ref, got = _KINDS
+    if ref() is not decision:
+        opts = decision.options
+        got = (
+            tuple(o for o in opts if isinstance(o.command, Attack)),
+            tuple(o for o in opts if isinstance(o.command, Maneuver)),
+        )
+        _KINDS = (weakref.ref(decision), got)
+    return got
+
+
+_KINDS: tuple[Callable[[], Any], tuple[tuple[Option, ...], tuple[Option, ...]]] = (lambda: None, ((), ()))
 
 
 def best_attack(view: Any, decision: Decision) -> Option | None:
     """The attack option with the highest :func:`attack_value` (first on ties), or None."""
     best: Option | None = None
     best_v = -1.0
-    for o in attacks(decision):
+    for o in _kinds(decision)[0]:
         v = attack_value(view, o)
         if v > best_v + 1e-12:
             best, best_v = o, v
@@ -221,7 +280,7 @@ def _matching_attack(decision: Decision, opt: Option) -> Option | None:
     """The attack option a setup maneuver prepares: the one whose target and weapon both
     appear in the maneuver's ``:``-separated name (e.g. ``aim:bow:red-1``), else None."""
     parts = set(str(getattr(opt.command, "name", "")).split(":"))
-    for a in attacks(decision):
+    for a in _kinds(decision)[0]:
         cmd = a.command
         if cmd.target in parts and (not getattr(cmd, "weapon", None) or cmd.weapon in parts):
             return a
@@ -270,9 +329,7 @@ def best_setup(view: Any, decision: Decision) -> tuple[Option, float] | None:
     Only options whose promised attack is not :func:`hopeless` count.
     """
     best: tuple[Option, float] | None = None
-    for o in decision.options:
-        if not isinstance(o.command, Maneuver):
-            continue
+    for o in _kinds(decision)[1]:
         promised = next_turn_attack(decision, o)
         if promised is None or hopeless(promised):
             continue
@@ -314,11 +371,14 @@ class Me:
 
 
 def me(view: Any, uid: str) -> Me:
-    arena = view.arena
-    i = arena.index_of[uid]
-    return Me(
-        uid, i, (float(arena.xy[i, 0]), float(arena.xy[i, 1])), float(arena.base[i]), float(arena.height[i])
-    )
+    now = _now(view)
+    got: Me | None = now.get(("me", uid))
+    if got is None:
+        arena = view.arena
+        i = arena.index_of[uid]
+        x, y = arena.xy[i].tolist()
+        got = now[("me", uid)] = Me(uid, i, (x, y), float(arena.base[i]), float(arena.height[i]))
+    return got
 
 
 def posture_height(view: Any, uid: str, posture: str) -> float:
@@ -326,11 +386,27 @@ def posture_height(view: Any, uid: str, posture: str) -> float:
     return POSTURE_HEIGHT[Posture(posture)] * float(view.unit(uid).size)
 
 
+def enemies(view: Any, uid: str) -> tuple[str, ...]:
+    """Ids of the enemies of ``uid`` in action (``view.enemies``, remembered: see :func:`_now`)."""
+    return _enemy_rows(view, uid)[0]
+
+
 def enemy_rows(view: Any, uid: str) -> tuple[list[str], np.ndarray]:
-    """Ids of the enemies in action and their arena rows."""
-    ids = view.enemies(uid)
-    arena = view.arena
-    return ids, np.array([arena.index_of[e] for e in ids], dtype=np.int64)
+    """Ids of the enemies in action and their arena rows (read-only)."""
+    ids, rows = _enemy_rows(view, uid)
+    return list(ids), rows
+
+
+def _enemy_rows(view: Any, uid: str) -> tuple[tuple[str, ...], np.ndarray]:
+    now = _now(view)
+    got: tuple[tuple[str, ...], np.ndarray] | None = now.get(("enemies", uid))
+    if got is None:
+        ids = tuple(view.enemies(uid))
+        index_of = view.arena.index_of
+        rows = np.array([index_of[e] for e in ids], dtype=np.int64)
+        rows.setflags(write=False)  # shared by every caller until the answers are dropped
+        got = now[("enemies", uid)] = (ids, rows)
+    return got
 
 
 def cover_matrix(
@@ -390,41 +466,58 @@ def _cover_matrix(
     arena: Any, base: float, h: float, pts: np.ndarray, rows: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     m, k = len(pts), len(rows)
-    # One kernel call for both directions. Sources: the k enemies, then the m points.
-    exy = arena.xy[rows]
-    src_xy = np.concatenate([exy, pts])
-    src_eye = np.concatenate([EYE_FRACTION * arena.height[rows], np.full(m, EYE_FRACTION * h)])
-    enemy_of, point_of, source = _pair_index(m, k)
+    # One kernel call for both directions. Sources: the k enemies, then the m points, as
+    # columns of x, y, base radius, height; each pair's target is one of these columns too.
+    # (One table and one gather instead of a dozen tiny concatenations.)
+    table = np.empty((4, k + m))
+    table[:2, :k] = arena.xy[rows].T
+    table[:2, k:] = pts.T
+    table[2, :k] = arena.base[rows]
+    table[2, k:] = base
+    table[3, :k] = arena.height[rows]
+    table[3, k:] = h
+    source, target = _pair_index(m, k)
+    tgt = table[:, target]
     res = arena.sight_index.cover_kernel(
-        src_xy,
-        src_eye,
+        table[:2].T,
+        EYE_FRACTION * table[3],
         source.copy(),  # the kernel gets an array of its own
-        np.concatenate([pts[point_of, 0], exy[enemy_of, 0]]),
-        np.concatenate([pts[point_of, 1], exy[enemy_of, 1]]),
-        np.concatenate([np.full(m * k, base), arena.base[rows][enemy_of]]),
-        np.concatenate([np.full(m * k, h), arena.height[rows][enemy_of]]),
+        tgt[0],
+        tgt[1],
+        tgt[2],
+        tgt[3],
     )
     frac = np.asarray(res.fraction, dtype=np.float64)
     return frac[: m * k].reshape(m, k), frac[m * k :].reshape(m, k)
 
 
 @lru_cache(maxsize=256)
-def _pair_index(m: int, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """For m points × k enemies in point-major order: each pair's enemy, its point, and the
-    kernel's source row of both directions (enemy rows first, then point rows)."""
+def _pair_index(m: int, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """For m points × k enemies in point-major order, the pairs of both directions (each enemy
+    looking at the unit at each point, then the unit at each point looking at each enemy): each
+    pair's source and target column in the table of k enemies followed by m points."""
     enemy_of = np.tile(np.arange(k, dtype=np.int64), m)
     point_of = np.repeat(np.arange(m, dtype=np.int64), k)
     source = np.concatenate([enemy_of, k + point_of])
-    for a in (enemy_of, point_of, source):
+    target = np.concatenate([k + point_of, enemy_of])
+    for a in (source, target):
         a.setflags(write=False)  # shared between calls
-    return enemy_of, point_of, source
+    return source, target
+
+
+def distances(points: np.ndarray, exy: np.ndarray) -> np.ndarray:
+    """(m, k) distances from each of ``points`` to each of the enemy centres ``exy``."""
+    return np.hypot(points[:, None, 0] - exy[None, :, 0], points[:, None, 1] - exy[None, :, 1])
+
+
+def weights_of(d: np.ndarray) -> np.ndarray:
+    """Threat weights of enemies at distances ``d``: nearer enemies matter more."""
+    return 1.0 / (1.0 + d / THREAT_RANGE)
 
 
 def distance_weights(points: np.ndarray, view: Any, rows: np.ndarray) -> np.ndarray:
     """(m, k) weights of each enemy's threat at each point: nearer enemies matter more."""
-    exy = view.arena.xy[rows]
-    d = np.hypot(points[:, None, 0] - exy[None, :, 0], points[:, None, 1] - exy[None, :, 1])
-    return 1.0 / (1.0 + d / THREAT_RANGE)
+    return weights_of(distances(points, view.arena.xy[rows]))
 
 
 def exposure_now(view: Any, uid: str) -> tuple[np.ndarray, np.ndarray]:
@@ -465,9 +558,10 @@ def rounded(p: Iterable[float]) -> Point:
 
 def candidates(option: Option, rng: np.random.Generator, n: int, extra: Sequence[Point] = ()) -> np.ndarray:
     """Candidate points for a point option: ``extra`` first, then ``n`` uniform samples of its region."""
-    pts = [np.asarray(extra, dtype=np.float64).reshape(-1, 2), sample_in(option.region, n, rng)]
-    out = np.concatenate(pts) if pts else np.empty((0, 2))
-    return np.round(out, POINT_DECIMALS)
+    out = sample_in(option.region, n, rng)
+    if len(extra):
+        out = np.concatenate([np.asarray(extra, dtype=np.float64).reshape(-1, 2), out])
+    return np.round(out, POINT_DECIMALS, out=out)  # (out is a fresh array)
 
 
 #: Candidates whose straight line is blocked that are still validated (each may cost a full
@@ -490,10 +584,11 @@ def first_legal(
     test) are validated first, in order, up to ``tries`` of them, and only then at most
     :data:`DETOUR_TRIES` of the others.
     """
-    idx = [int(i) for i in order]
+    idx = order.tolist() if isinstance(order, np.ndarray) else [int(i) for i in order]
+    rows = np.asarray(points, dtype=np.float64).tolist()  # Python floats: rounded() the same
     if view is None or uid is None:
         for i in idx[:tries]:
-            p = rounded(points[i])
+            p = rounded(rows[i])
             if option.validate is None or option.validate(p) is None:
                 return p
         return None
@@ -503,7 +598,8 @@ def first_legal(
     detours: list[Point] = []
     tried = 0
     for i in idx:
-        p = rounded(points[i])
+        x, y = rows[i]
+        p = (round(x, POINT_DECIMALS), round(y, POINT_DECIMALS))
         if arena.nav.segment_clear(unit.xy, p, unit.base, blk):
             tried += 1
             if option.validate is None or option.validate(p) is None:
@@ -521,10 +617,10 @@ def first_legal(
 def along(path_points: Sequence[Point], budget: float, stop_short: float = 0.0) -> Point:
     """The point ``budget`` inches along a polyline, but at least ``stop_short`` before its end."""
     pts = [(float(p[0]), float(p[1])) for p in path_points]
-    total = sum(math.dist(a, b) for a, b in itertools.pairwise(pts))
+    segs = [math.dist(a, b) for a, b in itertools.pairwise(pts)]
+    total = sum(segs)
     go = max(0.0, min(budget, total - stop_short))
-    for a, b in itertools.pairwise(pts):
-        seg = math.dist(a, b)
+    for a, b, seg in zip(pts, pts[1:], segs):
         if go <= seg:
             t = go / seg if seg > 0 else 0.0
             return (a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1]))
@@ -535,12 +631,12 @@ def along(path_points: Sequence[Point], budget: float, stop_short: float = 0.0) 
 def route(view: Any, unit: Me, goal: Point, ignore: str | None = None) -> Any:
     """Shortest free path of ``unit`` towards ``goal`` (other units block, except ``ignore``)."""
     arena = view.arena
-    keep = arena.alive.copy()
-    keep[unit.row] = False
-    if ignore is not None:
-        keep[arena.index_of[ignore]] = False
-    blk = np.column_stack([arena.xy[keep], arena.base[keep]]) if keep.any() else np.empty((0, 3))
-    ids = tuple(u for u, k in zip(arena.ids, keep) if k)
+    # The unit's blockers (remembered by the arena), less ``ignore``: the same rows in the same order.
+    blk, ids = arena.blockers(unit.uid)
+    if ignore is not None and ignore in ids:
+        j = ids.index(ignore)
+        blk = np.concatenate([blk[:j], blk[j + 1 :]])
+        ids = ids[:j] + ids[j + 1 :]
     return arena.nav.path(unit.xy, (float(goal[0]), float(goal[1])), unit.base, blk, ids)
 
 
