@@ -71,6 +71,7 @@ from game.rules.gurps_stats import (
     PRONE_MOVE_YARDS,
     GurpsStats,
     GurpsWeapon,
+    derived,
     range_penalty,
     rof_bonus,
 )
@@ -193,7 +194,9 @@ class GurpsRuleset(GurpsReactions, Ruleset):
         stats: GurpsStats = battle.stats(uid)
         posture = battle.posture(uid)
         yards = (
-            PRONE_MOVE_YARDS if posture == Posture.PRONE else stats.encumbered_move * POSTURES[posture].move
+            PRONE_MOVE_YARDS
+            if posture == Posture.PRONE
+            else derived(stats).encumbered_move * POSTURES[posture].move
         )
         hp = battle.health(uid).tracks.get(HP, stats.hp_max)
         if 3 * hp < stats.hp_max:
