@@ -37,6 +37,7 @@ Pool = tuple[int, ...]
 _DIE_RE = re.compile(r"^d(\d+)$")
 
 
+@lru_cache(maxsize=256)  # pools are rebuilt for every attack option and defence priced
 def step_dice(step: int) -> Pool:
     """The dice of ladder step ``step`` (``()`` for step 0 or below).
 
@@ -95,6 +96,7 @@ def parse_step(text: str) -> int:
     raise ValueError(f"{text!r} is not a die step (d2, d4, d6, d8, d10, d12, d12+d2, ...)")
 
 
+@lru_cache(maxsize=4096)
 def trait_pool(attribute: int, skill: int, steps: int = 0) -> Pool:
     """Attribute + skill dice after a net step modifier.
 

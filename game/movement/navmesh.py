@@ -45,6 +45,7 @@ one ~0.06 ms, a clear straight one or a ``free_reason`` ~5 us, rebuilding everyt
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -602,16 +603,25 @@ class NavMesh:
         pts: list[tuple[float, float]] = []
         d_unit = math.pi / self._circle_segments
         d_corner = self._max_step / 2.0
-        for ex, ey in ends.tolist():
-            cands = [(float(b[0]), float(b[1]), float(b[2]) + r, d_unit) for b in blockers[list(active)]]
-            if len(self._corners):
-                near = (
-                    np.hypot(self._corners[:, 0] - ex, self._corners[:, 1] - ey)
-                    <= r / math.cos(d_corner) + 1e-9
-                )
-                cands.extend((float(x), float(y), r, d_corner) for x, y in self._corners[near].tolist())
-            for cx, cy, rad, d in cands:
-                ring = rad / math.cos(d)
+        ring_corner = r / math.cos(d_corner)
+        # Candidate arcs as Python numbers, converted once for all endpoints: (centre, circumscribed
+        # ring radius, half-step). Every active blocker is a candidate of every endpoint...
+        cos_unit = math.cos(d_unit)
+        rows = blockers[list(active)].tolist() if active else []
+        blocker_arcs = [(x, y, (br + r) / cos_unit, d_unit) for x, y, br in rows]
+        ends_xy = ends.tolist()
+        corner_arcs: list[list[tuple[float, float, float, float]]] = [[] for _ in ends_xy]
+        if len(self._corners):
+            # ...obstacle corners only near it: one distance matrix for all the endpoints.
+            near = (
+                np.hypot(self._corners[:, 0] - ends[:, :1], self._corners[:, 1] - ends[:, 1:2])
+                <= ring_corner + 1e-9
+            )
+            which, corner = np.nonzero(near)
+            for i, (x, y) in zip(which.tolist(), self._corners[corner].tolist(), strict=True):
+                corner_arcs[i].append((x, y, ring_corner, d_corner))
+        for (ex, ey), near_corners in zip(ends_xy, corner_arcs, strict=True):
+            for cx, cy, ring, d in blocker_arcs + near_corners:
                 if math.hypot(ex - cx, ey - cy) > ring + 1e-9:
                     continue
                 th = math.atan2(ey - cy, ex - cx)
@@ -621,9 +631,8 @@ class NavMesh:
                 )
         if not pts:
             return []
-        arr = np.array(pts)
-        key = (st.r, -1.0, float(len(arr)), *arr.ravel().tolist())
-        return [self._cached(key) or self._keep(key, self._attachment(st, arr, None))]
+        key = (st.r, -1.0, float(len(pts)), *itertools.chain.from_iterable(pts))
+        return [self._cached(key) or self._keep(key, self._attachment(st, np.array(pts), None))]
 
     def static_nodes(self, radius: float) -> FloatArray:
         """Graph nodes of the obstacle inflation for ``radius`` (for debugging and drawing)."""

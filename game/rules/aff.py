@@ -52,9 +52,9 @@ Where the text is silent (standard AFF practice; decisions marked so):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal, TypeVar
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field, field_validator, model_validator
 
@@ -73,7 +73,7 @@ from game.dice.aff import (
     roll_under_succeeds,
     track_value,
 )
-from game.rules.base import Battle, Flow, Ruleset, StrictModel, UnitSetup
+from game.rules.base import Battle, BlockMemo, Flow, Ruleset, StrictModel, UnitSetup
 
 # ---- rule data (text) ----------------------------------------------------------------------------
 
@@ -300,29 +300,9 @@ def protections(
     return out, forbidden
 
 
-_T = TypeVar("_T")
-#: Answers that depend only on a stat block and a hashable key, see :func:`_by_stats`.
-_BY_STATS: dict[tuple[Any, ...], tuple[AffStats, Any]] = {}
-_BY_STATS_MAX = 1024
-
-
-def _by_stats(stats: AffStats, key: tuple[Any, ...], compute: Callable[[], _T]) -> _T:
-    """``compute()``, memoised by the identity of the frozen stat block ``stats`` and ``key``.
-
-    Protection choices are priced for every attack option of every decision, from the same few
-    stat blocks. Blocks are unhashable (dict fields), so entries key on ``id`` and keep the block:
-    while an entry lives no other block can take that id. Nothing else goes in, so no entry
-    goes stale; the memo is only emptied when full.
-    """
-    hit = _BY_STATS.get((id(stats), *key))
-    if hit is not None and hit[0] is stats:
-        value: _T = hit[1]
-        return value
-    if len(_BY_STATS) >= _BY_STATS_MAX:
-        _BY_STATS.clear()
-    value = compute()
-    _BY_STATS[(id(stats), *key)] = (stats, value)
-    return value
+#: Protection choices and the best protection, priced for every attack option of every decision
+#: from the same few stat blocks: worked out once per block and key.
+_BY_STATS = BlockMemo()
 
 
 # ---- the ruleset ---------------------------------------------------------------------------------
@@ -360,7 +340,7 @@ class AffRuleset(Ruleset):
         stats: AffStats = battle.stats(uid)
         ubiquitous, locked = self.ubiquitous, self.locked_choice(battle, uid)
         key = ("choices", ubiquitous, locked)
-        return list(_by_stats(stats, key, lambda: tuple(protections(stats, ubiquitous, locked)[0])))
+        return list(_BY_STATS.get(stats, key, lambda: tuple(protections(stats, ubiquitous, locked)[0])))
 
     # ---- set-up ----------------------------------------------------------------------------------
     @classmethod
@@ -465,7 +445,7 @@ class AffRuleset(Ruleset):
     def best_protection(self, battle: Battle, uid: str, weapon: AffWeapon) -> ProtectionRoll:
         """The defender's protection with the best chance of no damage (then the least expected)."""
         key = ("best", self.ubiquitous, self.locked_choice(battle, uid), weapon.track)
-        return _by_stats(
+        return _BY_STATS.get(
             battle.stats(uid),
             key,
             lambda: min(

@@ -47,6 +47,35 @@ class StrictModel(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+class BlockMemo:
+    """Answers that depend only on a frozen stat block and a hashable key, memoised by the block.
+
+    Rulesets re-derive the same scores from the same few stat blocks for every option of
+    every decision. Blocks are unhashable (dict fields), so entries key on ``id`` and keep
+    the block: while an entry lives no other block can take that id, and a frozen block
+    never changes, so no entry goes stale. The memo is only emptied when full.
+    """
+
+    def __init__(self, maxsize: int = 1024) -> None:
+        self._memo: dict[tuple[int, Any], tuple[StrictModel, Any]] = {}
+        self._maxsize = maxsize
+
+    def get(self, block: StrictModel, key: Any, compute: Callable[[], T]) -> T:
+        """``compute()`` for ``block`` and ``key``, worked out once while memoised."""
+        hit = self._memo.get((id(block), key))
+        if hit is not None and hit[0] is block:
+            value: T = hit[1]
+            return value
+        if len(self._memo) >= self._maxsize:
+            self._memo.clear()
+        value = compute()
+        self._memo[(id(block), key)] = (block, value)
+        return value
+
+    def __len__(self) -> int:
+        return len(self._memo)
+
+
 class NoOptions(StrictModel):
     """A ruleset with no options."""
 

@@ -105,7 +105,7 @@ from game.dice.cortex import (
     step_dice,
     trait_pool,
 )
-from game.rules.base import Battle, Flow, Ruleset, StrictModel, UnitSetup
+from game.rules.base import Battle, BlockMemo, Flow, Ruleset, StrictModel, UnitSetup
 
 # ---- rule data (text) ----------------------------------------------------------------------------
 
@@ -247,13 +247,16 @@ class CortexStats(StrictModel):
 
     def attr(self, name: str) -> int:
         """Step of an attribute."""
-        return parse_step(getattr(self, name))
+        return _ATTR_STEPS.get(self, name, lambda: parse_step(getattr(self, name)))
 
     def skill(self, name: str) -> int:
         """Step of ``general/specialty`` (the better of the specialty and its general skill)."""
-        general = name.split("/")[0]
-        steps = [parse_step(self.skills[k]) for k in (name, general) if k in self.skills]
-        return max(steps, default=0)
+
+        def step() -> int:
+            general = name.split("/")[0]
+            return max((parse_step(self.skills[k]) for k in (name, general) if k in self.skills), default=0)
+
+        return _SKILL_STEPS.get(self, name, step)
 
     def weapon(self, name: str) -> CortexWeapon:
         for w in self.weapons:
@@ -270,6 +273,11 @@ class CortexStats(StrictModel):
         melee = [self.skill(w.skill) for w in self.weapons if w.kind == "melee"]
         return max([*melee, self.skill(UNARMED_SKILL)])
 
+
+#: Trait steps per stat block: every attack option and defence of every decision reads them
+#: again, and a frozen block never changes them.
+_ATTR_STEPS = BlockMemo()
+_SKILL_STEPS = BlockMemo()
 
 TROOPER = CortexStats(
     agility="d8",
@@ -502,7 +510,11 @@ class CortexRuleset(Ruleset):
 
     @staticmethod
     def _steps(mods: Sequence[Modifier]) -> int:
-        return int(sum(m.value for m in mods if m.applies_to == "skill steps"))
+        net: float = 0  # a plain loop: the same additions in the same order as sum(), for less overhead
+        for m in mods:
+            if m.applies_to == "skill steps":
+                net += m.value
+        return int(net)
 
     # ---- attacks ---------------------------------------------------------------------------------
     def range_band(self, battle: Battle, weapon: CortexWeapon, distance_in: float) -> str | None:

@@ -62,8 +62,8 @@ from game.rules.gurps_defence import (
     best_stages,
     defence_choices,
     gap_yards,
-    in_reach,
     landing_odds,
+    reach_limit_yards,
 )
 from game.rules.gurps_reactions import AIM, AOD, STEP_MANEUVERS, GurpsReactions
 from game.rules.gurps_stats import (
@@ -71,6 +71,7 @@ from game.rules.gurps_stats import (
     PRONE_MOVE_YARDS,
     GurpsStats,
     GurpsWeapon,
+    derived,
     range_penalty,
     rof_bonus,
 )
@@ -83,6 +84,19 @@ COVER_PENALTY: dict[CoverLevel, int] = {
     CoverLevel.MEDIUM: -3,
     CoverLevel.HEAVY: -4,
     CoverLevel.NEAR_TOTAL: -5,
+}
+#: The fixed to-hit modifiers by the attacker's posture (melee), the target's posture (ranged)
+#: and cover, built once: attack_profile prices every weapon against every enemy per decision.
+_MELEE_POSTURE: dict[Posture, Modifier] = {
+    p: Modifier(f"attacking while {p.value}", row.melee_attack, "skill")
+    for p, row in POSTURES.items()
+    if row.melee_attack
+}
+_TARGET_POSTURE: dict[Posture, Modifier] = {
+    p: Modifier(f"target {p.value}", row.target, "skill") for p, row in POSTURES.items() if row.target
+}
+_COVER: dict[CoverLevel, Modifier] = {
+    c: Modifier(f"{c.value} cover", pen, "skill") for c, pen in COVER_PENALTY.items() if pen
 }
 INTERVENING_PENALTY = -4  # per figure in the way of a ranged attack
 MIN_ATTACK_SKILL = 3  # no attack roll below effective skill 3
@@ -193,7 +207,9 @@ class GurpsRuleset(GurpsReactions, Ruleset):
         stats: GurpsStats = battle.stats(uid)
         posture = battle.posture(uid)
         yards = (
-            PRONE_MOVE_YARDS if posture == Posture.PRONE else stats.encumbered_move * POSTURES[posture].move
+            PRONE_MOVE_YARDS
+            if posture == Posture.PRONE
+            else derived(stats).encumbered_move * POSTURES[posture].move
         )
         hp = battle.health(uid).tracks.get(HP, stats.hp_max)
         if 3 * hp < stats.hp_max:
@@ -246,30 +262,36 @@ class GurpsRuleset(GurpsReactions, Ruleset):
         aimed: bool | None = None,
     ) -> tuple[int, tuple[Modifier, ...]] | str:
         """(effective skill, modifiers) of an attack, or why it cannot be made."""
-        stats: GurpsStats = battle.stats(uid)
         if not sight.visible or sight.cover == CoverLevel.TOTAL:
             return "not visible"
-        turn = battle.turn(uid)
-        mods = [Modifier(w.skill, stats.skills[w.skill], "skill")]
-        if turn.extra.get("shock"):
-            mods.append(Modifier("shock", -turn.extra["shock"], "skill"))
-        if w.kind == "melee":
-            if not in_reach(battle, uid, target, w, sight.distance):
-                return f"out of reach ({gap_yards(battle, uid, target, sight.distance):.2f} yd gap)"
-            pm = POSTURES[battle.posture(uid)].melee_attack
-            if pm:
-                mods.append(Modifier(f"attacking while {battle.posture(uid).value}", pm, "skill"))
+        # Reach and range first: most melee weapon-enemy pairs priced are out of reach.
+        melee = w.kind == "melee"
+        if melee:
+            gap = gap_yards(battle, uid, target, sight.distance)  # in_reach's test, the gap read once
+            if not gap <= reach_limit_yards(w.reach) + 1e-9:
+                return f"out of reach ({gap:.2f} yd gap)"
         else:
             yards = sight.distance * battle.yards_per_inch
             assert w.max_range is not None
             if yards > w.max_range + 1e-9:
                 return f"out of range ({yards:.0f} > {w.max_range:g} yd)"
+        stats: GurpsStats = battle.stats(uid)
+        extra = battle.turn(uid).extra
+        mods = [Modifier(w.skill, stats.skills[w.skill], "skill")]
+        shock = extra.get("shock")
+        if shock:
+            mods.append(Modifier("shock", -shock, "skill"))
+        if melee:
+            posture = _MELEE_POSTURE.get(battle.posture(uid))
+            if posture is not None:
+                mods.append(posture)
+        else:
             rp = range_penalty(yards)
             if rp:
                 mods.append(Modifier(f"range {yards:.1f} yd", rp, "skill"))
-            tp = POSTURES[battle.posture(target)].target
-            if tp:
-                mods.append(Modifier(f"target {battle.posture(target).value}", tp, "skill"))
+            posture = _TARGET_POSTURE.get(battle.posture(target))
+            if posture is not None:
+                mods.append(posture)
             if sight.intervening:
                 mods.append(
                     Modifier(
@@ -279,14 +301,16 @@ class GurpsRuleset(GurpsReactions, Ruleset):
                     )
                 )
             if aimed is None:
-                aimed = turn.extra.get("aim") == (target, w.name)
+                aimed = extra.get("aim") == (target, w.name)
             if aimed and w.acc:
                 mods.append(Modifier("aimed (Acc)", w.acc, "skill"))
-            if rof_bonus(w.rof):
-                mods.append(Modifier(f"RoF {w.rof}", rof_bonus(w.rof), "skill"))
-        if COVER_PENALTY[sight.cover]:
-            mods.append(Modifier(f"{sight.cover.value} cover", COVER_PENALTY[sight.cover], "skill"))
-        eff = int(sum(m.value for m in mods))
+            rof = rof_bonus(w.rof)
+            if rof:
+                mods.append(Modifier(f"RoF {w.rof}", rof, "skill"))
+        cover = _COVER.get(sight.cover)
+        if cover is not None:
+            mods.append(cover)
+        eff = int(sum([m.value for m in mods]))
         if eff < MIN_ATTACK_SKILL:
             return f"effective skill {eff} is below {MIN_ATTACK_SKILL}"
         return eff, tuple(mods)

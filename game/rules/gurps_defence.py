@@ -16,6 +16,7 @@ while lying down).
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import MISSING, dataclass, fields
 from functools import lru_cache
 from typing import Any
@@ -25,13 +26,14 @@ from components.spatial import LYING_DOWN, Posture
 from components.state import DefenseState
 from game.commands import Modifier
 from game.dice.gurps import ACROBATIC_BONUS, dodge_success_removed, p_success
-from game.rules.base import Battle
+from game.rules.base import Battle, BlockMemo
 from game.rules.gurps_stats import (
     JUDO_KARATE,
     POSTURES,
     RETREAT_PLUS3_UNARMED,
     GurpsStats,
     GurpsWeapon,
+    derived,
 )
 
 # ---- the numbers of the text (and the standard ones it relies on) --------------------------
@@ -54,8 +56,6 @@ MULTIPLE_PARRY: dict[tuple[bool, bool], int] = {
     (False, True): -2,
     (True, True): -1,
 }
-#: Skill that lets a lying-down defender retreat: the better of DX and Acrobatics (decision).
-RETREAT_FROM_GROUND_SKILLS = ("Acrobatics",)
 #: Status flags that leave no active defence (text: unconscious, immobilized).
 NO_DEFENCE_STATUS = frozenset({"unconscious", "immobilized", "dead", "out"})
 #: Melee reach: the base-edge gap (yards) a reach-R weapon covers is R - 1 + this slack
@@ -212,11 +212,6 @@ def retreat_block_reason(battle: Battle, uid: str, info: AttackInfo) -> str | No
     return None
 
 
-def retreat_roll_skill(stats: GurpsStats) -> int:
-    """Skill rolled to retreat while lying down: the better of DX and Acrobatics."""
-    return max([stats.dx, *(stats.skills[s] for s in RETREAT_FROM_GROUND_SKILLS if s in stats.skills)])
-
-
 def common_modifiers(battle: Battle, uid: str, info: AttackInfo) -> list[Modifier]:
     """Modifiers to every active defence: posture, stun, side arc, shield DB."""
     mods: list[Modifier] = []
@@ -236,23 +231,29 @@ def common_modifiers(battle: Battle, uid: str, info: AttackInfo) -> list[Modifie
 def dodge_base(battle: Battle, uid: str) -> list[Modifier]:
     """Dodge and its reduction below 1/3 HP (halved, rounded up)."""
     stats: GurpsStats = battle.stats(uid)
+    dodge = derived(stats).dodge
     name = "Vehicular Dodge" if stats.vehicle_skill is not None else "Dodge"
-    mods = [Modifier(name, stats.dodge, "defence")]
+    mods = [Modifier(name, dodge, "defence")]
     h = battle.health(uid)
     hp = h.tracks.get("hp", stats.hp_max)
     if stats.vehicle_skill is None and 3 * hp < stats.hp_max:
-        mods.append(Modifier("below 1/3 HP (Dodge halved)", -(stats.dodge // 2), "defence"))
+        mods.append(Modifier("below 1/3 HP (Dodge halved)", -(dodge // 2), "defence"))
     return mods
 
 
 def _carried(d: DefenseState, info: AttackInfo, kind: str, retreat_value: int) -> list[Modifier]:
     """Bonuses an earlier retreat / dodge-and-drop against the same foe still gives."""
     mods = []
-    if not info.ranged and info.attacker in d.retreat_bonus_vs:
+    if _retreat_carries(d, info):
         mods.append(Modifier("retreat (earlier, same foe)", retreat_value, "defence"))
     if kind == "dodge" and info.ranged and info.attacker in d.drop_bonus_vs:
         mods.append(Modifier("dodge and drop (earlier, same foe)", DROP_DODGE, "defence"))
     return mods
+
+
+def _retreat_carries(d: DefenseState, info: AttackInfo) -> bool:
+    """An earlier retreat from this attacker still gives its bonus (melee attacks only)."""
+    return not info.ranged and info.attacker in d.retreat_bonus_vs
 
 
 def _with_retreat_variants(
@@ -335,7 +336,8 @@ def defence_choices(
     common = common_modifiers(battle, uid, info)
     can_retreat = allow_retreat and retreat_block_reason(battle, uid, info) is None
     lying = battle.posture(uid) in LYING_DOWN
-    roll_skill = retreat_roll_skill(stats)
+    dv = derived(stats)
+    roll_skill = dv.ground_retreat_skill
     out: list[DefenceChoice] = []
 
     # Dodge, Acrobatic Dodge, dodge-and-drop.
@@ -374,33 +376,45 @@ def defence_choices(
         )
 
     # Bare-handed parry: the best of the unarmed skills and DX.
-    if stats.has_free_hand and ("parry", BARE_HANDS) not in exclude:
-        best: list[DefenceChoice] | None = None
-        for skill, score in stats.bare_hand_parry():
+    if (
+        dv.has_free_hand
+        and ("parry", BARE_HANDS) not in exclude
+        and (info.kind != "missile" or gap_yards(battle, uid, info.attacker) <= reach_limit_yards(1))
+    ):
+        shared = _parry_situational(stats, d, info, BARE_HANDS, False, master, False) + common
+        vs_weapon = not info.unarmed and not info.weapon.is_thrust
+
+        def bare_hand(skill: str, score: int) -> list[DefenceChoice]:
             mods = [Modifier(f"Parry ({skill}, bare-handed)", score, "defence")]
-            judo_karate = skill in JUDO_KARATE
-            if not info.unarmed and not info.weapon.is_thrust and not judo_karate:
+            if vs_weapon and skill not in JUDO_KARATE:
                 mods.append(Modifier("bare hands vs weapon", BARE_HANDS_VS_WEAPON, "defence"))
-            mods += _parry_situational(stats, d, info, BARE_HANDS, False, master, False)
             retreat_value = RETREAT_PARRY_FENCING if skill in RETREAT_PLUS3_UNARMED else RETREAT_PARRY_BLOCK
-            mods += common + _carried(d, info, "parry", retreat_value)
-            cand = _with_retreat_variants(
+            mods += shared + _carried(d, info, "parry", retreat_value)
+            return _with_retreat_variants(
                 _choice("parry", BARE_HANDS, mods, parry_skill=skill),
                 can_retreat,
                 retreat_value,
                 lying,
                 roll_skill,
             )
-            if best is None or max(c.p_success for c in cand) > max(c.p_success for c in best):
-                best = cand
-        if best is not None and (
-            info.kind != "missile" or gap_yards(battle, uid, info.attacker) <= reach_limit_yards(1)
-        ):
-            out += best
+
+        # Which skill wins depends on the block and these alone (each skill's score is its own
+        # Parry, its -3, the shared sum and its carried retreat): find it once, build only it.
+        key = (
+            "bare hands",
+            vs_weapon,
+            _retreat_carries(d, info),
+            sum(m.value for m in shared),
+            can_retreat,
+            lying,
+        )
+        out += bare_hand(
+            *_BARE_HAND_BEST.get(stats, key, lambda: _best_bare_hand(dv.bare_hand_parry, bare_hand))
+        )
 
     # Block: once per turn, never against bullets or beams.
     fast = info.kind == "missile" and info.weapon.projectile in ("bullet", "beam")
-    block = stats.block_score()
+    block = dv.block
     if (
         stats.shield is not None
         and block is not None
@@ -415,6 +429,24 @@ def defence_choices(
             _choice("block", None, mods), can_retreat, RETREAT_PARRY_BLOCK, lying, roll_skill
         )
     return out
+
+
+#: The winning bare-handed parry (skill, score) per stat block and situation, see defence_choices.
+_BARE_HAND_BEST = BlockMemo()
+
+
+def _best_bare_hand(
+    options: tuple[tuple[str, int], ...], build: Callable[[str, int], list[DefenceChoice]]
+) -> tuple[str, int]:
+    """The (skill, score) whose choices give the best chance, the first on a tie."""
+    best: tuple[str, int] | None = None
+    best_p = 0.0
+    for option in options:
+        p = max(c.p_success for c in build(*option))
+        if best is None or p > best_p:
+            best, best_p = option, p
+    assert best is not None, "DX always parries bare-handed"
+    return best
 
 
 def _parry_situational(

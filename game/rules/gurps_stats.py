@@ -36,7 +36,7 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from components.spatial import Posture
-from game.rules.base import StrictModel
+from game.rules.base import BlockMemo, StrictModel
 
 # ---- standard GURPS tables -------------------------------------------------------
 
@@ -140,6 +140,9 @@ FENCING_SKILLS = frozenset({"Main-Gauche", "Rapier", "Saber", "Smallsword"})
 
 #: Unarmed skills that parry bare-handed (B182, B203, B200, B199); DX may stand in.
 UNARMED_PARRY_SKILLS: tuple[str, ...] = ("Brawling", "Boxing", "Judo", "Karate")
+
+#: Skill that lets a lying-down defender retreat: the better of DX and Acrobatics (decision).
+RETREAT_FROM_GROUND_SKILLS: tuple[str, ...] = ("Acrobatics",)
 
 #: Unarmed skills with a +3 retreat on a parry (text: Boxing, Judo, Karate).
 RETREAT_PLUS3_UNARMED = frozenset({"Boxing", "Judo", "Karate"})
@@ -369,6 +372,10 @@ class GurpsStats(StrictModel):
                 out.append((s, 3 + self.skills[s] // 2))
         return out
 
+    def ground_retreat_skill(self) -> int:
+        """Skill rolled to retreat while lying down: the better of DX and Acrobatics."""
+        return max([self.dx, *(self.skills[s] for s in RETREAT_FROM_GROUND_SKILLS if s in self.skills)])
+
     def hands_in_use(self) -> int:
         """Hands holding ready melee weapons and the shield (missile weapons are slung)."""
         used = sum(w.hands for w in self.weapons if w.kind == "melee" and not w.unarmed)
@@ -377,3 +384,36 @@ class GurpsStats(StrictModel):
     @property
     def has_free_hand(self) -> bool:
         return self.hands_in_use() < 2
+
+
+@dataclass(frozen=True, slots=True)
+class Derived:
+    """The derived scores of one stat block that the rules read per option priced."""
+
+    dodge: int
+    encumbered_move: int
+    has_free_hand: bool
+    bare_hand_parry: tuple[tuple[str, int], ...]
+    block: int | None
+    ground_retreat_skill: int
+
+
+#: Derived scores per stat block: every defence_choices call (the AI prices each attack option
+#: with one) and every move cost re-read them, and a frozen block never changes them.
+_DERIVED = BlockMemo()
+
+
+def derived(stats: GurpsStats) -> Derived:
+    """The derived scores of ``stats``, worked out once per block."""
+    return _DERIVED.get(
+        stats,
+        None,
+        lambda: Derived(
+            stats.dodge,
+            stats.encumbered_move,
+            stats.has_free_hand,
+            tuple(stats.bare_hand_parry()),
+            stats.block_score(),
+            stats.ground_retreat_skill(),
+        ),
+    )

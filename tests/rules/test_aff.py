@@ -466,13 +466,9 @@ def test_protection_memo_follows_the_round_lock_and_the_stat_block() -> None:
     assert r.best_protection(b, "t", sword).kind == "dodge"
     # an equal but distinct block gets its own entries; the returned list is the caller's to keep
     twin = s.model_copy()
-    assert twin is not s and aff_module._by_stats(twin, ("x",), lambda: 1) == 1
-    assert aff_module._by_stats(s, ("x",), lambda: 2) == 2
-    assert aff_module._by_stats(s, ("x",), lambda: 3) == 2
+    assert twin is not s and aff_module._BY_STATS.get(twin, ("x",), lambda: 1) == 1
+    assert aff_module._BY_STATS.get(s, ("x",), lambda: 2) == 2
+    assert aff_module._BY_STATS.get(s, ("x",), lambda: 3) == 2
     mine = r.protection_choices(b, "t")
     mine.clear()
     assert len(r.protection_choices(b, "t")) == 3
-    # a full memo is emptied, not grown
-    for k in range(aff_module._BY_STATS_MAX + 5):
-        aff_module._by_stats(s, ("fill", k), lambda: 0)
-    assert len(aff_module._BY_STATS) <= aff_module._BY_STATS_MAX

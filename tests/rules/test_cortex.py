@@ -41,6 +41,7 @@ from game.rules.cortex import (
     RUN_ACTIONS,
     SERIOUS_WOUND_STEPS,
     STATIC_DIFFICULTY,
+    TROOPER,
     VISIBILITY_DIFFICULTY,
     CortexRuleset,
     CortexStats,
@@ -701,3 +702,24 @@ def test_cli_errors_exit_2(args: list[str]) -> None:
 
 def test_defend_command_values() -> None:
     assert Defend("t", "dodge").kind == "dodge"
+
+
+def test_trait_steps_are_memoised_per_stat_block() -> None:
+    # attr() and skill() are memoised by block identity: each block, even an equal copy or one
+    # differing only in a skill die, must answer from its own dice, first read and memo hit alike.
+    base = {
+        "agility": "d8",
+        "strength": "d6",
+        "vitality": "d6",
+        "alertness": "d6",
+        "intelligence": "d6",
+        "willpower": "d6",
+        "weapons": [w.model_dump() for w in TROOPER.weapons],
+    }
+    a = CortexStats.model_validate({**base, "skills": {"athletics": "d6", "athletics/dodge": "d10"}})
+    b = CortexStats.model_validate({**base, "agility": "d4", "skills": {"athletics": "d8"}})
+    twin = a.model_copy()
+    for _ in range(2):
+        assert (a.attr("agility"), a.skill("athletics/dodge"), a.skill("athletics/running")) == (4, 5, 3)
+        assert (b.attr("agility"), b.skill("athletics/dodge"), b.skill("athletics/running")) == (2, 4, 4)
+        assert (twin.attr("agility"), twin.skill("athletics/dodge"), twin.skill("guns")) == (4, 5, 0)

@@ -262,3 +262,31 @@ def test_injury_summary_matches_the_injury_distribution() -> None:
         dist = injury_pmf(*args)
         expected = (sum(p for inj, p in dist if inj > 0), sum(inj * p for inj, p in dist))
         assert _injury_summary(*args) == expected
+
+
+@pytest.mark.parametrize("posture", list(Posture))
+@pytest.mark.parametrize("cover", [c for c in CoverLevel if c != CoverLevel.TOTAL])
+def test_posture_and_cover_modifiers_read_as_the_tables(posture: Posture, cover: CoverLevel) -> None:
+    # attack_profile takes these modifiers from tables built once: each must carry the label and
+    # value of the posture and cover tables (the labels go into the event log).
+    from game.rules.gurps_stats import POSTURES
+
+    rules, b = duel(a=mk(extra_skills={"Broadsword": 18, "Bow": 18}), dist=1.0)
+    b.set_sight("a", "d", cover=cover)
+    b.u["a"].posture = posture
+    b.u["d"].posture = posture
+    by_weapon = {}
+    for w in b.stats("a").weapons:
+        got = rules.attack_profile(b, "a", "d", w, b.sight("a", "d"))
+        assert not isinstance(got, str)
+        by_weapon[w.name] = {(m.source, m.value) for m in got[1]}
+    row = POSTURES[posture]
+    cover_mod = {(f"{cover.value} cover", COVER_PENALTY[cover])} - {(f"{cover.value} cover", 0)}
+    melee = {(f"attacking while {posture.value}", row.melee_attack)} if row.melee_attack else set()
+    ranged = {(f"target {posture.value}", row.target)} if row.target else set()
+    assert by_weapon["sword"] == {("Broadsword", 18), *melee, *cover_mod}
+    assert by_weapon["bow"] == {("Bow", 18), *ranged, *cover_mod}
+    b.u["d"].pos = (3.0, 0.0)
+    assert rules.attack_profile(b, "a", "d", b.stats("a").weapon("sword"), b.sight("a", "d")) == (
+        "out of reach (2.00 yd gap)"
+    )

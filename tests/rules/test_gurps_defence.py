@@ -409,3 +409,65 @@ def test_fast_built_choices_equal_dataclass_construction() -> None:
         variant.eff = 1  # type: ignore[misc]
     with pytest.raises(AssertionError):
         _make(plain, no_such_field=True)
+
+
+def test_derived_scores_match_the_stat_block() -> None:
+    # derived() memoises a block's scores by identity: it must give what the block's own methods
+    # give, for every profile and for an equal but distinct block.
+    from game.rules.gurps_stats import derived
+
+    blocks = [*profiles().values(), mk(extra_skills={"Acrobatics": 14, "Judo": 13}), mk(vehicle_skill=14)]
+    for s in [*blocks, blocks[0].model_copy()]:
+        for _ in range(2):  # the second read comes from the memo
+            dv = derived(s)
+            assert dv.dodge == s.dodge and dv.encumbered_move == s.encumbered_move
+            assert dv.has_free_hand == s.has_free_hand and dv.block == s.block_score()
+            assert dv.bare_hand_parry == tuple(s.bare_hand_parry())
+            assert dv.ground_retreat_skill == s.ground_retreat_skill()
+    assert derived(mk(extra_skills={"Acrobatics": 14})).ground_retreat_skill == 14
+
+
+def test_memoised_bare_hand_parry_follows_the_situation() -> None:
+    # defence_choices memoises which bare-handed skill wins per block and situation. Whatever the
+    # memo already holds, every situation must get the choices a cold memo would give.
+    import game.rules.gurps_defence as gd
+
+    spear = {"name": "spear", "skill": "Broadsword", "damage": "thr+2 imp"}
+    fist = {"name": "fist", "skill": "Broadsword", "damage": "thr-1 cr", "unarmed": True, "reach": 0}
+    knife = {"name": "knife", "skill": "Broadsword", "kind": "thrown", "damage": "thr imp", "max_range": 10}
+    # Retreating from the ground is a DX-8 roll: lying down, Brawling's +1 beats Boxing's +3. The
+    # shield's DB (front only) makes crawling in front and standing in the side arc both -2.
+    defender = mk(
+        dx=8,
+        weapons=[BOW],
+        shield={"db": 1},
+        extra_skills={"Brawling": 14, "Judo": 12, "Boxing": 13, "Shield": 10},
+    )
+    _, b = duel(a=mk(weapons=[SWORD, spear, fist, knife]), d=defender)
+    situations = [
+        (weapon, arc, allow, posture, used, carried)
+        for weapon in ("sword", "spear", "fist", "knife")
+        for arc in (Arc.FRONT, Arc.SIDE)
+        for allow in (True, False)
+        for posture in (Posture.STANDING, Posture.CRAWLING, Posture.PRONE, Posture.KNEELING)
+        for used in (0, 1, 3)
+        for carried in (False, True)
+    ]
+
+    def bare(situation: tuple[str, Arc, bool, Posture, int, bool]) -> list[Any]:
+        weapon, arc, allow, posture, used, carried = situation
+        b.u["d"].facing = 180.0 if arc == Arc.FRONT else 60.0  # the attacker is due west
+        b.u["d"].posture = posture
+        d = b.defense("d")
+        d.parries[BARE_HANDS] = used
+        d.retreat_bonus_vs = {"a"} if carried else set()
+        info = attack_info(b, "a", "d", weapon)
+        return [c for c in defence_choices(b, "d", info, allow_retreat=allow) if c.weapon == BARE_HANDS]
+
+    cold = {}
+    for s in situations:
+        gd._BARE_HAND_BEST._memo.clear()
+        cold[s] = bare(s)
+    assert {c[0].parry_skill for c in cold.values()} == {"DX", "Brawling", "Judo", "Boxing"}
+    for s in reversed(situations):
+        assert bare(s) == cold[s], s
