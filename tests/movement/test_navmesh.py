@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from components.terrain import ObstacleSpec
@@ -314,7 +314,35 @@ def shapely_point(p):
     return Point(p)
 
 
+def _grazes(a, b, obstacles, bl) -> bool:
+    """Whether the leg a-b clears a unit's or a corner's circle by less than the gap between that
+    circle and the circumscribed polygon ``reachable`` cuts shadows with: the polygon may then
+    hide everything beyond (a known sliver of the inner approximation; ``path`` decides such
+    goals exactly). Seen by hypothesis: a leg 0.004" clear of a unit, region 0.034" short."""
+    gap = 1.0 / math.cos(math.pi / (4 * DEFAULT_QUAD_SEGS)) - 1.0
+    circles = [(x, y, r + R) for x, y, r in np.asarray(bl, dtype=float).reshape(-1, 3)]
+    circles += [(x, y, R) for o in obstacles for x, y in o.polygon]
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    ab = b - a
+    for x, y, rho in circles:
+        c = np.array([x, y])
+        t = 0.0 if not ab.any() else float(np.clip(np.dot(c - a, ab) / np.dot(ab, ab), 0.0, 1.0))
+        if np.hypot(*(a + t * ab - c)) - rho < rho * gap + 1e-9:
+            return True
+    return False
+
+
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@example(
+    m=(
+        [ObstacleSpec("o0", ((1.0, 1.0), (3.0, 1.0), (3.0, 3.0), (1.0, 3.0)), 2.0)],
+        19.0,
+        12.0,
+        np.array([[13.0, 3.0, 0.625]]),
+    ),
+    length=6.0,
+    seed=121,
+)
 @given(random_maps(max_obstacles=5, max_units=3), st.floats(2.0, 8.0), st.integers(0, 2**32 - 1))
 def test_reachable_agrees_with_path(m, length: float, seed: int) -> None:
     obstacles, width, height, blockers = m
@@ -334,7 +362,7 @@ def test_reachable_agrees_with_path(m, length: float, seed: int) -> None:
         if mesh.free_reason(g, R, bl) is not None:
             continue
         p = mesh.path(s, g, R, bl)
-        if p is not None and p.length <= length:
+        if p is not None and p.length <= length and not _grazes(p.points[-2], g, obstacles, bl):
             assert reg.distance(shapely_point(g)) <= tol
     # and every point of the region is reachable within L
     from game.movement import sample_points
