@@ -51,7 +51,7 @@ from typing import Any
 import numpy as np
 
 from components.spatial import EYE_FRACTION, POSTURE_HEIGHT, Posture
-from game.ai.points import sample_in
+from game.ai.points import sample_in, sampling_region
 from game.commands import Attack, Decision, Maneuver, Option
 
 #: Decimal places of every point an AI chooses (the log keeps 9; 6 is a micro-inch).
@@ -558,7 +558,7 @@ def rounded(p: Iterable[float]) -> Point:
 
 def candidates(option: Option, rng: np.random.Generator, n: int, extra: Sequence[Point] = ()) -> np.ndarray:
     """Candidate points for a point option: ``extra`` first, then ``n`` uniform samples of its region."""
-    out = sample_in(option.region, n, rng)
+    out = sample_in(sampling_region(option), n, rng)
     if len(extra):
         out = np.concatenate([np.asarray(extra, dtype=np.float64).reshape(-1, 2), out])
     return np.round(out, POINT_DECIMALS, out=out)  # (out is a fresh array)

@@ -76,15 +76,83 @@ def test_clipped_disc_is_the_geos_construction_vertex_for_vertex(spec):
     ]
     for centre, r, reach in cases:
         want = shapely.box(r, r, w - r, h - r).intersection(shapely.Point(centre).buffer(reach, quad_segs=16))
-        got = arena._clipped_disc(centre, r, reach)
+        got = arena.clipped_disc(centre, r, reach)()
         assert got.geom_type == want.geom_type
         assert got.equals_exact(want, 0.0), (centre, r, reach)
     # remembered by its whole input (a shapely geometry is immutable): asked again, the same one
     for centre, r, reach in cases:
-        again = arena._clipped_disc(centre, r, reach)
-        assert again is arena._clipped_disc(centre, r, reach)
+        again = arena.clipped_disc(centre, r, reach)()
+        assert again is arena.clipped_disc(centre, r, reach)()
         want = shapely.box(r, r, w - r, h - r).intersection(shapely.Point(centre).buffer(reach, quad_segs=16))
         assert again.equals_exact(want, 0.0)
+
+
+def _disc_cases(rng, w, h, n):
+    """Move discs all over the map: well inside, crossing sides and corners, with extremes,
+    vertices and centres on or within rounding of the map's sides."""
+    out = []
+    for k in range(n):
+        r = float(rng.choice([0.25, 0.5, 1.0]))
+        reach = float(rng.choice([rng.uniform(0.05, 30.0), float(rng.integers(1, 20))]))
+        c = [float(rng.uniform(r, w - r)), float(rng.uniform(r, h - r))]
+        nudge = float(rng.choice([0.0, 1e-12, -1e-12, 1e-7, float(rng.uniform(-1, 1))]))
+        if k % 4 == 1:
+            c[k % 2] = r + reach + nudge  # an extreme on (or near) a side
+        elif k % 4 == 2:
+            c = [round(float(rng.uniform(r, r + reach)), 6), round(float(rng.uniform(r, r + reach)), 6)]
+        elif k % 4 == 3:
+            c[0] = float(rng.choice([r, r + 1e-13, float(rng.uniform(-1, w + 1))]))  # centre on / off the box
+        out.append(((r, r, w - r, h - r), (c[0], c[1]), reach))
+    return out
+
+
+def test_clipped_disc_answers_sampling_like_geos(spec):
+    """is_empty, bounds and contains_xy are GEOS's answers exactly, also for points on, and
+    within rounding of, the boundary; the fast answers do not build the geometry."""
+    from game.arena import ClippedDisc
+
+    rng = np.random.default_rng(11)
+    fast = 0
+    for box, centre, reach in _disc_cases(rng, spec.width, spec.height, 1500):
+        want = shapely.box(*box).intersection(shapely.Point(centre).buffer(reach, quad_segs=16))
+        disc = ClippedDisc(box, centre, reach)
+        fast += disc._answers() is not None
+        assert disc.is_empty == want.is_empty
+        if want.is_empty:
+            continue
+        assert disc.bounds == want.bounds
+        v = np.asarray(want.exterior.coords)
+        mid = (v[1:] + v[:-1]) / 2
+        minx, miny, maxx, maxy = want.bounds
+        pts = np.concatenate(
+            [
+                np.column_stack([rng.uniform(minx, maxx, 200), rng.uniform(miny, maxy, 200)]),
+                v,
+                mid,
+                v + 1e-15,
+                mid - 1e-14,
+                mid * (1 + 1e-12),
+            ]
+        )
+        got = disc.contains_xy(pts[:, 0], pts[:, 1])
+        assert np.array_equal(got, shapely.contains_xy(want, pts[:, 0], pts[:, 1]))
+        assert disc().equals_exact(want, 0.0)
+    assert fast > 800  # most cases (even of these close calls) are answered without GEOS
+
+
+def test_sampling_a_lazy_move_region_does_not_build_it(spec):
+    from game.ai.points import sample_in, sampling_region
+    from game.arena import ClippedDisc
+
+    m = Match(spec, seed=1)
+    move = next(o for o in m.pending.options if isinstance(o.command, Move))
+    region = sampling_region(move)
+    assert type(region) is ClippedDisc and "region" not in move.__dict__
+    got = sample_in(region, 24, np.random.default_rng(3))
+    assert "region" not in move.__dict__ and region._geom is None
+    assert np.array_equal(got, sample_in(move.region, 24, np.random.default_rng(3)))
+    assert sampling_region(move) is region  # also once built
+    m.close()
 
 
 def test_a_lazy_region_is_built_once_on_first_read():
