@@ -148,11 +148,10 @@ def _margins(view: Any, uid: str) -> list[tuple[float, float]]:
     got: list[tuple[float, float]] | None = now.get(("margins", uid))
     if got is not None:
         return got
-    u = view.unit(uid)
     start = _memo(view).start.get(uid, {})
-    maxima = dict(u.maxima)
+    maxima = dict(view.maxima(uid))
     out = []
-    for track, value in u.health:
+    for track, value in view.health(uid):
         top = maxima.get(track, 0)
         if top <= 0:
             continue
@@ -383,7 +382,7 @@ def me(view: Any, uid: str) -> Me:
 
 def posture_height(view: Any, uid: str, posture: str) -> float:
     """Silhouette height ``uid`` would have in ``posture``."""
-    return POSTURE_HEIGHT[Posture(posture)] * float(view.unit(uid).size)
+    return POSTURE_HEIGHT[Posture(posture)] * float(view.size(uid))
 
 
 def enemies(view: Any, uid: str) -> tuple[str, ...]:

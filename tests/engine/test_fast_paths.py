@@ -222,6 +222,30 @@ def test_unit_snapshots_follow_every_change(spec):
     m.close()
 
 
+def _fields_match_the_snapshot(view, uid):
+    u = view.unit(uid)
+    names = ("pos", "posture", "base", "size", "health", "maxima")
+    got = tuple(getattr(view, name)(uid) for name in names)
+    want = tuple(getattr(u, name) for name in names)
+    assert got == want and [type(v) for v in got] == [type(v) for v in want]
+
+
+def test_view_field_readers_equal_the_snapshot_through_changes(spec):
+    m = Match(spec, seed=3)
+    view = MatchView(m)
+    other = next(u for u in m.units() if u != m.pending.unit)
+    changes = [
+        lambda: m.set_posture(other, Posture.KNEELING),
+        lambda: m.damage(other, {next(iter(m.health(other).tracks)): -1}, None),
+        lambda: m.set_status(other, "dead", True, "test"),
+    ]
+    for change in [lambda: None, *changes]:
+        change()
+        for uid in m.units(alive=False):
+            _fields_match_the_snapshot(view, uid)
+    m.close()
+
+
 def test_dice_draw_the_faces_and_words_of_one_array_draw():
     """``Dice.roll`` draws die by die; the faces and the generator's state after them must be
     those of numpy's ``integers(1, sides + 1, size=n)`` (the replayable logs depend on it)."""
