@@ -362,3 +362,22 @@ def test_units_in_action_follow_status_changes(spec):
         assert all(not m.health(f).out_of_action and m.side(f) == m.side(uid) for f in m.friends(uid))
         assert uid not in m.friends(uid)
     m.close()
+
+
+def test_arena_segment_clear_is_the_navmesh_verdict(spec):
+    """Destinations in obstacles, in units, off the map, ways blocked and clear: the same verdict."""
+    arena = Arena(spec)
+    rng = np.random.default_rng(5)
+    seen = set()
+    for uid in arena.ids:
+        blk, _ = arena.blockers(uid)
+        i = arena.index_of[uid]
+        a = (float(arena.xy[i, 0]), float(arena.xy[i, 1]))
+        r = float(arena.base[i])
+        top = max(spec.width, spec.height) + 2.0
+        ends = [(float(x), float(y)) for x, y in [*rng.uniform(-2.0, top, (150, 2)), *arena.xy]]
+        for b in ends:
+            want = arena.nav.segment_clear(a, b, r, blk)
+            assert arena.segment_clear(a, b, r, blk) is want
+            seen.add(want if want else arena.nav.segment_reason(a, b, r, blk).split()[0])
+    assert {True, "destination", "the"} <= seen  # clear, refused at the end, blocked on the way
