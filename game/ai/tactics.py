@@ -465,26 +465,25 @@ def _cover_matrix(
     arena: Any, base: float, h: float, pts: np.ndarray, rows: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     m, k = len(pts), len(rows)
-    # One kernel call for both directions. Sources: the k enemies, then the m points, as
-    # columns of x, y, base radius, height; each pair's target is one of these columns too.
-    # (One table and one gather instead of a dozen tiny concatenations.)
-    table = np.empty((4, k + m))
-    table[:2, :k] = arena.xy[rows].T
-    table[:2, k:] = pts.T
-    table[2, :k] = arena.base[rows]
-    table[2, k:] = base
-    table[3, :k] = arena.height[rows]
-    table[3, k:] = h
+    # One kernel call for both directions, on one table of the k enemies then the m points
+    # (centres, base radii, heights): each pair names its source and its target row.
+    xy = np.empty((k + m, 2))
+    xy[:k] = arena.xy[rows]
+    xy[k:] = pts
+    radius = np.empty(k + m)
+    radius[:k] = arena.base[rows]
+    radius[k:] = base
+    height = np.empty(k + m)
+    height[:k] = arena.height[rows]
+    height[k:] = h
     source, target = _pair_index(m, k)
-    tgt = table[:, target]
-    res = arena.sight_index.cover_kernel(
-        table[:2].T,
-        EYE_FRACTION * table[3],
-        source.copy(),  # the kernel gets an array of its own
-        tgt[0],
-        tgt[1],
-        tgt[2],
-        tgt[3],
+    res = arena.sight_index.cover_rows(
+        xy,
+        EYE_FRACTION * height,
+        radius,
+        height,
+        source.copy(),  # the kernel gets arrays of its own
+        target.copy(),
     )
     frac = np.asarray(res.fraction, dtype=np.float64)
     return frac[: m * k].reshape(m, k), frac[m * k :].reshape(m, k)
