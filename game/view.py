@@ -5,7 +5,11 @@ as frozen :class:`UnitView` snapshots; sight facts are frozen values. The view
 is cheap to make and always reflects the match's current state: a unit's
 snapshot is reused until the match counts a change to that unit
 (``Match.changes``: every change of what a snapshot holds goes through the
-match's methods, which count it).
+match's methods, which count it). :meth:`MatchView.pos`, :meth:`~MatchView.posture`,
+:meth:`~MatchView.base`, :meth:`~MatchView.size`, :meth:`~MatchView.health` and
+:meth:`~MatchView.maxima` answer one field of :meth:`MatchView.unit` each, equal to it,
+without taking a snapshot (the policies ask for these far more often than for whole units,
+and the acting unit changes, spending AP, with every command).
 """
 
 from __future__ import annotations
@@ -126,6 +130,30 @@ class MatchView:
             profile=m.profile(uid),
             controller=m.controllers.get(m.side(uid), "random"),
         )
+
+    def pos(self, uid: str) -> tuple[float, float]:
+        """``unit(uid).pos``."""
+        return self._m.pos(uid)
+
+    def posture(self, uid: str) -> str:
+        """``unit(uid).posture``."""
+        return str(self._m.posture(uid))
+
+    def base(self, uid: str) -> float:
+        """``unit(uid).base``."""
+        return self._m.body(uid).base
+
+    def size(self, uid: str) -> float:
+        """``unit(uid).size``."""
+        return self._m.body(uid).size
+
+    def health(self, uid: str) -> tuple[tuple[str, int], ...]:
+        """``unit(uid).health``."""
+        return tuple(sorted(self._m.health(uid).tracks.items()))
+
+    def maxima(self, uid: str) -> tuple[tuple[str, int], ...]:
+        """``unit(uid).maxima``."""
+        return tuple(sorted(self._m.health(uid).maxima.items()))
 
     def units(self, alive: bool = True) -> list[UnitView]:
         return [self.unit(u) for u in self._m.units(alive=alive)]

@@ -84,7 +84,7 @@ def aggressive_policy(view: Any, decision: Decision, rng: np.random.Generator) -
 def get_up(view: Any, decision: Decision) -> Option | None:
     """The option that gets a unit lower than crouching back on its feet (standing if offered,
     else crouching, which some rulesets require on the way up), or None."""
-    if view.unit(decision.unit).posture not in LOW_POSTURES:
+    if view.posture(decision.unit) not in LOW_POSTURES:
         return None
     offered = {o.command.posture: o for o in decision.options if isinstance(o.command, ChangePosture)}
     return offered.get("standing") or offered.get("crouching")
@@ -97,10 +97,10 @@ def choose_quarry(view: Any, uid: str) -> str | None:
     :data:`QUARRY_STICKINESS` times as far (by the same measure) as the best: without it two
     enemies at similar distances make a unit walk back and forth between them.
     """
-    here = view.unit(uid).pos
+    here = view.pos(uid)
     keys: dict[str, float] = {}
     for e in t.enemies(view, uid):
-        keys[e] = math.dist(here, view.unit(e).pos) * (0.5 + 0.5 * t.condition(view, e))
+        keys[e] = math.dist(here, view.pos(e)) * (0.5 + 0.5 * t.condition(view, e))
     if not keys:
         return None
     best = min(keys, key=keys.__getitem__)  # the first listed of equals
@@ -126,8 +126,8 @@ def move_budget(view: Any, decision: Decision, opt: Option) -> float:
 def close_in(view: Any, decision: Decision, opt: Option, quarry: str, rng: np.random.Generator) -> Any:
     """A legal point of ``opt`` (a Move or Step) that brings the unit nearer to ``quarry``, or None."""
     unit = t.me(view, decision.unit)
-    goal = view.unit(quarry).pos
-    stop = unit.base + view.unit(quarry).base + CONTACT_GAP
+    goal = view.pos(quarry)
+    stop = unit.base + view.base(quarry) + CONTACT_GAP
     now = math.dist(unit.xy, goal)
     if now <= stop + MIN_MOVE:
         return None

@@ -251,7 +251,7 @@ def better_position(
 def lower_posture(view: Any, decision: Decision) -> Option | None:
     """A posture option that hides the unit better without costing its best shot, or None."""
     uid = decision.unit
-    current = view.unit(uid).posture
+    current = view.posture(uid)
     if current not in ("standing", *HIDING_POSTURES):
         return None
     offered = {

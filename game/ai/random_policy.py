@@ -21,7 +21,7 @@ def random_policy(view: Any, decision: Decision, rng: np.random.Generator) -> An
         opt = options.pop(int(rng.integers(len(options))))
         if opt.point_field is None:
             return opt.command
-        if opt.region is None:  # a free number, e.g. Face.degrees
+        if not opt.has_region:  # a free number, e.g. Face.degrees
             return opt.with_point(float(rng.uniform(0.0, 360.0)))
         point = choose_point(opt, rng)
         if point is not None:

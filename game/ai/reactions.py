@@ -155,8 +155,8 @@ def _follow(view: Any, decision: Decision, rng: np.random.Generator) -> Any:
     ctx = decision.context or {}
     target = ctx.get("defender") or ctx.get("target")
     if move is not None and isinstance(target, str) and target in view.enemies(decision.unit):
-        goal = view.unit(target).pos
-        here = view.unit(decision.unit).pos
+        goal = view.pos(target)
+        here = view.pos(decision.unit)
         point = _nearest_legal(view, move, rng, goal)
         if point is not None and math.dist(point, goal) < math.dist(here, goal) - 1e-6:
             return move.with_point(point)
@@ -178,7 +178,7 @@ def _interpose(view: Any, decision: Decision, rng: np.random.Generator) -> Any:
         and float(step.p_success if step.p_success is not None else 1.0) >= 0.5
     )
     if want and step is not None:
-        point = _nearest_legal(view, step, rng, view.unit(uid).pos)
+        point = _nearest_legal(view, step, rng, view.pos(uid))
         if point is not None:
             return step.with_point(point)
     if decline is not None:

@@ -51,7 +51,7 @@ from typing import Any
 import numpy as np
 
 from components.spatial import EYE_FRACTION, POSTURE_HEIGHT, Posture
-from game.ai.points import sample_in
+from game.ai.points import sample_in, sampling_region
 from game.commands import Attack, Decision, Maneuver, Option
 
 #: Decimal places of every point an AI chooses (the log keeps 9; 6 is a micro-inch).
@@ -148,11 +148,10 @@ def _margins(view: Any, uid: str) -> list[tuple[float, float]]:
     got: list[tuple[float, float]] | None = now.get(("margins", uid))
     if got is not None:
         return got
-    u = view.unit(uid)
     start = _memo(view).start.get(uid, {})
-    maxima = dict(u.maxima)
+    maxima = dict(view.maxima(uid))
     out = []
-    for track, value in u.health:
+    for track, value in view.health(uid):
         top = maxima.get(track, 0)
         if top <= 0:
             continue
@@ -383,7 +382,7 @@ def me(view: Any, uid: str) -> Me:
 
 def posture_height(view: Any, uid: str, posture: str) -> float:
     """Silhouette height ``uid`` would have in ``posture``."""
-    return POSTURE_HEIGHT[Posture(posture)] * float(view.unit(uid).size)
+    return POSTURE_HEIGHT[Posture(posture)] * float(view.size(uid))
 
 
 def enemies(view: Any, uid: str) -> tuple[str, ...]:
@@ -466,26 +465,25 @@ def _cover_matrix(
     arena: Any, base: float, h: float, pts: np.ndarray, rows: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     m, k = len(pts), len(rows)
-    # One kernel call for both directions. Sources: the k enemies, then the m points, as
-    # columns of x, y, base radius, height; each pair's target is one of these columns too.
-    # (One table and one gather instead of a dozen tiny concatenations.)
-    table = np.empty((4, k + m))
-    table[:2, :k] = arena.xy[rows].T
-    table[:2, k:] = pts.T
-    table[2, :k] = arena.base[rows]
-    table[2, k:] = base
-    table[3, :k] = arena.height[rows]
-    table[3, k:] = h
+    # One kernel call for both directions, on one table of the k enemies then the m points
+    # (centres, base radii, heights): each pair names its source and its target row.
+    xy = np.empty((k + m, 2))
+    xy[:k] = arena.xy[rows]
+    xy[k:] = pts
+    radius = np.empty(k + m)
+    radius[:k] = arena.base[rows]
+    radius[k:] = base
+    height = np.empty(k + m)
+    height[:k] = arena.height[rows]
+    height[k:] = h
     source, target = _pair_index(m, k)
-    tgt = table[:, target]
-    res = arena.sight_index.cover_kernel(
-        table[:2].T,
-        EYE_FRACTION * table[3],
-        source.copy(),  # the kernel gets an array of its own
-        tgt[0],
-        tgt[1],
-        tgt[2],
-        tgt[3],
+    res = arena.sight_index.cover_rows(
+        xy,
+        EYE_FRACTION * height,
+        radius,
+        height,
+        source.copy(),  # the kernel gets arrays of its own
+        target.copy(),
     )
     frac = np.asarray(res.fraction, dtype=np.float64)
     return frac[: m * k].reshape(m, k), frac[m * k :].reshape(m, k)
@@ -558,7 +556,7 @@ def rounded(p: Iterable[float]) -> Point:
 
 def candidates(option: Option, rng: np.random.Generator, n: int, extra: Sequence[Point] = ()) -> np.ndarray:
     """Candidate points for a point option: ``extra`` first, then ``n`` uniform samples of its region."""
-    out = sample_in(option.region, n, rng)
+    out = sample_in(sampling_region(option), n, rng)
     if len(extra):
         out = np.concatenate([np.asarray(extra, dtype=np.float64).reshape(-1, 2), out])
     return np.round(out, POINT_DECIMALS, out=out)  # (out is a fresh array)
@@ -600,7 +598,7 @@ def first_legal(
     for i in idx:
         x, y = rows[i]
         p = (round(x, POINT_DECIMALS), round(y, POINT_DECIMALS))
-        if arena.nav.segment_clear(unit.xy, p, unit.base, blk):
+        if arena.segment_clear(unit.xy, p, unit.base, blk):
             tried += 1
             if option.validate is None or option.validate(p) is None:
                 return p

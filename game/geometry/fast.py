@@ -258,6 +258,25 @@ class SightIndex:
             contributions,
         )
 
+    def cover_rows(
+        self,
+        xy: FloatArray,
+        eye: FloatArray,
+        radius: FloatArray,
+        height: FloatArray,
+        pair_src: IntArray,
+        pair_tgt: IntArray,
+    ) -> CoverResult:
+        """:meth:`cover_kernel` (no screens) for pairs of rows of one table of units.
+
+        Each pair's attacker (row ``pair_src``, eye height ``eye``) and target (row
+        ``pair_tgt``, base ``radius``, silhouette ``height``) are rows of the (n, 2) centres
+        ``xy``. For callers that keep their units in one table (the AI's enemies and candidate
+        points): the kernel reads the rows where they are, nothing is gathered or re-stacked.
+        Arrays must be C-contiguous and writeable (the compiled kernel takes no others).
+        """
+        return self._cover(xy, eye, pair_src, xy, radius, height, None, pair_tgt, None)
+
     def _cover(
         self,
         src_xy: FloatArray,

@@ -125,6 +125,25 @@ def test_cover_matrix_asks_the_kernel_for_every_pair(match):
     assert exposed.shape == shot.shape == (m, k)
 
 
+def test_cover_rows_is_cover_kernel_on_the_gathered_targets(match):
+    """Pairs naming rows of one table (targets shared by many pairs, which lets the kernel
+    remember their blockers) get the fractions of the same pairs with targets written out."""
+    index = match.arena.sight_index
+    rng = np.random.default_rng(4)
+    for n in (2, 7, 25):
+        xy = np.column_stack([rng.uniform(0, match.spec.width, n), rng.uniform(0, match.spec.height, n)])
+        radius = rng.uniform(0.3, 1.0, n)
+        height = rng.uniform(0.5, 2.0, n)
+        src = rng.integers(0, n, 4 * n)
+        tgt = rng.integers(0, n, 4 * n)
+        got = index.cover_rows(xy, EYE_FRACTION * height, radius, height, src.copy(), tgt.copy())
+        want = index.cover_kernel(
+            xy, EYE_FRACTION * height, src.copy(), xy[tgt, 0], xy[tgt, 1], radius[tgt], height[tgt]
+        )
+        assert np.array_equal(got.fraction, want.fraction)
+        assert (np.asarray(want.fraction) > 0).any()  # some cover among them
+
+
 def test_option_kinds_follow_the_decision():
     """The sorted-out options belong to one decision: another decision is sorted out afresh."""
 

@@ -76,15 +76,83 @@ def test_clipped_disc_is_the_geos_construction_vertex_for_vertex(spec):
     ]
     for centre, r, reach in cases:
         want = shapely.box(r, r, w - r, h - r).intersection(shapely.Point(centre).buffer(reach, quad_segs=16))
-        got = arena._clipped_disc(centre, r, reach)
+        got = arena.clipped_disc(centre, r, reach)()
         assert got.geom_type == want.geom_type
         assert got.equals_exact(want, 0.0), (centre, r, reach)
     # remembered by its whole input (a shapely geometry is immutable): asked again, the same one
     for centre, r, reach in cases:
-        again = arena._clipped_disc(centre, r, reach)
-        assert again is arena._clipped_disc(centre, r, reach)
+        again = arena.clipped_disc(centre, r, reach)()
+        assert again is arena.clipped_disc(centre, r, reach)()
         want = shapely.box(r, r, w - r, h - r).intersection(shapely.Point(centre).buffer(reach, quad_segs=16))
         assert again.equals_exact(want, 0.0)
+
+
+def _disc_cases(rng, w, h, n):
+    """Move discs all over the map: well inside, crossing sides and corners, with extremes,
+    vertices and centres on or within rounding of the map's sides."""
+    out = []
+    for k in range(n):
+        r = float(rng.choice([0.25, 0.5, 1.0]))
+        reach = float(rng.choice([rng.uniform(0.05, 30.0), float(rng.integers(1, 20))]))
+        c = [float(rng.uniform(r, w - r)), float(rng.uniform(r, h - r))]
+        nudge = float(rng.choice([0.0, 1e-12, -1e-12, 1e-7, float(rng.uniform(-1, 1))]))
+        if k % 4 == 1:
+            c[k % 2] = r + reach + nudge  # an extreme on (or near) a side
+        elif k % 4 == 2:
+            c = [round(float(rng.uniform(r, r + reach)), 6), round(float(rng.uniform(r, r + reach)), 6)]
+        elif k % 4 == 3:
+            c[0] = float(rng.choice([r, r + 1e-13, float(rng.uniform(-1, w + 1))]))  # centre on / off the box
+        out.append(((r, r, w - r, h - r), (c[0], c[1]), reach))
+    return out
+
+
+def test_clipped_disc_answers_sampling_like_geos(spec):
+    """is_empty, bounds and contains_xy are GEOS's answers exactly, also for points on, and
+    within rounding of, the boundary; the fast answers do not build the geometry."""
+    from game.arena import ClippedDisc
+
+    rng = np.random.default_rng(11)
+    fast = 0
+    for box, centre, reach in _disc_cases(rng, spec.width, spec.height, 1500):
+        want = shapely.box(*box).intersection(shapely.Point(centre).buffer(reach, quad_segs=16))
+        disc = ClippedDisc(box, centre, reach)
+        fast += disc._answers() is not None
+        assert disc.is_empty == want.is_empty
+        if want.is_empty:
+            continue
+        assert disc.bounds == want.bounds
+        v = np.asarray(want.exterior.coords)
+        mid = (v[1:] + v[:-1]) / 2
+        minx, miny, maxx, maxy = want.bounds
+        pts = np.concatenate(
+            [
+                np.column_stack([rng.uniform(minx, maxx, 200), rng.uniform(miny, maxy, 200)]),
+                v,
+                mid,
+                v + 1e-15,
+                mid - 1e-14,
+                mid * (1 + 1e-12),
+            ]
+        )
+        got = disc.contains_xy(pts[:, 0], pts[:, 1])
+        assert np.array_equal(got, shapely.contains_xy(want, pts[:, 0], pts[:, 1]))
+        assert disc().equals_exact(want, 0.0)
+    assert fast > 800  # most cases (even of these close calls) are answered without GEOS
+
+
+def test_sampling_a_lazy_move_region_does_not_build_it(spec):
+    from game.ai.points import sample_in, sampling_region
+    from game.arena import ClippedDisc
+
+    m = Match(spec, seed=1)
+    move = next(o for o in m.pending.options if isinstance(o.command, Move))
+    region = sampling_region(move)
+    assert type(region) is ClippedDisc and "region" not in move.__dict__
+    got = sample_in(region, 24, np.random.default_rng(3))
+    assert "region" not in move.__dict__ and region._geom is None
+    assert np.array_equal(got, sample_in(move.region, 24, np.random.default_rng(3)))
+    assert sampling_region(move) is region  # also once built
+    m.close()
 
 
 def test_a_lazy_region_is_built_once_on_first_read():
@@ -151,6 +219,30 @@ def test_unit_snapshots_follow_every_change(spec):
         change()
         assert view.unit(other) == _fresh_view(m, other) != old
         assert view.unit(uid) is kept
+    m.close()
+
+
+def _fields_match_the_snapshot(view, uid):
+    u = view.unit(uid)
+    names = ("pos", "posture", "base", "size", "health", "maxima")
+    got = tuple(getattr(view, name)(uid) for name in names)
+    want = tuple(getattr(u, name) for name in names)
+    assert got == want and [type(v) for v in got] == [type(v) for v in want]
+
+
+def test_view_field_readers_equal_the_snapshot_through_changes(spec):
+    m = Match(spec, seed=3)
+    view = MatchView(m)
+    other = next(u for u in m.units() if u != m.pending.unit)
+    changes = [
+        lambda: m.set_posture(other, Posture.KNEELING),
+        lambda: m.damage(other, {next(iter(m.health(other).tracks)): -1}, None),
+        lambda: m.set_status(other, "dead", True, "test"),
+    ]
+    for change in [lambda: None, *changes]:
+        change()
+        for uid in m.units(alive=False):
+            _fields_match_the_snapshot(view, uid)
     m.close()
 
 
@@ -270,3 +362,22 @@ def test_units_in_action_follow_status_changes(spec):
         assert all(not m.health(f).out_of_action and m.side(f) == m.side(uid) for f in m.friends(uid))
         assert uid not in m.friends(uid)
     m.close()
+
+
+def test_arena_segment_clear_is_the_navmesh_verdict(spec):
+    """Destinations in obstacles, in units, off the map, ways blocked and clear: the same verdict."""
+    arena = Arena(spec)
+    rng = np.random.default_rng(5)
+    seen = set()
+    for uid in arena.ids:
+        blk, _ = arena.blockers(uid)
+        i = arena.index_of[uid]
+        a = (float(arena.xy[i, 0]), float(arena.xy[i, 1]))
+        r = float(arena.base[i])
+        top = max(spec.width, spec.height) + 2.0
+        ends = [(float(x), float(y)) for x, y in [*rng.uniform(-2.0, top, (150, 2)), *arena.xy]]
+        for b in ends:
+            want = arena.nav.segment_clear(a, b, r, blk)
+            assert arena.segment_clear(a, b, r, blk) is want
+            seen.add(want if want else arena.nav.segment_reason(a, b, r, blk).split()[0])
+    assert {True, "destination", "the"} <= seen  # clear, refused at the end, blocked on the way
