@@ -28,8 +28,6 @@ from components.terrain import ObstacleSpec
 from game.commands import LazyRegion, Point
 from game.geometry import SightCache, SightIndex, UnitTable
 from game.movement import NavMesh, Path, regions
-from game.movement import _kernels as _k
-from game.movement.navmesh import _AMBIGUITY, TOUCH_TOL
 from game.rules.base import Region
 
 
@@ -369,23 +367,6 @@ class Arena:
             ids = self.ids
             got = self._blockers[uid] = (arr, tuple([ids[j] for j in rows.tolist()]))
         return got
-
-    def segment_clear(self, a: Point, b: Point, radius: float, blockers: np.ndarray) -> bool:
-        """``nav.segment_clear(a, b, radius, blockers)`` without wording the refusal.
-
-        For (float, float) points, a positive radius and blockers as :meth:`blockers` gives
-        them. A policy tries dozens of candidate points per decision and most are refused:
-        ``NavMesh.segment_clear`` formats a reason for each; this asks its kernel for the
-        verdict code only (and, like it, GEOS for the calls the kernel leaves to it).
-        """
-        nav = self.nav
-        _, code, _ = _k.segment_code(
-            a[0], a[1], b[0], b[1], radius, nav.width, nav.height,
-            TOUCH_TOL, _AMBIGUITY, nav._box, nav._ptr, nav._seg, blockers,
-        )  # fmt: skip
-        if code == _k.ASK_GEOS:
-            return nav.segment_clear(a, b, radius, blockers)
-        return bool(code == _k.FREE)
 
     def memoised(self, validate: Callable[[Any], str | None]) -> Callable[[Any], str | None]:
         """``validate`` answering each point once while the table stays the same.

@@ -228,6 +228,13 @@ class Option:
         return value
 
     @property
+    def lazy_region(self) -> LazyRegion | None:
+        """The :class:`LazyRegion` this option's ``region`` is (or will be) built from, if any;
+        reading it builds nothing."""
+        lazy: LazyRegion | None = self.__dict__.get("_lazy_region")
+        return lazy
+
+    @property
     def has_region(self) -> bool:
         """Whether the option has a region (a lazy one is not built to answer)."""
         d = self.__dict__

@@ -22,9 +22,9 @@ from game.commands import Option
 def sampling_region(option: Option) -> Any:
     """``option.region``, or the :class:`~game.arena.ClippedDisc` its lazy region is built from.
 
-    (Reads the option's lazy region without building it: see :class:`~game.commands.Option`.)
+    (Reads the option's lazy region without building it.)
     """
-    lazy = option.__dict__.get("_lazy_region")
+    lazy = option.lazy_region
     if lazy is not None and type(lazy.build) is ClippedDisc:
         return lazy.build
     return option.region

@@ -598,7 +598,7 @@ def first_legal(
     for i in idx:
         x, y = rows[i]
         p = (round(x, POINT_DECIMALS), round(y, POINT_DECIMALS))
-        if arena.segment_clear(unit.xy, p, unit.base, blk):
+        if arena.nav.segment_clear(unit.xy, p, unit.base, blk):
             tried += 1
             if option.validate is None or option.validate(p) is None:
                 return p

@@ -364,8 +364,9 @@ def test_units_in_action_follow_status_changes(spec):
     m.close()
 
 
-def test_arena_segment_clear_is_the_navmesh_verdict(spec):
-    """Destinations in obstacles, in units, off the map, ways blocked and clear: the same verdict."""
+def test_segment_clear_is_the_segment_reason_verdict(spec):
+    """Destinations in obstacles, in units, off the map, ways blocked and clear: the code-only
+    verdict equals "no reason to refuse"."""
     arena = Arena(spec)
     rng = np.random.default_rng(5)
     seen = set()
@@ -377,7 +378,7 @@ def test_arena_segment_clear_is_the_navmesh_verdict(spec):
         top = max(spec.width, spec.height) + 2.0
         ends = [(float(x), float(y)) for x, y in [*rng.uniform(-2.0, top, (150, 2)), *arena.xy]]
         for b in ends:
-            want = arena.nav.segment_clear(a, b, r, blk)
-            assert arena.segment_clear(a, b, r, blk) is want
-            seen.add(want if want else arena.nav.segment_reason(a, b, r, blk).split()[0])
+            why = arena.nav.segment_reason(a, b, r, blk)
+            assert arena.nav.segment_clear(a, b, r, blk) is (why is None)
+            seen.add(True if why is None else why.split()[0])
     assert {True, "destination", "the"} <= seen  # clear, refused at the end, blocked on the way
