@@ -11,7 +11,8 @@ two-worker batch through :func:`game.batch.run_batch`; both play identical battl
 checks the rows are equal).
 Battles/second counts whole battles, scenario loading excluded (it is cached per
 process; one warm-up battle runs first). CPU seconds per battle (this process and
-its workers) show the cost independently of other load on the machine: equal
+its workers) show the cost with less dependence on other load than wall clock (not
+none: a busy shared host raises them too, so compare versions side by side): equal
 figures for 1 and 2 workers mean the pool adds no overhead, so on two idle cores
 the wall-clock scaling approaches 2x less load imbalance. The last line is::
 
