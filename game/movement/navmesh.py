@@ -766,16 +766,9 @@ class NavMesh:
             None, or a reason such as ``"destination overlaps obstacle wall-2"``,
             ``"start overlaps unit blue-1"`` or ``"the way is blocked by obstacle wall-2"``.
         """
-        r = _check_radius(radius)
-        ax, ay = _xy(a)
-        bx, by = _xy(b)
-        bl = as_blockers(blockers)
-        stage, code, i = _k.segment_code(
-            ax, ay, bx, by, r, self.width, self.height,
-            TOUCH_TOL, _AMBIGUITY, self._box, self._ptr, self._seg, bl,
-        )  # fmt: skip
-        if code == _k.ASK_GEOS:
-            return self._segment_why(np.array([ax, ay]), np.array([bx, by]), r, bl, blocker_ids)
+        stage, code, i, geos = self._segment_code(a, b, radius, blockers)
+        if geos is not None:
+            return self._segment_why(*geos, blocker_ids)
         why = self._why(code, i, blocker_ids)
         if why is None:
             return None
@@ -810,17 +803,26 @@ class NavMesh:
         The same verdict as ``segment_reason(...) is None`` without wording a refusal: a policy
         tries dozens of candidate points per decision and most are refused.
         """
+        _, code, _, geos = self._segment_code(a, b, radius, blockers)
+        if geos is not None:
+            return self._segment_why(*geos, ()) is None
+        return bool(code == _k.FREE)
+
+    def _segment_code(
+        self, a: ArrayLike, b: ArrayLike, radius: float, blockers: ArrayLike
+    ) -> tuple[int, int, int, tuple[FloatArray, FloatArray, float, FloatArray] | None]:
+        """The kernel's (stage, code, index) for sliding from ``a`` to ``b``, and, when it leaves
+        the call to GEOS, the arguments of :meth:`_segment_why` before the blocker ids."""
         r = _check_radius(radius)
         ax, ay = _xy(a)
         bx, by = _xy(b)
         bl = as_blockers(blockers)
-        _, code, _ = _k.segment_code(
+        stage, code, i = _k.segment_code(
             ax, ay, bx, by, r, self.width, self.height,
             TOUCH_TOL, _AMBIGUITY, self._box, self._ptr, self._seg, bl,
         )  # fmt: skip
-        if code == _k.ASK_GEOS:
-            return self._segment_why(np.array([ax, ay]), np.array([bx, by]), r, bl, ()) is None
-        return bool(code == _k.FREE)
+        geos = (np.array([ax, ay]), np.array([bx, by]), r, bl) if code == _k.ASK_GEOS else None
+        return int(stage), int(code), int(i), geos
 
     # ----------------------------------------------------------------- shortest paths
 
