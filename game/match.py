@@ -87,6 +87,10 @@ class Match:
         dice_seq, ai_seq = np.random.SeedSequence(self.seed).spawn(2)
         self.rng = np.random.default_rng(dice_seq)
         self.ai_rng = np.random.default_rng(ai_seq)
+        #: What AI policies remember between decisions that no log event holds (e.g. each
+        #: unit's quarry): like ``ai_rng`` it cannot be re-derived from the commands, so a save
+        #: carries it. ``{"quarry": {unit: enemy}}``; the engine never reads it.
+        self.ai_memory: dict[str, dict[str, str]] = {}
         self.log = EventLog()
         self.dice = Dice(self.rng, self._log_roll)
         self.round = 0

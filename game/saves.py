@@ -5,7 +5,8 @@ Contract:
 - :func:`save_match` ``(match, path)`` writes one JSON file (format ``skirmish-save``,
   :data:`SAVE_VERSION`) holding the scenario's path and sha256, the ruleset, its
   options, the seed, the round limit, the controllers, every applied command
-  (``match.commands``), the state of ``match.ai_rng`` and, for verification, the
+  (``match.commands``), the state of ``match.ai_rng``, the AI's memory
+  (``match.ai_memory``: each unit's quarry) and, for verification, the
   number of events and the state hash. It writes through
   :func:`game.events.atomic_write_text` (temp file + rename), so a crash never
   leaves a half-written save and an older save at ``path`` survives a failed write.
@@ -13,14 +14,16 @@ Contract:
   strictly (pydantic, unknown keys are errors), loads the scenario (``scenario_path``,
   else the saved absolute path, else the saved path relative to the save's folder),
   refuses a scenario whose sha256 differs from the saved one, rebuilds the match with
-  the same seed and re-applies the commands, then restores ``ai_rng``. A replay that
+  the same seed and re-applies the commands, then restores ``ai_rng`` and the AI's
+  memory. Version 1 saves (before the memory was saved) still load. A replay that
   does not end with the saved event count and state hash is refused too (the rules
   changed since the save). Every problem raises :class:`~game.errors.ScenarioError`
   whose lines read ``save:line: key.path: what is wrong``.
 - Why the AI stream is saved rather than re-derived: ``ai_rng`` advances only when an
   AI policy draws, and how often it drew depends on which sides were human; the dice
   stream (``match.rng``) needs nothing saved, since re-applying the commands redraws
-  exactly the same dice. So the loaded match continues exactly as the original would
+  exactly the same dice. The AI's memory is saved for the same reason: no event records
+  whom a unit chose to chase. So the loaded match continues exactly as the original would
   have: same dice, same AI choices, same log.
 """
 
@@ -44,8 +47,10 @@ from game.yamlsrc import KeyPath, format_path, parse_yaml
 
 #: The ``format`` field of every save.
 SAVE_FORMAT = "skirmish-save"
-#: Version of the save layout; a save with another version is refused.
-SAVE_VERSION = 1
+#: Version of the save layout written (2: adds ``ai_memory``).
+SAVE_VERSION = 2
+#: Versions read; any other is refused. A version 1 save loads with an empty AI memory.
+READABLE_VERSIONS = (1, 2)
 #: Largest save accepted (bytes): far above any real match, small enough to refuse junk quickly.
 MAX_SAVE_BYTES = 64 * 1024 * 1024
 
@@ -89,6 +94,12 @@ class Verification(_Model):
     state_hash: Annotated[str, Strict(), Field(pattern=r"^[0-9a-f]{16}$")]
 
 
+class AiMemory(_Model):
+    """What the AI policies remember that no event records (``Match.ai_memory``)."""
+
+    quarry: dict[StrictStr, StrictStr] = Field(default_factory=dict)
+
+
 class SaveFile(_Model):
     """A saved game (see the module docstring)."""
 
@@ -102,6 +113,7 @@ class SaveFile(_Model):
     round_limit: StrictInt = Field(ge=1)
     controllers: dict[str, StrictStr]
     ai_rng: RngState
+    ai_memory: AiMemory = Field(default_factory=AiMemory)
     commands: list[dict[str, Any]]
     check: Verification
 
@@ -142,6 +154,7 @@ def save_dict(match: Match, save_dir: Path | None = None) -> dict[str, Any]:
         "round_limit": match.round_limit,
         "controllers": dict(match.controllers),
         "ai_rng": match.ai_rng.bit_generator.state,
+        "ai_memory": {"quarry": dict(match.ai_memory.get("quarry", {}))},
         "commands": list(match.commands),
         "check": {"events": len(match.log), "state_hash": match.state_hash()},
     }
@@ -253,11 +266,14 @@ def read_save(path: str | os.PathLike[str]) -> SaveFile:
         raise probs.error(
             ("format",), f"not a skirmish save (format must be {SAVE_FORMAT!r}, got {data.get('format')!r})"
         )
-    if data.get("version") != SAVE_VERSION:
+    if data.get("version") not in READABLE_VERSIONS or type(data.get("version")) is not int:
         raise probs.error(
             ("version",),
-            f"unknown save version {data.get('version')!r}; this skirmish reads version {SAVE_VERSION}",
+            f"unknown save version {data.get('version')!r}; this skirmish reads versions "
+            + ", ".join(map(str, READABLE_VERSIONS)),
         )
+    if data["version"] == 1 and "ai_memory" in data:
+        raise probs.error(("ai_memory",), "version 1 saves have no ai_memory")
     try:
         return SaveFile.model_validate(data)
     except ValidationError as e:
@@ -364,6 +380,12 @@ def load_match(path: str | os.PathLike[str], scenario_path: str | os.PathLike[st
             match.ai_rng.bit_generator.state = save.ai_rng.model_dump()
         except (ValueError, TypeError) as e:
             raise probs.error(("ai_rng",), f"not a generator state: {e}") from None
+        units = set(match.units(alive=False))
+        for uid, quarry in save.ai_memory.quarry.items():
+            if uid not in units or quarry not in units:
+                bad = uid if uid not in units else quarry
+                raise probs.error(("ai_memory", "quarry", uid), f"no unit {bad!r} in the scenario")
+        match.ai_memory = {"quarry": dict(save.ai_memory.quarry)}
     except BaseException:
         match.close()
         raise

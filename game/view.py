@@ -57,6 +57,11 @@ class MatchView:
         return self._m.round
 
     @property
+    def ai_memory(self) -> dict[str, dict[str, str]]:
+        """The match's AI memory (``Match.ai_memory``): the one thing policies may write."""
+        return self._m.ai_memory
+
+    @property
     def name(self) -> str:
         """The scenario's name."""
         return self._m.spec.name

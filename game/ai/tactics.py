@@ -68,15 +68,13 @@ class _Memo:
     """What the policies remember about one view, brought up to date from new log events only.
 
     ``start``: each unit's health at match start; ``attacked``: units that attacked in their
-    current turn; ``quarry``: the enemy each unit last chose to close with; ``now``: answers
-    that hold until the match logs an event or the table changes (see :func:`_now`), valid
-    for ``now_at`` = (events seen, ``arena.stamp``).
+    current turn; ``now``: answers that hold until the match logs an event or the table
+    changes (see :func:`_now`), valid for ``now_at`` = (events seen, ``arena.stamp``).
     """
 
     seen: int = 0
     start: dict[str, dict[str, int]] = field(default_factory=dict)
     attacked: set[str] = field(default_factory=set)
-    quarry: dict[str, str] = field(default_factory=dict)
     now: dict[tuple[str, str], Any] = field(default_factory=dict)
     now_at: tuple[int, int] = (-1, -1)
 
@@ -165,11 +163,15 @@ def _margins(view: Any, uid: str) -> list[tuple[float, float]]:
 
 
 def remembered_quarry(view: Any, uid: str, quarry: str | None = None) -> str | None:
-    """The quarry ``uid`` chose before (None if none); with ``quarry``, remember that one."""
-    memo = _memo(view)
+    """The quarry ``uid`` chose before (None if none); with ``quarry``, remember that one.
+
+    Kept in the match's AI memory, not the view's: no event records it, and a saved game
+    must carry it to continue as the original would.
+    """
+    chosen = view.ai_memory.setdefault("quarry", {})
     if quarry is not None:
-        memo.quarry[uid] = quarry
-    return memo.quarry.get(uid)
+        chosen[uid] = quarry
+    return chosen.get(uid)
 
 
 def attacked_this_turn(view: Any, uid: str) -> bool:

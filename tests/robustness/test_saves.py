@@ -157,6 +157,13 @@ def _broken(tmp_path: Path, data: dict, name: str = "bad.json") -> Path:
         ),
         (lambda d: d["check"].update(events=d["check"]["events"] + 1), "check", "the commands replay to"),
         (lambda d: d.update(ruleset="chess"), "ruleset", "unknown ruleset 'chess'"),
+        (
+            lambda d: d["ai_memory"]["quarry"].update(vasco="nobody"),
+            "ai_memory.quarry.vasco",
+            "no unit 'nobody'",
+        ),
+        (lambda d: d.update(version=1), "ai_memory", "version 1 saves have no ai_memory"),
+        (lambda d: d.update(version=True), "version", "unknown save version True"),
     ],
     ids=[
         "version",
@@ -170,6 +177,9 @@ def _broken(tmp_path: Path, data: dict, name: str = "bad.json") -> Path:
         "illegal-command",
         "diverged",
         "ruleset",
+        "ai-memory-unit",
+        "ai-memory-in-v1",
+        "version-bool",
     ],
 )
 def test_bad_saves_name_file_line_key_and_cause(
@@ -244,3 +254,41 @@ def test_ai_stream_is_restored_not_rederived(tmp_path: Path, scenario: Path):
     assert np.array_equal(loaded.ai_rng.integers(1 << 30, size=5), m.ai_rng.integers(1 << 30, size=5))
     m.close()
     loaded.close()
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+def test_a_loaded_game_keeps_what_the_ai_remembers(tmp_path: Path, ruleset: str):
+    """``aggressive`` keeps its quarry from turn to turn (memory no log event holds): the save
+    carries it, so the loaded game's AI chases whom the original's would."""
+    spec = load_scenario(SCENARIOS / "skirmish-5v5.yaml", ruleset=ruleset)
+    original = Match(spec, ruleset=ruleset, seed=5)
+    policy = get_policy("aggressive")
+    view = MatchView(original)  # one view throughout, as the window and the batch runner keep
+
+    def play(m: Match, v: MatchView, n: int) -> None:
+        while n and m.outcome is None:
+            m.apply(policy(v, m.pending, m.ai_rng))
+            n -= 1
+
+    play(original, view, 40)
+    assert original.ai_memory.get("quarry"), "the aggressive AI chose quarries"
+    loaded = load_match(save_match(original, tmp_path / "game.json"))
+    try:
+        assert loaded.ai_memory == original.ai_memory
+        play(original, view, 10_000)
+        play(loaded, MatchView(loaded), 10_000)
+        assert loaded.log.to_text() == original.log.to_text()
+    finally:
+        original.close()
+        loaded.close()
+
+
+def test_a_version_1_save_still_loads(tmp_path: Path, scenario: Path):
+    data = _save_data(tmp_path, scenario)
+    data["version"] = 1
+    del data["ai_memory"]
+    m = load_match(_broken(tmp_path, data, "v1.json"))
+    try:
+        assert len(m.commands) == 4 and m.ai_memory == {"quarry": {}}
+    finally:
+        m.close()
