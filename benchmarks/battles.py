@@ -7,7 +7,7 @@ Usage::
     .venv/bin/python benchmarks/battles.py --profile  # also where the time goes (cProfile, 1 worker)
 
 Each ruleset's battles are played serially (one worker), then all of them again as one
-two-worker batch through :func:`game.batch.run_batch`; both play identical battles (the script
+two-worker batch through :func:`game.tools.batch.run_batch`; both play identical battles (the script
 checks the rows are equal).
 Battles/second counts whole battles, scenario loading excluded (it is cached per
 process; one warm-up battle runs first). CPU seconds per battle (this process and
@@ -38,8 +38,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from game.batch import load_spec, plan, run_batch, run_battle  # noqa: E402
 from game.rules import RULESET_NAMES  # noqa: E402
+from game.tools.batch import load_spec, plan, run_batch, run_battle  # noqa: E402
 
 SCENARIO = ROOT / "scenarios" / "skirmish-5v5.yaml"
 

@@ -33,11 +33,11 @@ import shapely
 
 from components.specs import ScenarioSpec, UnitSpec
 from components.terrain import ObstacleSpec
-from game.match import Match
+from game.engine.match import Match
+from game.engine.view import MatchView
 from game.render.inspect import path_preview
 from game.render.renderer import Renderer
 from game.render.ui import OVERLAYS, UiState
-from game.view import MatchView
 
 SIDE = 64.0
 N_OBSTACLES, PER_SIDE = 200, 20

@@ -6,8 +6,8 @@ Run: ``.venv/bin/python benchmarks/soak.py [--battles N] [--seed S] [--jobs J] [
 Battle ``i`` plays combination ``i mod C`` of (scenario, ruleset) (see :func:`plan`) with match seed
 ``S + i``, every side under the ``random`` policy (drawing from the match's ``ai_rng``),
 to the scenario's round limit (or ``R`` rounds if fewer: a shorter battle ends in a draw).
-After every command :func:`game.invariants.check` runs; at the end the whole log is
-checked again with :func:`game.invariants.check_log`. A battle stops at its first
+After every command :func:`game.tools.invariants.check` runs; at the end the whole log is
+checked again with :func:`game.tools.invariants.check_log`. A battle stops at its first
 exception or broken invariant. The summary reports battles, commands, exceptions,
 broken invariants and time; the exit status is 1 if anything broke (0 otherwise, 2 for
 bad arguments), and ``--out`` writes every failure (scenario, ruleset, seed, what broke,
@@ -78,9 +78,9 @@ def _spec(scenario: str, ruleset: str) -> Any:
 def play_battle(scenario: str, ruleset: str, seed: int, rounds: int | None = None) -> BattleResult:
     """One random-policy battle with invariants checked after every command (``rounds`` caps its length)."""
     from game.ai import get_policy
-    from game.invariants import check, check_log
-    from game.match import Match
-    from game.view import MatchView
+    from game.engine.match import Match
+    from game.engine.view import MatchView
+    from game.tools.invariants import check, check_log
 
     result = BattleResult(scenario, ruleset, seed)
     t0 = time.perf_counter()
@@ -243,7 +243,7 @@ def run_soak(
 
 
 def _write_failures(path: Path, summary: SoakSummary) -> None:
-    from game.events import atomic_write_text
+    from game.core.events import atomic_write_text
 
     data = {
         "battles": summary.battles,

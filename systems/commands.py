@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Any
 import esper
 
 from components.spatial import Posture
-from game.commands import Attack, ChangePosture, EndTurn, Face, Maneuver, Move, Step
+from game.core.commands import Attack, ChangePosture, EndTurn, Face, Maneuver, Move, Step
 
 if TYPE_CHECKING:
-    from game.match import Match
+    from game.engine.match import Match
 
 
 class CommandSystem(esper.Processor):

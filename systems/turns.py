@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING
 
 import esper
 
-from game.legal import turn_decision
-from game.match import MAX_COMMANDS_PER_TURN
+from game.engine.legal import turn_decision
+from game.engine.match import MAX_COMMANDS_PER_TURN
 
 if TYPE_CHECKING:
-    from game.match import Match
+    from game.engine.match import Match
 
 
 class TurnSystem(esper.Processor):

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import esper
 
 if TYPE_CHECKING:
-    from game.match import Match
+    from game.engine.match import Match
 
 
 class VictorySystem(esper.Processor):

@@ -1,7 +1,7 @@
 """VisibilitySystem: keeps every unit's sight facts current.
 
 Moves and posture changes mark units dirty in the match's
-:class:`~game.arena.Arena`; this system recomputes only what they invalidate,
+:class:`~game.battlefield.arena.Arena`; this system recomputes only what they invalidate,
 so the AI, the rulesets and the renderer read fresh facts without recomputing
 all pairs every step.
 """
@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import esper
 
 if TYPE_CHECKING:
-    from game.match import Match
+    from game.engine.match import Match
 
 
 class VisibilitySystem(esper.Processor):

@@ -1,8 +1,8 @@
 """AI policies, registered by name.
 
 Contract: a policy is a callable ``policy(view, decision, rng) -> command``
-that sees only a read-only :class:`~game.view.MatchView`, the pending
-:class:`~game.commands.Decision` (its options are the legal commands) and an
+that sees only a read-only :class:`~game.engine.view.MatchView`, the pending
+:class:`~game.core.commands.Decision` (its options are the legal commands) and an
 injected ``numpy.random.Generator``; it must return a legal command. Policies
 answer every kind of decision: turns and reactions (defence, retreat point,
 dodge move, interposition, follow).
@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from game.commands import Decision
-from game.errors import UnknownName
+from game.core.commands import Decision
+from game.core.errors import UnknownName
 
 Policy = Callable[[Any, Decision, np.random.Generator], Any]
 

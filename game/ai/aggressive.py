@@ -33,7 +33,7 @@ import numpy as np
 
 from game.ai import tactics as t
 from game.ai.reactions import react
-from game.commands import ChangePosture, Decision, EndTurn, Move, Option, Step
+from game.core.commands import ChangePosture, Decision, EndTurn, Move, Option, Step
 
 #: Gap (inches) left between the bases when moving into contact.
 CONTACT_GAP = 0.05

@@ -45,7 +45,7 @@ import numpy as np
 from game.ai import tactics as t
 from game.ai.aggressive import choose_quarry, close_in, get_up, move_budget
 from game.ai.reactions import react
-from game.commands import ChangePosture, Decision, EndTurn, Move, Option
+from game.core.commands import ChangePosture, Decision, EndTurn, Move, Option
 
 #: Weights of the position score (see the module docstring).
 SHOT = 1.0

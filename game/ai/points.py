@@ -4,7 +4,7 @@ Contract: ``choose_point(option, rng, n)`` returns a point that the option's
 validator accepts, drawn from ``option.region`` with the injected generator,
 or ``None`` if none of ``n`` candidates is legal. :func:`sampling_region` is
 ``option.region`` for sampling: a move disc is sampled through its
-:class:`~game.arena.ClippedDisc`, which gives GEOS's answers without building
+:class:`~game.battlefield.arena.ClippedDisc`, which gives GEOS's answers without building
 the geometry (the draws are the same).
 """
 
@@ -15,12 +15,12 @@ from typing import Any
 import numpy as np
 import shapely
 
-from game.arena import ClippedDisc
-from game.commands import Option
+from game.battlefield.arena import ClippedDisc
+from game.core.commands import Option
 
 
 def sampling_region(option: Option) -> Any:
-    """``option.region``, or the :class:`~game.arena.ClippedDisc` its lazy region is built from.
+    """``option.region``, or the :class:`~game.battlefield.arena.ClippedDisc` its lazy region is built from.
 
     (Reads the option's lazy region without building it.)
     """
@@ -32,7 +32,7 @@ def sampling_region(option: Option) -> Any:
 
 def sample_in(region: Any, n: int, rng: np.random.Generator) -> np.ndarray:
     """Up to ``n`` points drawn uniformly inside ``region`` (rejection sampling on its bounds):
-    a shapely geometry or a :class:`~game.arena.ClippedDisc`."""
+    a shapely geometry or a :class:`~game.battlefield.arena.ClippedDisc`."""
     if region is None or region.is_empty:
         return np.empty((0, 2))
     minx, miny, maxx, maxy = region.bounds

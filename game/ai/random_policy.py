@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from game.ai.points import choose_point
-from game.commands import Decision
+from game.core.commands import Decision
 
 
 def random_policy(view: Any, decision: Decision, rng: np.random.Generator) -> Any:

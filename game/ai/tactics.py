@@ -1,7 +1,7 @@
 """Shared judgement for the built-in AI policies: health, odds, cover at candidate points.
 
 Contract:
-- Everything here only reads the match through the :class:`~game.view.MatchView`
+- Everything here only reads the match through the :class:`~game.engine.view.MatchView`
   (and its ``arena``, for the vectorized cover kernel and paths) and draws
   randomness only from the generator passed in. Nothing changes the match.
 - :func:`condition` is a unit's remaining health as a fraction in [0, 1],
@@ -52,7 +52,7 @@ import numpy as np
 
 from components.spatial import EYE_FRACTION, POSTURE_HEIGHT, Posture
 from game.ai.points import sample_in, sampling_region
-from game.commands import Attack, Decision, Maneuver, Option
+from game.core.commands import Attack, Decision, Maneuver, Option
 
 #: Decimal places of every point an AI chooses (the log keeps 9; 6 is a micro-inch).
 POINT_DECIMALS = 6

@@ -16,7 +16,7 @@ from typing import Any
 import click
 
 from game import __version__
-from game.errors import SkirmishError
+from game.core.errors import SkirmishError
 
 #: subcommand -> (module, attribute, one-line help)
 SUBCOMMANDS: dict[str, tuple[str, str, str]] = {

@@ -20,7 +20,7 @@ Contract (issue 6, DESIGN §4):
 - ``--log DIR`` keeps every battle's log as ``DIR/battle-<seed>.jsonl`` (compared
   variants in ``DIR/<variant>/``); with ``-n 1``, ``--log FILE.jsonl`` writes that
   one file.
-- ``--check-invariants`` runs ``game.invariants.check`` after every command; a
+- ``--check-invariants`` runs ``game.tools.invariants.check`` after every command; a
   violation stops the run with the seed and step (exit 1), as does any battle
   that breaks down.
 - Bad input (unknown policy, ruleset or side, bad ``-n``/``--option``, an
@@ -258,9 +258,9 @@ def battle(
     progress: bool,
 ) -> None:
     """Run N headless AI-vs-AI battles of SCENARIO and report who wins, and by how much."""
-    from game import batch
     from game.rules import RULESET_NAMES
-    from game.stats import newcombe, summarize, summary_table
+    from game.tools import batch
+    from game.tools.stats import newcombe, summarize, summary_table
 
     if n < 1:
         raise BadInput("-n", f"the number of battles must be at least 1, not {n}")
@@ -336,7 +336,7 @@ def battle(
         click.echo("")
     written = [csv_path]
     if plots:
-        from game.plots import write_all
+        from game.tools.plots import write_all
 
         written += write_all(by_variant, out_dir)
     click.echo(f"battles: {csv_path}")

@@ -28,7 +28,7 @@ from pathlib import Path
 import click
 
 from game.ai import policy_names
-from game.errors import Problem, ScenarioError
+from game.core.errors import Problem, ScenarioError
 from game.rules import RULESET_NAMES
 from game.scenario import DEFAULT_PROFILES_PATH, check_profiles, load_scenario, scenario_schema
 

@@ -29,7 +29,7 @@ import click
 
 from game.dice.gurps import ACROBATIC_BONUS, p_success_exact
 from game.dice.pools import p_at_least_exact
-from game.rules.gurps_defence import DROP_DODGE, RETREAT_DODGE, RETREAT_PARRY_BLOCK, RETREAT_PARRY_FENCING
+from game.rules.gurps.defence import DROP_DODGE, RETREAT_DODGE, RETREAT_PARRY_BLOCK, RETREAT_PARRY_FENCING
 
 #: Subcommands written elsewhere: name -> (module, attribute).
 EXTERNAL: dict[str, tuple[str, str]] = {

@@ -3,7 +3,7 @@
 Contract (DESIGN §4, issue 7):
 
 - ``skirmish play SCENARIO [--ruleset R] [--red human|POLICY] [--blue human|POLICY]
-  [--seed N] [--size WxH] [--save-file PATH]`` opens a resizable window (:class:`game.app.App`).
+  [--seed N] [--size WxH] [--save-file PATH]`` opens a resizable window (:class:`game.render.window.App`).
   ``--red`` / ``--blue`` set who plays the scenario's first / second side (as in ``skirmish
   battle``): ``human`` (default for red) or an AI policy name (default for blue: the
   scenario's controller). Both human is hotseat. ``--seed`` seeds the dice and the AI.
@@ -74,12 +74,12 @@ def play(
     dims = parse_size(size)
     first, second = _controller(red, "--red"), _controller(blue, "--blue")
     from game.ai import policy_names
-    from game.app import App
-    from game.match import Match
+    from game.engine.match import Match
+    from game.render.window import App
     from game.scenario import load_scenario
 
     if load_path is not None:
-        from game.saves import load_match
+        from game.tools.saves import load_match
 
         # The save names its seed, ruleset and every command so far; it is checked against
         # SCENARIO's sha256 and replayed to the very state it was saved in.

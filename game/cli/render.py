@@ -72,7 +72,7 @@ def parse_overlays(text: str | None) -> set[str]:
 def advance(match: Any, steps: int, until: str | None) -> int:
     """Let the AI controllers take ``steps`` decisions, then wait for ``until``; returns the count."""
     from game.ai import get_policy
-    from game.view import MatchView
+    from game.engine.view import MatchView
 
     view = MatchView(match)
     policies = {s: get_policy(c) for s, c in match.controllers.items()}
@@ -140,13 +140,13 @@ def render(
     shown = parse_overlays(overlays)
     init_headless()
     from game.ai import policy_names
-    from game.errors import UnknownName
-    from game.match import Match
+    from game.core.errors import UnknownName
+    from game.engine.match import Match
+    from game.engine.view import MatchView
     from game.render.png import draw_frame, write_png
     from game.render.renderer import Renderer
     from game.render.ui import UiState
     from game.scenario import load_scenario
-    from game.view import MatchView
 
     names = policy_names()
     for option, name in (("--red", red), ("--blue", blue)):

@@ -3,15 +3,15 @@
 Contract (issue 6, DESIGN §4):
 
 - ``skirmish replay LOG [--scenario PATH]`` re-simulates the battle from the
-  log's ``match_start`` and its ``command`` events (:mod:`game.replay`) and
+  log's ``match_start`` and its ``command`` events (:mod:`game.tools.replay`) and
   prints ``OK: ...`` (exit 0) or the first divergence as
   ``DIVERGED at seq N (type) field: expected X, got Y`` (exit 1).
-- The scenario is found as :func:`game.replay.load` says (``--scenario``, the
+- The scenario is found as :func:`game.tools.replay.load` says (``--scenario``, the
   recorded path, or a file with the logged sha256 in the usual folders); a
   scenario whose sha256 differs from the log's is refused (exit 2), as is an
   unreadable or malformed log.
 - ``--view`` opens the log in the window viewer instead
-  (``game.app.view_replay(log_path, spec, events)``, imported only then); if the
+  (``game.render.window.view_replay(log_path, spec, events)``, imported only then); if the
   viewer is not installed it exits 2 with one line.
 """
 
@@ -39,7 +39,7 @@ class ViewerMissing(click.ClickException):
 def replay(log: Path, scenario: Path | None, view: bool) -> None:
     """Re-simulate the battle recorded in LOG and verify every event (or --view it)."""
     from game import __version__
-    from game.replay import load, verify
+    from game.tools.replay import load, verify
 
     events, spec = load(log, scenario)
     recorded = events[0].get("version")
@@ -49,16 +49,16 @@ def replay(log: Path, scenario: Path | None, view: bool) -> None:
         )
     if view:
         try:
-            from game.app import view_replay
+            from game.render.window import view_replay
         except ModuleNotFoundError as e:
-            if e.name not in ("game.app", "pygame"):
+            if e.name not in ("game.render.window", "pygame"):
                 raise
             raise ViewerMissing(
-                "the window viewer is not available in this installation (game.app is missing)"
+                "the window viewer is not available in this installation (game.render.window is missing)"
             ) from None
         except ImportError:  # the module is there but has no view_replay
             raise ViewerMissing(
-                "the window viewer is not available in this installation (no game.app.view_replay)"
+                "the window viewer is not available in this installation (no game.render.window.view_replay)"
             ) from None
         view_replay(log, spec, events)
         return

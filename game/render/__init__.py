@@ -1,8 +1,8 @@
 """Presentation: drawing a match with pygame-ce (the window, ``skirmish render``, replays).
 
-Contract: this package is the only place besides :mod:`game.input`, :mod:`game.app` and the
+Contract: this package is the only place besides :mod:`game.render.input`, :mod:`game.render.window` and the
 ``play`` / ``render`` CLI modules that imports pygame, and it only *reads* a match through
-:class:`game.view.MatchView`. Importing the package itself does not import pygame, so its pure
+:class:`game.engine.view.MatchView`. Importing the package itself does not import pygame, so its pure
 modules (:mod:`~game.render.sentences`, :mod:`~game.render.camera`, :mod:`~game.render.colors`,
 :mod:`~game.render.ui`, :mod:`~game.render.inspect`, :mod:`~game.render.scene`) can be used
 and tested headless; :func:`require_pygame_ce` imports pygame and refuses plain pygame.
@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 from types import ModuleType
 
-from game.errors import SkirmishError
+from game.core.errors import SkirmishError
 
 
 class PygameUnavailable(SkirmishError):

@@ -1,6 +1,6 @@
 """What the window tells the player about a point or a target (pure; no pygame, no changes).
 
-Contract: functions of a read-only :class:`~game.view.MatchView` (and, for AP costs, a cost
+Contract: functions of a read-only :class:`~game.engine.view.MatchView` (and, for AP costs, a cost
 function the caller takes from the ruleset). :func:`path_preview` gives the exact path to a
 point and its AP cost, or why the move is refused (the Move option's own validator, so the
 preview never disagrees with ``Match.apply``). :func:`target_lines` lists, for a target, the
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from components.sight import SightFacts
-from game.commands import Attack, Decision, Option, matches
+from game.core.commands import Attack, Decision, Option, matches
 from game.movement.regions import nearest_point
 
 Point = tuple[float, float]

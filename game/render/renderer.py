@@ -1,7 +1,7 @@
 """One frame of the skirmish window: map, overlays, units, panel, help and message line.
 
-Contract: :class:`Renderer` draws a :class:`~game.view.MatchView` and a
-:class:`~game.render.ui.UiState` onto a surface; the window (:mod:`game.app`), the PNG
+Contract: :class:`Renderer` draws a :class:`~game.engine.view.MatchView` and a
+:class:`~game.render.ui.UiState` onto a surface; the window (:mod:`game.render.window`), the PNG
 renderer (``skirmish render``) and the benchmark all use this one drawing. It only reads the
 view. The map fills the window left of the :data:`~game.render.panel.PANEL_W` panel.
 

@@ -1,6 +1,6 @@
 """Derived drawing data, computed from the match view only when the match changes.
 
-Contract: a :class:`Scene` wraps one :class:`~game.view.MatchView` (through a
+Contract: a :class:`Scene` wraps one :class:`~game.engine.view.MatchView` (through a
 :class:`CachedView`, which caches unit snapshots, enemies and sight facts until the next
 event). :meth:`Scene.sync` reads the events logged since the last call
 (``view.events(since)``) and bumps :attr:`Scene.version` when there are any; every cached item
@@ -27,7 +27,7 @@ import shapely
 from numpy.typing import NDArray
 
 from components.sight import Arc, SightFacts
-from game.commands import Decision
+from game.core.commands import Decision
 from game.geometry.model import LEVELS, level_codes
 from game.geometry.shapes import SilhouetteParts, arc_wedges, silhouette_parts
 from game.movement import NavMesh
@@ -191,7 +191,7 @@ class ThreatMap:
 
 
 class CachedView:
-    """A :class:`~game.view.MatchView` whose unit snapshots, enemy lists and sight facts are cached
+    """A :class:`~game.engine.view.MatchView` whose unit snapshots, enemy lists and sight facts are cached
     until the match logs its next event (a view call costs tens of microseconds per unit; a frame
     asks for every unit several times). Every other attribute is the wrapped view's.
 
@@ -226,7 +226,7 @@ class CachedView:
         return self._units
 
     def unit(self, uid: str) -> Any:
-        """The unit's snapshot (:class:`~game.view.UnitView`)."""
+        """The unit's snapshot (:class:`~game.engine.view.UnitView`)."""
         return self._all()[uid]
 
     def units(self, alive: bool = True) -> list[Any]:
@@ -255,7 +255,7 @@ class Scene:
     """Caches of what the overlays draw, invalidated when the match logs anything.
 
     Args:
-        view: a :class:`CachedView` (a plain :class:`~game.view.MatchView` is wrapped in one).
+        view: a :class:`CachedView` (a plain :class:`~game.engine.view.MatchView` is wrapped in one).
     """
 
     def __init__(self, view: Any) -> None:

@@ -1,6 +1,6 @@
 """The event log as readable sentences (for the window's side panel and bug reports).
 
-Contract: pure functions of logged events (``game.events`` dicts), no pygame and no match:
+Contract: pure functions of logged events (``game.core.events`` dicts), no pygame and no match:
 ``sentence(event)`` returns one English sentence, or ``None`` for bookkeeping events that a
 reader does not need (``command``, ``ap``, ``turn_end``); ``sentences(events)`` maps a log to
 the list of its sentences in order. Every event type the engine documents has a dedicated

@@ -2,10 +2,10 @@
 
 Contract: :class:`UiState` is everything the presentation layer remembers between frames
 (selection, cursor, armed option, overlay toggles, messages). It never holds match state: the
-match is read through :class:`~game.view.MatchView` each frame. :data:`OVERLAYS` names every
+match is read through :class:`~game.engine.view.MatchView` each frame. :data:`OVERLAYS` names every
 geometry overlay (the ``--overlays`` values of ``skirmish render`` and the keys of the help
 screen); :data:`OVERLAY_KEYS` and :data:`ACTION_KEYS` are the key bindings by pygame key name
-(``pygame.key.key_code(name)``), shown by the help overlay and used by :mod:`game.input`.
+(``pygame.key.key_code(name)``), shown by the help overlay and used by :mod:`game.render.input`.
 :func:`menu_rows` decides which options of a decision the panel lists and in what order; the
 panel draws them and number keys choose them, so both use this one function.
 """
@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from game.commands import Attack, Decision
+from game.core.commands import Attack, Decision
 
 Point = tuple[float, float]
 

@@ -1,6 +1,6 @@
 """Drawing units: bases in side colours, facing wedge, posture glyph, AP pips, health bar, rings.
 
-Contract: :func:`draw_units` draws every unit of a :class:`~game.view.MatchView` snapshot onto
+Contract: :func:`draw_units` draws every unit of a :class:`~game.engine.view.MatchView` snapshot onto
 the map surface through a :class:`~game.render.camera.Camera`. A living unit's base is a disc
 of its base radius filled with its side colour (:func:`game.render.colors.side_color`); the
 facing wedge is a lighter sector of ±:data:`WEDGE_HALF_ANGLE`° toward its facing, so the half
@@ -18,10 +18,10 @@ from collections.abc import Iterable, Mapping
 
 import pygame
 
+from game.engine.view import UnitView
 from game.render import colors
 from game.render.camera import Camera
 from game.render.text import Text
-from game.view import UnitView
 
 #: Half-angle of the facing wedge, degrees.
 WEDGE_HALF_ANGLE = 35.0

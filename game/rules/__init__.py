@@ -10,12 +10,12 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from game.errors import UnknownName
+from game.core.errors import UnknownName
 from game.rules.base import Ruleset
 
 #: ruleset name -> "module:Class"
 REGISTRY: dict[str, str] = {
-    "gurps": "game.rules.gurps:GurpsRuleset",
+    "gurps": "game.rules.gurps.ruleset:GurpsRuleset",
     "defence-dice": "game.rules.defence_dice:DefenceDiceRuleset",
     "cortex": "game.rules.cortex:CortexRuleset",
     "aff": "game.rules.aff:AffRuleset",

@@ -60,7 +60,7 @@ from pydantic import Field, field_validator, model_validator
 
 from components.sight import Arc, CoverLevel, SightFacts
 from components.state import Health
-from game.commands import Attack, Decision, Defend, Modifier, Option
+from game.core.commands import Attack, Decision, Defend, Modifier, Option
 from game.dice.aff import (
     NO_PROTECTION,
     Track,

@@ -7,7 +7,7 @@ Contract:
   in, so every state change is logged as an event and every draw comes from
   the match's one seeded generator (``battle.dice``).
 - Attacks and maneuvers are generators: they ``yield`` a
-  :class:`~game.commands.Decision` whenever a unit must choose (a defence, a
+  :class:`~game.core.commands.Decision` whenever a unit must choose (a defence, a
   retreat point, the 2" dodge move) and receive the chosen command back from
   ``send``. The engine routes the decision to a human or an AI policy and
   validates the answer against the decision's options before sending it.
@@ -32,7 +32,7 @@ from pydantic import BaseModel, ConfigDict
 from components.sight import SightFacts
 from components.spatial import Body, Posture
 from components.state import ActionPoints, DefenseState, Health, TurnState
-from game.commands import Attack, Decision, Maneuver, Option, Point
+from game.core.commands import Attack, Decision, Maneuver, Option, Point
 from game.dice import Dice
 
 T = TypeVar("T")
@@ -89,7 +89,7 @@ class Region:
 
 
 class Battle(Protocol):
-    """What a ruleset may read and do. Implemented by ``game.match.Match``.
+    """What a ruleset may read and do. Implemented by ``game.engine.match.Match``.
 
     Reads return live components; rulesets may update the per-turn bookkeeping
     objects (:class:`DefenseState`, :class:`TurnState`) directly, but must
@@ -249,11 +249,11 @@ class Ruleset(ABC):
 
     @abstractmethod
     def attack_options(self, battle: Battle, uid: str) -> list[Option]:
-        """Every legal :class:`~game.commands.Attack` now, one option per target × weapon
+        """Every legal :class:`~game.core.commands.Attack` now, one option per target × weapon
         (× ruleset flags), each with ``p_success`` (exact chance to hurt) and modifiers."""
 
     def maneuver_options(self, battle: Battle, uid: str) -> list[Option]:
-        """Ruleset-specific :class:`~game.commands.Maneuver` options. Default: none."""
+        """Ruleset-specific :class:`~game.core.commands.Maneuver` options. Default: none."""
         return []
 
     @abstractmethod

@@ -92,7 +92,7 @@ from pydantic import Field, field_validator, model_validator
 from components.sight import Arc, CoverLevel, SightFacts
 from components.spatial import LYING_DOWN, Posture
 from components.state import Health
-from game.commands import Attack, Decision, Defend, Maneuver, Modifier, Option
+from game.core.commands import Attack, Decision, Defend, Maneuver, Modifier, Option
 from game.dice.cortex import (
     Pool,
     format_pool,

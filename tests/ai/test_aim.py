@@ -11,9 +11,9 @@ from components.specs import ScenarioSpec, UnitSpec
 from game.ai import tactics as t
 from game.ai.aggressive import aggressive_policy
 from game.ai.cautious import cautious_policy
-from game.commands import Attack, Decision, EndTurn, Maneuver, Option
-from game.match import Match
-from game.view import MatchView
+from game.core.commands import Attack, Decision, EndTurn, Maneuver, Option
+from game.engine.match import Match
+from game.engine.view import MatchView
 
 POLICIES = [aggressive_policy, cautious_policy]
 

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from game.batch import plan, run_batch, run_battle
 from game.rules import RULESET_NAMES
-from game.stats import wilson
+from game.tools.batch import plan, run_batch, run_battle
+from game.tools.stats import wilson
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = sorted(p for p in (ROOT / "scenarios").glob("*.yaml") if p.stem != "profiles")
@@ -30,7 +30,7 @@ def test_the_shipped_scenarios_are_found():
 @pytest.mark.parametrize("ruleset", RULESET_NAMES)
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda p: p.stem)
 def test_every_policy_pair_finishes(scenario, ruleset):
-    from game.batch import load_spec
+    from game.tools.batch import load_spec
 
     spec = load_spec(str(scenario), ruleset)
     first, second = spec.sides[0], spec.sides[1]

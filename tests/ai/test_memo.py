@@ -14,9 +14,9 @@ import shapely
 from components.spatial import EYE_FRACTION
 from game.ai import tactics as t
 from game.ai.points import sample_in
-from game.commands import Attack, Decision, EndTurn, Maneuver, Move, Option
-from game.match import Match
-from game.view import MatchView
+from game.core.commands import Attack, Decision, EndTurn, Maneuver, Move, Option
+from game.engine.match import Match
+from game.engine.view import MatchView
 from tests.engine.conftest import make_spec
 
 

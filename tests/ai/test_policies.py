@@ -14,9 +14,9 @@ from game.ai import tactics as t
 from game.ai.aggressive import aggressive_policy
 from game.ai.cautious import cautious_policy, score_points
 from game.ai.reactions import react
-from game.commands import Attack, Decision, Defend, DodgeMove, EndTurn, Move, Option
-from game.match import Match
-from game.view import MatchView
+from game.core.commands import Attack, Decision, Defend, DodgeMove, EndTurn, Move, Option
+from game.engine.match import Match
+from game.engine.view import MatchView
 from tests.engine.conftest import make_spec
 
 

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from game.ai.random_policy import random_policy
-from game.commands import Decision, EndTurn
+from game.core.commands import Decision, EndTurn
 
 
 def broken_policy(view: Any, decision: Decision, rng: np.random.Generator) -> Any:

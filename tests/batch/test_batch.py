@@ -1,4 +1,4 @@
-"""game.batch: one battle is a pure function of its job; serial, processes and Dask agree."""
+"""game.tools.batch: one battle is a pure function of its job; serial, processes and Dask agree."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ from dataclasses import replace
 
 import pytest
 
-from game import batch
 from game.ai import register
-from game.batch import BattleFailed, InvariantViolation, plan, run_batch, run_battle
+from game.tools import batch
+from game.tools.batch import BattleFailed, InvariantViolation, plan, run_batch, run_battle
 from tests.batch.conftest import DUEL, FIVE
 
 POLICIES = {"red": "aggressive", "blue": "cautious"}
@@ -33,7 +33,7 @@ def test_same_seed_gives_the_same_row_and_log(tmp_path):
 
 
 def test_row_counts_what_the_log_says(tmp_path):
-    from game.events import read_log
+    from game.core.events import read_log
 
     row = run_battle(_jobs(1, seed=7, log_dir=tmp_path)[0])
     log = tmp_path / batch.log_name(7)
@@ -103,7 +103,7 @@ def test_broken_policy_reports_seed_and_step(tmp_path):
 
 
 def test_check_invariants_stops_at_the_first_violation(monkeypatch):
-    from game import invariants
+    from game.tools import invariants
 
     calls = {"n": 0}
 

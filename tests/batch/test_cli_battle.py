@@ -133,7 +133,7 @@ def test_out_dir_that_is_a_file_exits_2(tmp_path, capsys):
 
 
 def test_invariant_violation_exits_1_naming_seed_and_step(tmp_path, capsys, monkeypatch):
-    from game import invariants
+    from game.tools import invariants
 
     monkeypatch.setattr(
         invariants, "check", lambda match: ["[ap-negative] vasco: made up"] if match.commands else []

@@ -7,9 +7,9 @@ import sys
 
 import pytest
 
-from game.batch import plan, run_battle
 from game.cli import main
-from game.replay import ReplayError, load, verify
+from game.tools.batch import plan, run_battle
+from game.tools.replay import ReplayError, load, verify
 from tests.batch.conftest import DUEL
 
 
@@ -100,7 +100,7 @@ def test_not_a_log_is_refused(tmp_path, capsys):
 
 
 def test_view_without_the_viewer_exits_2(log, capsys, monkeypatch):
-    monkeypatch.setitem(sys.modules, "game.app", None)  # as if the window module were not installed
+    monkeypatch.setitem(sys.modules, "game.render.window", None)  # as if the window module were not installed
     code, _, err = run(["replay", str(log), "--view"], capsys)
     assert code == 2 and "viewer is not available" in err
 
@@ -109,8 +109,8 @@ def test_view_calls_the_viewer(log, capsys, monkeypatch):
     import types
 
     seen = {}
-    fake = types.ModuleType("game.app")
+    fake = types.ModuleType("game.render.window")
     fake.view_replay = lambda path, spec, events: seen.update(path=path, n=len(events), name=spec.name)
-    monkeypatch.setitem(sys.modules, "game.app", fake)
+    monkeypatch.setitem(sys.modules, "game.render.window", fake)
     code, _, _ = run(["replay", str(log), "--view"], capsys)
     assert code == 0 and seen["path"] == log and seen["n"] == len(_lines(log))

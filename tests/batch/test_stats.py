@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from game.stats import DRAW, newcombe, running_rate, summarize, summary_table, wilson
+from game.tools.stats import DRAW, newcombe, running_rate, summarize, summary_table, wilson
 
 
 def test_wilson_matches_published_values():

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from game.ai import get_policy
-from game.match import Match
+from game.engine.match import Match
 from game.rules import RULESET_NAMES
-from game.runner import play
 from game.scenario import load_scenario
+from game.tools.session import play
 
 SCENARIOS = sorted(p for p in Path("scenarios").glob("*.yaml") if p.name != "profiles.yaml")
 

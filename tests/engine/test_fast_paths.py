@@ -9,11 +9,11 @@ import pytest
 import shapely
 
 from components.spatial import Posture
-from game.arena import Arena
-from game.commands import LazyRegion, Move, Option, matches
-from game.events import _clean
-from game.match import Match
-from game.view import MatchView
+from game.battlefield.arena import Arena
+from game.core.commands import LazyRegion, Move, Option, matches
+from game.core.events import _clean
+from game.engine.match import Match
+from game.engine.view import MatchView
 
 
 def _clean_reference(value):
@@ -109,7 +109,7 @@ def _disc_cases(rng, w, h, n):
 def test_clipped_disc_answers_sampling_like_geos(spec):
     """is_empty, bounds and contains_xy are GEOS's answers exactly, also for points on, and
     within rounding of, the boundary; the fast answers do not build the geometry."""
-    from game.arena import ClippedDisc
+    from game.battlefield.arena import ClippedDisc
 
     rng = np.random.default_rng(11)
     fast = 0
@@ -142,7 +142,7 @@ def test_clipped_disc_answers_sampling_like_geos(spec):
 
 def test_sampling_a_lazy_move_region_does_not_build_it(spec):
     from game.ai.points import sample_in, sampling_region
-    from game.arena import ClippedDisc
+    from game.battlefield.arena import ClippedDisc
 
     m = Match(spec, seed=1)
     move = next(o for o in m.pending.options if isinstance(o.command, Move))
@@ -267,8 +267,8 @@ def test_dice_draw_the_faces_and_words_of_one_array_draw():
 
 
 def test_turn_options_share_their_fixed_commands_and_keep_their_labels(spec):
-    from game.commands import ChangePosture, Decision, EndTurn, Face
-    from game.legal import _posture_labels
+    from game.core.commands import ChangePosture, Decision, EndTurn, Face
+    from game.engine.legal import _posture_labels
 
     first, second = Match(spec, seed=1), Match(spec, seed=2)
     uid = first.pending.unit
@@ -295,7 +295,7 @@ def test_turn_options_share_their_fixed_commands_and_keep_their_labels(spec):
 
 
 def test_event_positions_and_reserved_fields():
-    from game.events import POS_DECIMALS, EventLog, round_pos
+    from game.core.events import POS_DECIMALS, EventLog, round_pos
 
     for p in [
         (1.23456789, -2.0),
@@ -317,7 +317,7 @@ def test_event_positions_and_reserved_fields():
 def test_a_point_set_on_an_option_is_what_replace_makes():
     from dataclasses import replace
 
-    from game.commands import Defend, DodgeMove, Face, Interpose, Step
+    from game.core.commands import Defend, DodgeMove, Face, Interpose, Step
 
     cases = [
         (Move("a", (0.0, 0.0)), "to", (1.5, 2.5)),

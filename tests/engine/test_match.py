@@ -5,10 +5,10 @@ from __future__ import annotations
 import esper
 import pytest
 
-from game.commands import Attack, ChangePosture, Defend, EndTurn, Face, Move
-from game.errors import IllegalCommand
-from game.match import Match
-from game.runner import play
+from game.core.commands import Attack, ChangePosture, Defend, EndTurn, Face, Move
+from game.core.errors import IllegalCommand
+from game.engine.match import Match
+from game.tools.session import play
 from tests.engine.conftest import make_spec
 
 

@@ -9,8 +9,8 @@ import pytest
 
 from components.sight import CoverLevel
 from components.spatial import Posture
-from game.commands import Attack, ChangePosture, Decision, Defend, DodgeMove, EndTurn
-from game.match import Match
+from game.core.commands import Attack, ChangePosture, Decision, Defend, DodgeMove, EndTurn
+from game.engine.match import Match
 from game.scenario import load_scenario
 
 

@@ -13,18 +13,18 @@ from pathlib import Path
 
 def _imports():  # type: ignore[no-untyped-def]
     try:  # the layout after the restructure
+        from game.ai import get_policy
         from game.engine.match import Match
         from game.engine.view import MatchView
-        from game.tools.saves import load_match, save_match
-
-        from game.ai import get_policy
         from game.scenario import load_scenario
+        from game.tools.saves import load_match, save_match
     except ModuleNotFoundError:  # the layout the logs were recorded with
-        from game.ai import get_policy  # type: ignore[no-redef]
         from game.match import Match  # type: ignore[no-redef]
         from game.saves import load_match, save_match  # type: ignore[no-redef]
-        from game.scenario import load_scenario  # type: ignore[no-redef]
         from game.view import MatchView  # type: ignore[no-redef]
+
+        from game.ai import get_policy  # type: ignore[no-redef]
+        from game.scenario import load_scenario  # type: ignore[no-redef]
     return get_policy, Match, MatchView, load_scenario, load_match, save_match
 
 

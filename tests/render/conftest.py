@@ -21,7 +21,7 @@ def pg():
     """pygame-ce with its video (dummy driver) and font modules started, as the window does."""
     import pygame
 
-    from game.app import init_video
+    from game.render.window import init_video
 
     init_video(pygame)
     yield pygame

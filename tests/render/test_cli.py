@@ -11,9 +11,9 @@ import types
 import pytest
 
 from game.cli import main
-from game.commands import EndTurn
-from game.match import Match
-from game.runner import play
+from game.core.commands import EndTurn
+from game.engine.match import Match
+from game.tools.session import play
 from tests.render.conftest import REPO, SCENARIOS
 from tests.render.helpers import duel_spec
 
@@ -89,8 +89,8 @@ def test_headless_battle_never_imports_pygame():
     code = (
         "import sys\n"
         "from game.scenario import load_scenario\n"
-        "from game.match import Match\n"
-        "from game.runner import play\n"
+        "from game.engine.match import Match\n"
+        "from game.tools.session import play\n"
         "import game.render, game.render.sentences, game.render.camera\n"
         "import game.render.scene, game.render.inspect, game.render.shapes, game.render.ui\n"
         f"m = Match(load_scenario({DUEL!r}), seed=2)\n"
@@ -106,7 +106,7 @@ def test_headless_battle_never_imports_pygame():
 
 
 def test_replay_steps_forward_and_back_to_the_same_states(pg):
-    from game.app import ReplayBuilder, ReplayWindow
+    from game.render.window import ReplayBuilder, ReplayWindow
 
     m = Match(duel_spec(), seed=4)
     play(m)
@@ -114,7 +114,7 @@ def test_replay_steps_forward_and_back_to_the_same_states(pg):
     direct = Match(duel_spec(), seed=4)
     hashes.append(direct.state_hash())
     for c in m.commands:
-        from game.commands import command_from_json
+        from game.core.commands import command_from_json
 
         direct.apply(command_from_json(c))
         hashes.append(direct.state_hash())
@@ -138,7 +138,7 @@ def test_replay_steps_forward_and_back_to_the_same_states(pg):
 
 
 def test_replay_reports_a_log_that_does_not_match():
-    from game.app import ReplayBuilder
+    from game.render.window import ReplayBuilder
 
     m = Match(duel_spec(), seed=4)
     m.apply(EndTurn(m.pending.unit))

@@ -7,10 +7,10 @@ import math
 import numpy as np
 import pytest
 
-from game.match import Match
+from game.engine.match import Match
+from game.engine.view import MatchView
 from game.render import colors
 from game.render.ui import OVERLAYS, UiState
-from game.view import MatchView
 from tests.render.conftest import SCENARIOS
 from tests.render.helpers import duel_spec
 
@@ -154,7 +154,7 @@ def test_silhouette_inset_shows_hidden_part(pg):
     assert sil is not None and sil.parts.hidden.is_empty and not sil.parts.exposed.is_empty  # open ground
     assert sil.hidden_wedge == [] and len(sil.exposed_wedge) == 1
     # behind the high wall (x 8-9, y 0.5-3.5) from red-1 at (4, 5): a unit at (10.5, 1.5) is hidden
-    from game.commands import EndTurn, Move
+    from game.core.commands import EndTurn, Move
 
     while match.pending.unit != "blue-1":
         match.apply(EndTurn(match.pending.unit))
@@ -177,7 +177,7 @@ def test_event_log_panel_reads_sentences(pg):
     v = scene.version
     assert not scene.sync() and scene.version == v
     uid = match.pending.unit
-    from game.commands import EndTurn
+    from game.core.commands import EndTurn
 
     match.apply(EndTurn(uid))
     assert scene.sync() and scene.version == v + 1

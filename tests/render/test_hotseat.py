@@ -3,8 +3,8 @@ commands given to the match directly (same event log, byte for byte)."""
 
 from __future__ import annotations
 
-from game.commands import Attack, ChangePosture, Defend, DodgeMove, EndTurn, Move, command_to_json
-from game.match import Match
+from game.core.commands import Attack, ChangePosture, Defend, DodgeMove, EndTurn, Move, command_to_json
+from game.engine.match import Match
 from game.render.ui import menu_rows
 from tests.render.helpers import axis_points, duel_spec, pin_camera, px, toward
 
@@ -85,7 +85,7 @@ def gestures(app, pg, cmd):
 
 
 def test_hotseat_through_the_input_layer_matches_direct_commands(pg):
-    from game.app import App
+    from game.render.window import App
 
     ui_match = Match(duel_spec(), seed=SEED)
     app = App(ui_match, {"red": "human", "blue": "human"}, screen=pg.Surface((1180, 720)))

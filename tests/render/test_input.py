@@ -7,14 +7,14 @@ import sys
 
 import pytest
 
-from game.commands import Attack, ChangePosture, Defend, EndTurn, Face, Move
-from game.match import Match
+from game.core.commands import Attack, ChangePosture, Defend, EndTurn, Face, Move
+from game.engine.match import Match
 from tests.render.helpers import duel_spec, pin_camera, px
 
 
 @pytest.fixture
 def app(pg):
-    from game.app import App
+    from game.render.window import App
 
     match = Match(duel_spec(), seed=3)
     a = App(match, {"red": "human", "blue": "human"}, screen=pg.Surface((1180, 720)))
@@ -154,11 +154,11 @@ def test_retreat_point_is_chosen_by_clicking_inside_the_drawn_region(app, pg):
 
 
 def test_save_and_load_without_the_saves_module_show_a_message(app, pg, monkeypatch):
-    monkeypatch.setitem(sys.modules, "game.saves", None)  # importing it now fails
+    monkeypatch.setitem(sys.modules, "game.tools.saves", None)  # importing it now fails
     app.tick([key(pg, pg.K_F5)])
-    assert app.ui.message_error and "game.saves" in app.ui.message
+    assert app.ui.message_error and "game.tools.saves" in app.ui.message
     app.tick([key(pg, pg.K_F9)])
-    assert app.ui.message_error and "game.saves" in app.ui.message
+    assert app.ui.message_error and "game.tools.saves" in app.ui.message
 
 
 def test_overlay_keys_toggle_and_help_lists_them(app, pg):
@@ -170,7 +170,7 @@ def test_overlay_keys_toggle_and_help_lists_them(app, pg):
 
 
 def test_ai_side_answers_one_decision_per_frame(pg):
-    from game.app import App
+    from game.render.window import App
 
     match = Match(duel_spec(), seed=5)
     app = App(match, {"red": "random", "blue": "random"}, screen=pg.Surface((1000, 640)))
@@ -182,9 +182,9 @@ def test_ai_side_answers_one_decision_per_frame(pg):
 
 def test_dodge_move_point_is_clicked_in_the_disc(pg):
     """A real ruleset (ap-pool): after a successful dodge, the 2" disc is clicked."""
-    from game.app import App
     from game.cli.render import advance
-    from game.commands import DodgeMove
+    from game.core.commands import DodgeMove
+    from game.render.window import App
     from game.scenario import load_scenario
     from tests.render.conftest import REPO
 
@@ -218,12 +218,12 @@ def test_dodge_move_point_is_clicked_in_the_disc(pg):
 
 def test_window_ai_battle_logs_what_the_headless_runner_logs(pg):
     """AI against AI in the window (every overlay on, the cursor over units) changes nothing:
-    the log is byte for byte the one game.runner.play writes."""
+    the log is byte for byte the one game.tools.session.play writes."""
     from game.ai import get_policy
-    from game.app import App
     from game.render.ui import OVERLAYS
-    from game.runner import play
+    from game.render.window import App
     from game.scenario import load_scenario
+    from game.tools.session import play
     from tests.render.conftest import REPO
 
     spec = load_scenario(REPO / "scenarios" / "duel.yaml", "ap-pool")
@@ -253,7 +253,7 @@ def test_save_and_load_call_game_saves(app, pg, monkeypatch, tmp_path):
     import types
 
     calls = []
-    fake = types.ModuleType("game.saves")
+    fake = types.ModuleType("game.tools.saves")
     fresh = Match(duel_spec(), seed=11)
 
     def save_match(match, path):
@@ -264,7 +264,7 @@ def test_save_and_load_call_game_saves(app, pg, monkeypatch, tmp_path):
         return fresh
 
     fake.save_match, fake.load_match = save_match, load_match
-    monkeypatch.setitem(sys.modules, "game.saves", fake)
+    monkeypatch.setitem(sys.modules, "game.tools.saves", fake)
     app.save_path = tmp_path / "game.json"
     old = app.match
     app.tick([key(pg, pg.K_F5)])

@@ -8,14 +8,14 @@ import pytest
 from shapely.geometry import Point as SPoint
 
 from components.sight import CoverLevel
-from game.commands import Attack, Decision, Defend, EndTurn, Modifier, Move, Option
+from game.core.commands import Attack, Decision, Defend, EndTurn, Modifier, Move, Option
+from game.engine.view import UnitView
 from game.render import colors
 from game.render.camera import MAX_SCALE, Camera
 from game.render.inspect import option_lines, percent, resolve_point
 from game.render.sentences import sentence, sentences
 from game.render.shapes import fan_polygon, region_rings
 from game.render.ui import UiState, menu_rows
-from game.view import UnitView
 
 
 # ---------------------------------------------------------------------- camera

@@ -13,11 +13,11 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from game.ai import get_policy
-from game.commands import COMMAND_TYPES, command_from_json, find_option
-from game.errors import IllegalCommand
-from game.match import Match
+from game.core.commands import COMMAND_TYPES, command_from_json, find_option
+from game.core.errors import IllegalCommand
+from game.engine.match import Match
+from game.engine.view import MatchView
 from game.scenario import load_scenario
-from game.view import MatchView
 from tests.engine.conftest import make_spec
 from tests.robustness.conftest import NO_REACTIONS, RULESETS, SCENARIOS
 

@@ -1,4 +1,4 @@
-"""game.invariants: a sound match passes; each kind of corruption is named (issue 8, part 1)."""
+"""game.tools.invariants: a sound match passes; each kind of corruption is named (issue 8, part 1)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import pytest
 
 from components.spatial import Position
 from game.ai import get_policy
-from game.invariants import ONCE_PER_TURN, check, check_log, summarize
-from game.match import Match
-from game.view import MatchView
+from game.engine.match import Match
+from game.engine.view import MatchView
+from game.tools.invariants import ONCE_PER_TURN, check, check_log, summarize
 from tests.engine.conftest import make_spec
 
 

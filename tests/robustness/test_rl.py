@@ -1,4 +1,4 @@
-"""game.rl: the PettingZoo AEC environment passes the PettingZoo checks and plays real matches.
+"""game.tools.rl: the PettingZoo AEC environment passes the PettingZoo checks and plays real matches.
 
 Issue 8, part 5.
 """
@@ -18,8 +18,8 @@ pytest.importorskip("pettingzoo")
 
 from pettingzoo.test import api_test, seed_test
 
-from game.errors import IllegalCommand, ScenarioError
-from game.rl import DECISION_KINDS, UNIT_FEATURES, WIN_REWARD, SkirmishEnv, env
+from game.core.errors import IllegalCommand, ScenarioError
+from game.tools.rl import DECISION_KINDS, UNIT_FEATURES, WIN_REWARD, SkirmishEnv, env
 from tests.robustness.conftest import NO_REACTIONS, ROOT, RULESETS, SCENARIOS
 
 DUEL = SCENARIOS / "duel.yaml"
@@ -183,7 +183,7 @@ def test_bad_scenario_is_a_scenario_error(tmp_path: Path):
 def test_the_rl_environment_never_imports_pygame():
     code = (
         "import sys\n"
-        "from game.rl import env\n"
+        "from game.tools.rl import env\n"
         "e = env('scenarios/duel.yaml', ruleset='aff', seed=0)\n"
         "e.reset(seed=0)\n"
         "for a in e.agent_iter(max_iter=300):\n"

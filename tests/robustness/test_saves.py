@@ -1,4 +1,4 @@
-"""game.saves: atomic saves, strict loading, and a loaded game continuing exactly (issue 8, part 4)."""
+"""game.tools.saves: atomic saves, strict loading, and a loaded game continuing exactly (issue 8, part 4)."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 
 from game.ai import get_policy
-from game.errors import ScenarioError, SkirmishError
-from game.match import Match
-from game.saves import SAVE_VERSION, load_match, read_save, save_match
+from game.core.errors import ScenarioError, SkirmishError
+from game.engine.match import Match
+from game.engine.view import MatchView
 from game.scenario import load_scenario
-from game.view import MatchView
+from game.tools.saves import SAVE_VERSION, load_match, read_save, save_match
 from tests.engine.conftest import make_spec
 from tests.robustness.conftest import RULESETS, SCENARIOS
 

@@ -3,7 +3,7 @@
 For every ruleset (issue 8, part 1): options and their free points are drawn by hypothesis
 (legal points sampled inside an option's region, and raw points anywhere on or off the
 table); a legal command must be accepted, an illegal one refused without any change, and
-:func:`game.invariants.check` must come back empty after every step. Few examples per
+:func:`game.tools.invariants.check` must come back empty after every step. Few examples per
 ruleset keep it short; the soak covers volume.
 """
 
@@ -18,11 +18,11 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 from game.ai.points import choose_point
-from game.commands import Option, matches
-from game.errors import IllegalCommand
-from game.invariants import check
-from game.match import Match
+from game.core.commands import Option, matches
+from game.core.errors import IllegalCommand
+from game.engine.match import Match
 from game.scenario import load_scenario
+from game.tools.invariants import check
 from tests.engine.conftest import make_spec
 from tests.robustness.conftest import RULESETS, SCENARIOS
 
@@ -97,7 +97,7 @@ class MatchMachine(RuleBasedStateMachine):
     @rule(unit=st.text(max_size=6), x=st.floats(allow_nan=True), y=st.floats(allow_nan=True))
     def stray_command(self, unit: str, x: float, y: float) -> None:
         """A command for someone else, or to a nonsense point: refused, nothing changes."""
-        from game.commands import Move
+        from game.core.commands import Move
 
         m = self.match
         assert m is not None and m.pending is not None

@@ -20,7 +20,7 @@ from shapely.geometry import Point as SPoint
 from components.sight import Arc, CoverLevel, SightFacts
 from components.spatial import Body, Posture
 from components.state import ActionPoints, DefenseState, Health, TurnState
-from game.commands import Decision
+from game.core.commands import Decision
 from game.dice import Dice
 from game.rules.base import Flow, Region, Ruleset
 

@@ -19,7 +19,7 @@ from pydantic import ValidationError
 
 from components.sight import CoverLevel
 from game.cli.odds_aff import aff as aff_cli
-from game.commands import Attack, Decision
+from game.core.commands import Attack, Decision
 from game.dice.aff import DODGE_TRACK, NO_PROTECTION, expected_damage, p_no_damage, p_opposed, p_roll_under
 from game.rules import get_ruleset
 from game.rules.aff import (

@@ -19,7 +19,7 @@ import pytest
 
 from components.sight import CoverLevel
 from components.spatial import Posture
-from game.commands import Attack, Decision
+from game.core.commands import Attack, Decision
 from game.dice.pools import p_at_least, p_at_least_exact
 from game.rules.ap_pool import (
     ACTION_COSTS,

@@ -21,7 +21,7 @@ from pydantic import ValidationError
 from components.sight import Arc, CoverLevel
 from components.spatial import Posture
 from game.cli.odds_cortex import cortex as cortex_cli
-from game.commands import Attack, Decision, Defend, Maneuver
+from game.core.commands import Attack, Decision, Defend, Maneuver
 from game.dice.cortex import hit_damage, p_meet_or_beat, step_dice, trait_pool
 from game.rules import get_ruleset
 from game.rules.cortex import (

@@ -20,7 +20,7 @@ from pydantic import ValidationError
 
 from components.sight import CoverLevel
 from game.cli.odds_defence_dice import defence_dice as dd_cli
-from game.commands import Attack
+from game.core.commands import Attack
 from game.dice.aims import land_odds
 from game.rules import get_ruleset
 from game.rules.defence_dice import (

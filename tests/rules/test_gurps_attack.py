@@ -16,11 +16,11 @@ import pytest
 
 from components.sight import CoverLevel
 from components.spatial import Posture
-from game.commands import Attack
+from game.core.commands import Attack
 from game.dice.gurps import p_success
-from game.rules.gurps import COVER_PENALTY, GurpsRuleset
-from game.rules.gurps_damage import basic_damage, injury, injury_pmf
-from game.rules.gurps_stats import DAMAGE_BY_ST, parse_damage, range_penalty, rof_bonus
+from game.rules.gurps.damage import basic_damage, injury, injury_pmf
+from game.rules.gurps.ruleset import COVER_PENALTY, GurpsRuleset
+from game.rules.gurps.stats import DAMAGE_BY_ST, parse_damage, range_penalty, rof_bonus
 from tests.rules.fakes import FakeBattle, run_flow
 from tests.rules.fakes import mc_bound as bound
 from tests.rules.test_gurps_common import SWORD, chooser, duel, mk, profiles
@@ -255,8 +255,8 @@ def test_attack_option_timing() -> None:
 
 def test_injury_summary_matches_the_injury_distribution() -> None:
     # hurt_odds reads P(penetrate) and E[injury] from this memo: the same sums over injury_pmf.
-    from game.rules.gurps import _injury_summary
-    from game.rules.gurps_damage import injury_pmf
+    from game.rules.gurps.damage import injury_pmf
+    from game.rules.gurps.ruleset import _injury_summary
 
     for args in [(1, 1, "cut", 2, False), (2, -1, "cr", 0, True), (1, 0, "imp", 9, False)]:
         dist = injury_pmf(*args)
@@ -269,7 +269,7 @@ def test_injury_summary_matches_the_injury_distribution() -> None:
 def test_posture_and_cover_modifiers_read_as_the_tables(posture: Posture, cover: CoverLevel) -> None:
     # attack_profile takes these modifiers from tables built once: each must carry the label and
     # value of the posture and cover tables (the labels go into the event log).
-    from game.rules.gurps_stats import POSTURES
+    from game.rules.gurps.stats import POSTURES
 
     rules, b = duel(a=mk(extra_skills={"Broadsword": 18, "Bow": 18}), dist=1.0)
     b.set_sight("a", "d", cover=cover)

@@ -1,6 +1,6 @@
 """Shared helpers for the GURPS ruleset tests (no tests here).
 
-The tests check game.rules.gurps against shared/rules/gurps-active-defense.txt
+The tests check game.rules.gurps.ruleset against shared/rules/gurps-active-defense.txt
 and the standard GURPS mechanics documented in docs/rulesets/gurps.md.
 """
 
@@ -15,11 +15,11 @@ from typing import Any
 import numpy as np
 from ruamel.yaml import YAML
 
-from game.commands import Decision, Option
+from game.core.commands import Decision, Option
 from game.dice import Dice
-from game.rules.gurps import GurpsRuleset
-from game.rules.gurps_defence import AttackInfo, DefenceChoice, defence_choices
-from game.rules.gurps_stats import GurpsStats
+from game.rules.gurps.defence import AttackInfo, DefenceChoice, defence_choices
+from game.rules.gurps.ruleset import GurpsRuleset
+from game.rules.gurps.stats import GurpsStats
 from tests.rules.fakes import FakeBattle
 
 PROFILES_PATH = Path(__file__).resolve().parents[2] / "scenarios" / "profiles.yaml"

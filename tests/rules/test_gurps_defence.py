@@ -19,7 +19,7 @@ import pytest
 from components.sight import Arc
 from components.spatial import Posture
 from game.dice.gurps import p_success
-from game.rules.gurps_defence import (
+from game.rules.gurps.defence import (
     BARE_HANDS,
     best_stages,
     defence_choices,
@@ -28,7 +28,7 @@ from game.rules.gurps_defence import (
     reach_limit_yards,
     retreat_block_reason,
 )
-from game.rules.gurps_stats import GurpsStats
+from game.rules.gurps.stats import GurpsStats
 from tests.rules.test_gurps_common import BOW, SWORD, attack_info, choices_by_label, duel, mk, profiles
 
 
@@ -392,8 +392,8 @@ def test_fast_built_choices_equal_dataclass_construction() -> None:
     # still match what DefenceChoice(...) and dataclasses.replace give.
     from dataclasses import FrozenInstanceError, fields, replace
 
-    from game.commands import Modifier
-    from game.rules.gurps_defence import DefenceChoice, _choice, _make
+    from game.core.commands import Modifier
+    from game.rules.gurps.defence import DefenceChoice, _choice, _make
 
     mods = [Modifier("Dodge", 8, "defence"), Modifier("side arc", -2, "defence")]
     plain = _choice("parry", "sword", mods, parry_skill="Brawling")
@@ -414,7 +414,7 @@ def test_fast_built_choices_equal_dataclass_construction() -> None:
 def test_derived_scores_match_the_stat_block() -> None:
     # derived() memoises a block's scores by identity: it must give what the block's own methods
     # give, for every profile and for an equal but distinct block.
-    from game.rules.gurps_stats import derived
+    from game.rules.gurps.stats import derived
 
     blocks = [*profiles().values(), mk(extra_skills={"Acrobatics": 14, "Judo": 13}), mk(vehicle_skill=14)]
     for s in [*blocks, blocks[0].model_copy()]:
@@ -430,7 +430,7 @@ def test_derived_scores_match_the_stat_block() -> None:
 def test_memoised_bare_hand_parry_follows_the_situation() -> None:
     # defence_choices memoises which bare-handed skill wins per block and situation. Whatever the
     # memo already holds, every situation must get the choices a cold memo would give.
-    import game.rules.gurps_defence as gd
+    import game.rules.gurps.defence as gd
 
     spear = {"name": "spear", "skill": "Broadsword", "damage": "thr+2 imp"}
     fist = {"name": "fist", "skill": "Broadsword", "damage": "thr-1 cr", "unarmed": True, "reach": 0}

@@ -20,8 +20,8 @@ import pytest
 
 from components.spatial import Posture
 from components.state import DefenseState, TurnState
-from game.commands import Attack, Decision, Maneuver
-from game.rules.gurps import GurpsRuleset
+from game.core.commands import Attack, Decision, Maneuver
+from game.rules.gurps.ruleset import GurpsRuleset
 from tests.rules.fakes import FakeBattle, run_flow
 from tests.rules.fakes import mc_bound as bound
 from tests.rules.test_gurps_common import ScriptedDice, chooser, duel, mk, profiles
@@ -122,7 +122,7 @@ def test_sacrificial_dodge_takes_the_hit() -> None:
     assert b.u["f"].defense.extra["interposed"]
     assert events(b, "interpose")
     # Having moved, the friend cannot retreat before its next turn.
-    from game.rules.gurps_defence import AttackInfo, retreat_block_reason
+    from game.rules.gurps.defence import AttackInfo, retreat_block_reason
 
     info = AttackInfo("a", b.stats("a").weapon("sword"), b.sight("a", "f"))
     assert retreat_block_reason(b, "f", info) == "moved to interpose (sacrificial dodge) this turn"

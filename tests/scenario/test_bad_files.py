@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from game.errors import ScenarioError
+from game.core.errors import ScenarioError
 from game.scenario import load_scenario
 from tests.scenario.conftest import BAD, TEST_PROFILES
 

@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from game.cli import cli
-from game.errors import ScenarioError
+from game.core.errors import ScenarioError
 from game.rules import RULESET_NAMES
 from game.scenario import available_ruleset, load_scenario
 from tests.scenario.conftest import BAD, TEST_PROFILES

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from game.errors import ScenarioError
+from game.core.errors import ScenarioError
 from game.rules import RULESET_NAMES
 from game.scenario import available_ruleset, load_scenario_text, scenario_schema
 from tests.scenario.conftest import BAD, TEST_PROFILES

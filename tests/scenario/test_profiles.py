@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from game.errors import ScenarioError, UnknownName
+from game.core.errors import ScenarioError, UnknownName
 from game.scenario import check_profiles, load_scenario_text, resolve_stats
 from tests.scenario import fakerules
 from tests.scenario.conftest import TEST_PROFILES

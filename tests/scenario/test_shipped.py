@@ -27,7 +27,7 @@ from game.scenario import (
     load_scenario,
     resolve_stats,
 )
-from game.yamlsrc import parse_yaml
+from game.scenario.yaml_source import parse_yaml
 
 SCENARIOS_DIR = DEFAULT_PROFILES_PATH.parent
 SHIPPED = ["duel", "street", "hedgerows", "firing-line", "skirmish-5v5"]

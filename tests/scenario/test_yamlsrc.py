@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from game.yamlsrc import MAX_DEPTH, format_path, parse_yaml
+from game.scenario.yaml_source import MAX_DEPTH, format_path, parse_yaml
 
 
 def test_lines_for_every_key_and_item() -> None:

@@ -1,4 +1,4 @@
-"""Legal commands of the active unit's turn, as a :class:`~game.commands.Decision`.
+"""Legal commands of the active unit's turn, as a :class:`~game.core.commands.Decision`.
 
 Contract: ``turn_decision(match, uid)`` lists every legal turn command with its
 AP cost in the label and the ruleset's odds on attacks: Move (free point,
@@ -14,10 +14,10 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from components.spatial import Posture
-from game.commands import ChangePosture, Decision, EndTurn, Face, Move, Option, Step
+from game.core.commands import ChangePosture, Decision, EndTurn, Face, Move, Option, Step
 
 if TYPE_CHECKING:
-    from game.match import Match
+    from game.engine.match import Match
 
 
 #: Every posture with its name (reading an enum member's value is a descriptor call).

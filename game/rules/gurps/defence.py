@@ -1,7 +1,7 @@
 """GURPS active defences: which are possible against an attack, and at what score.
 
 Implements the defence side of shared/rules/gurps-active-defense.txt (see
-:mod:`game.rules.gurps` for the whole ruleset and docs/rulesets/gurps.md for the
+:mod:`game.rules.gurps.ruleset` for the whole ruleset and docs/rulesets/gurps.md for the
 decisions). This module only reads the battle; rolling and moving happen in the
 ruleset's attack flow.
 
@@ -24,10 +24,10 @@ from typing import Any
 from components.sight import Arc, SightFacts
 from components.spatial import LYING_DOWN, Posture
 from components.state import DefenseState
-from game.commands import Modifier
+from game.core.commands import Modifier
 from game.dice.gurps import ACROBATIC_BONUS, dodge_success_removed, p_success
 from game.rules.base import Battle, BlockMemo
-from game.rules.gurps_stats import (
+from game.rules.gurps.stats import (
     JUDO_KARATE,
     POSTURES,
     RETREAT_PLUS3_UNARMED,

@@ -1,7 +1,7 @@
 """Frozen command values: what a unit (or its controller) asks the match to do.
 
 Contract: commands are plain immutable values with a ``unit`` field naming the
-acting unit. ``game.match.Match.apply`` accepts a command only if it matches one
+acting unit. ``game.engine.match.Match.apply`` accepts a command only if it matches one
 of the options of the pending :class:`Decision` (see :func:`matches`); otherwise
 it raises ``IllegalCommand`` and changes nothing. Points are ``(x, y)`` inches.
 

@@ -1,7 +1,7 @@
 """PNG plots of a batch of battles (matplotlib, Agg backend, no window ever).
 
 Contract: each function draws one figure from battle rows or summaries
-(:mod:`game.batch`, :mod:`game.stats`) and writes it atomically (temp file +
+(:mod:`game.tools.batch`, :mod:`game.tools.stats`) and writes it atomically (temp file +
 rename) to the given path, returning that path. Figures are built with
 ``matplotlib.figure.Figure`` directly, never ``pyplot``: no global state, no GUI
 backend, safe in worker processes and tests.
@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from game.stats import DRAW, Summary, running_rate, summarize, wilson
+from game.tools.stats import DRAW, Summary, running_rate, summarize, wilson
 
 #: File names written by :func:`write_all`.
 WIN_RATES = "win_rates.png"

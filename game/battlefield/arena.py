@@ -25,7 +25,7 @@ from components.sight import SightFacts
 from components.spatial import POSTURE_HEIGHT, Posture, normalize_degrees
 from components.specs import ScenarioSpec
 from components.terrain import ObstacleSpec
-from game.commands import LazyRegion, Point
+from game.core.commands import LazyRegion, Point
 from game.geometry import SightCache, SightIndex, UnitTable
 from game.movement import NavMesh, Path, regions
 from game.rules.base import Region
@@ -415,7 +415,7 @@ class Arena:
         built for every turn decision, and serves for sampling and for drawing the reach); the
         validator is exact: a free shortest path no longer than ``max_len``. The window draws the
         exact geodesic reach with ``nav.reachable`` when it needs it. With ``lazy`` the geometry
-        is a :class:`~game.commands.LazyRegion` (for an option's ``region``).
+        is a :class:`~game.core.commands.LazyRegion` (for an option's ``region``).
         """
         start, r = self._me(uid)
         geom = self._disc(start, r, max_len, lazy)

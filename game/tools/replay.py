@@ -1,7 +1,7 @@
 """Re-simulate a recorded battle from its event log and verify every event.
 
 Contract:
-- :func:`load` reads a JSON-lines log (:func:`game.events.read_log`) and finds
+- :func:`load` reads a JSON-lines log (:func:`game.core.events.read_log`) and finds
   its scenario: the ``--scenario`` path if given, else the ``scenario_path``
   recorded in ``match_start`` (when the engine records one), else the first
   YAML file in the usual places (``./scenarios``, the folders above the log
@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from components.specs import ScenarioSpec
-from game.errors import IllegalCommand, SkirmishError
-from game.events import read_log
+from game.core.errors import IllegalCommand, SkirmishError
+from game.core.events import read_log
 
 #: Characters of a value shown in a divergence message.
 SHOWN = 120
@@ -176,8 +176,8 @@ def load(
 
 # --------------------------------------------------------------------------- verifying
 def rebuild(events: Sequence[dict[str, Any]], spec: ScenarioSpec) -> Any:
-    """A fresh :class:`~game.match.Match` set up as the log's ``match_start`` says."""
-    from game.match import Match
+    """A fresh :class:`~game.engine.match.Match` set up as the log's ``match_start`` says."""
+    from game.engine.match import Match
 
     start = events[0]
     return Match(
@@ -211,7 +211,7 @@ def _diff(expected: dict[str, Any], got: dict[str, Any], pos: int) -> Divergence
 
 def verify(events: Sequence[dict[str, Any]], spec: ScenarioSpec) -> ReplayResult:
     """Re-simulate the logged battle and compare every event (see the module docstring)."""
-    from game.commands import command_from_json
+    from game.core.commands import command_from_json
 
     match = rebuild(events, spec)
     produced: list[dict[str, Any]] = match.log.events

@@ -1,6 +1,6 @@
 """GURPS damage and wounds: injury odds and the effects of injury (shock, stun, death).
 
-Part of the GURPS ruleset (:mod:`game.rules.gurps`), implementing the damage
+Part of the GURPS ruleset (:mod:`game.rules.gurps.ruleset`), implementing the damage
 step that shared/rules/gurps-active-defense.txt leaves to the standard rules
 ("roll for damage"): weapon dice and adds, at least 1 (0 for crushing), halved
 beyond 1/2D, minus DR, times the wound modifier (rounded down, at least 1 if it
@@ -20,7 +20,7 @@ from components.spatial import Posture
 from game.dice import sum_pmf
 from game.dice.gurps import RollResult, judge
 from game.rules.base import Battle
-from game.rules.gurps_stats import WOUND_MULTIPLIER, GurpsStats, GurpsWeapon
+from game.rules.gurps.stats import WOUND_MULTIPLIER, GurpsStats, GurpsWeapon
 
 HP = "hp"
 SHOCK_MAX = 4

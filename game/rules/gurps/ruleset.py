@@ -8,8 +8,8 @@ once per turn, not against bullets or beams), the 3-4 / 17-18 defence roll,
 no defence when unaware, unconscious or immobilized, rapid fire against a
 Dodge, Acrobatic Dodge, Sacrificial Dodge (and dodge-and-drop), Retreat (with
 the follow step), Dodge-and-Drop and All-Out Defence (Double Defense). The
-defence side lives in :mod:`game.rules.gurps_defence`, the data in
-:mod:`game.rules.gurps_stats`, the exact odds in :mod:`game.dice.gurps`.
+defence side lives in :mod:`game.rules.gurps.defence`, the data in
+:mod:`game.rules.gurps.stats`, the exact odds in :mod:`game.dice.gurps`.
 
 Where the text is silent, standard GURPS 4e Basic Set mechanics (decisions,
 documented in docs/rulesets/gurps.md):
@@ -54,19 +54,19 @@ from typing import Any, ClassVar
 from components.sight import CoverLevel, SightFacts
 from components.spatial import LYING_DOWN, Posture
 from components.state import Health
-from game.commands import Attack, Maneuver, Modifier, Option
+from game.core.commands import Attack, Maneuver, Modifier, Option
 from game.dice.gurps import attack_outcomes, hits_scored, judge, p_success
 from game.rules.base import Battle, Flow, Ruleset, StrictModel, UnitSetup
-from game.rules.gurps_damage import HP, injury_pmf
-from game.rules.gurps_defence import (
+from game.rules.gurps.damage import HP, injury_pmf
+from game.rules.gurps.defence import (
     best_stages,
     defence_choices,
     gap_yards,
     landing_odds,
     reach_limit_yards,
 )
-from game.rules.gurps_reactions import AIM, AOD, STEP_MANEUVERS, GurpsReactions
-from game.rules.gurps_stats import (
+from game.rules.gurps.reactions import AIM, AOD, STEP_MANEUVERS, GurpsReactions
+from game.rules.gurps.stats import (
     POSTURES,
     PRONE_MOVE_YARDS,
     GurpsStats,
@@ -137,7 +137,7 @@ def _hurt_odds(
     p_pen: float,
 ) -> tuple[float, float]:
     """(P(injury lands), E[hits | attack succeeds]) given the defender's defence ``stages`` (as
-    :func:`~game.rules.gurps_defence.landing_pmf` reads them) and each hit's chance to penetrate."""
+    :func:`~game.rules.gurps.defence.landing_pmf` reads them) and each hit's chance to penetrate."""
     p_hurt = 0.0
     hit_mass = 0.0
     hits_sum = 0.0
@@ -151,7 +151,7 @@ def _hurt_odds(
 
 @lru_cache(maxsize=4096)
 def _injury_summary(dice: int, adds: int, dtype: str, dr: int, halved: bool) -> tuple[float, float]:
-    """(P(one hit injures), E[injury of one hit]) of :func:`~game.rules.gurps_damage.injury_pmf`."""
+    """(P(one hit injures), E[injury of one hit]) of :func:`~game.rules.gurps.damage.injury_pmf`."""
     dist = injury_pmf(dice, adds, dtype, dr, halved)
     return sum(p for inj, p in dist if inj > 0), sum(inj * p for inj, p in dist)
 

@@ -10,7 +10,7 @@ Contract:
   map) and the live state is checked in a few vectorized shapely/numpy calls.
   Once a log invariant is broken it stays reported by every later call.
 - :func:`check_log` ``(events, spec=None) -> list[str]`` checks a whole recorded log
-  (e.g. one read back with :func:`game.events.read_log`). The geometry invariants
+  (e.g. one read back with :func:`game.core.events.read_log`). The geometry invariants
   need the scenario's obstacles and bases: without ``spec`` they are skipped.
   :class:`LogChecker` is the incremental checker both use; :func:`summarize` counts
   violations by invariant name.
@@ -50,7 +50,7 @@ Contract:
       armour-or-dodge choice under Ubiquitous Dodging) changed within it.
 
 Tolerances: live geometry is exact floats (:data:`LIVE_TOL`); logged positions are
-rounded to :data:`game.events.POS_DECIMALS` places, hence :data:`LOG_TOL`.
+rounded to :data:`game.core.events.POS_DECIMALS` places, hence :data:`LOG_TOL`.
 """
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ from components.specs import ScenarioSpec
 from components.state import ActionPoints, Health
 
 if TYPE_CHECKING:
-    from game.match import Match
+    from game.engine.match import Match
 
 #: Slack for live (unrounded) geometry, inches: bases may touch, not overlap.
 LIVE_TOL = 1e-7

@@ -8,7 +8,7 @@ Contract:
   (``match.commands``), the state of ``match.ai_rng``, the AI's memory
   (``match.ai_memory``: each unit's quarry) and, for verification, the
   number of events and the state hash. It writes through
-  :func:`game.events.atomic_write_text` (temp file + rename), so a crash never
+  :func:`game.core.events.atomic_write_text` (temp file + rename), so a crash never
   leaves a half-written save and an older save at ``path`` survives a failed write.
 - :func:`load_match` ``(path, scenario_path=None) -> Match`` validates the file
   strictly (pydantic, unknown keys are errors), loads the scenario (``scenario_path``,
@@ -17,7 +17,7 @@ Contract:
   the same seed and re-applies the commands, then restores ``ai_rng`` and the AI's
   memory. Version 1 saves (before the memory was saved) still load. A replay that
   does not end with the saved event count and state hash is refused too (the rules
-  changed since the save). Every problem raises :class:`~game.errors.ScenarioError`
+  changed since the save). Every problem raises :class:`~game.core.errors.ScenarioError`
   whose lines read ``save:line: key.path: what is wrong``.
 - Why the AI stream is saved rather than re-derived: ``ai_rng`` advances only when an
   AI policy draws, and how often it drew depends on which sides were human; the dice
@@ -38,12 +38,12 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError
 
 from game import __version__
-from game.commands import command_from_json
-from game.errors import IllegalCommand, Problem, ScenarioError, SkirmishError
-from game.events import atomic_write_text
-from game.match import Match
+from game.core.commands import command_from_json
+from game.core.errors import IllegalCommand, Problem, ScenarioError, SkirmishError
+from game.core.events import atomic_write_text
+from game.engine.match import Match
 from game.rules import RULESET_NAMES
-from game.yamlsrc import KeyPath, format_path, parse_yaml
+from game.scenario.yaml_source import KeyPath, format_path, parse_yaml
 
 #: The ``format`` field of every save.
 SAVE_FORMAT = "skirmish-save"

@@ -3,10 +3,10 @@
 Contract (AEC-like, after PettingZoo/OpenSpiel):
 - ``Match(spec, ruleset=..., seed=...)`` builds a fresh esper world of its own
   (matches in one process never share entities) and runs until the first
-  decision. ``pending`` is the :class:`~game.commands.Decision` the match waits
+  decision. ``pending`` is the :class:`~game.core.commands.Decision` the match waits
   for: the active unit's turn, or a reaction (defence, retreat point, dodge
   move) of any unit. ``apply(cmd)`` checks ``cmd`` against ``pending.options``;
-  an illegal command raises :class:`~game.errors.IllegalCommand` and changes
+  an illegal command raises :class:`~game.core.errors.IllegalCommand` and changes
   nothing. ``outcome`` is set when the match is over.
 - Randomness: one ``numpy.random.SeedSequence(seed)`` per match is spawned into
   two generators: ``rng`` for every dice draw (logged through ``dice``) and
@@ -38,11 +38,11 @@ from components.spatial import POSTURE_HEIGHT, Body, Facing, Position, Posture, 
 from components.specs import ScenarioSpec, UnitSpec
 from components.state import ActionPoints, DefenseState, Health, RuleStats, TurnState
 from game import __version__
-from game.arena import Arena
-from game.commands import Command, Decision, Point, command_to_json, find_option
+from game.battlefield.arena import Arena
+from game.core.commands import Command, Decision, Point, command_to_json, find_option
+from game.core.errors import IllegalCommand, UnknownName
+from game.core.events import EventLog, round_pos
 from game.dice import Dice
-from game.errors import IllegalCommand, UnknownName
-from game.events import EventLog, round_pos
 from game.rules import get_ruleset
 from game.rules.base import Flow, Region, Ruleset
 from game.scenario import DEFAULT_PROFILE, resolve_stats
@@ -106,7 +106,7 @@ class Match:
         # The components that never change identity, by unit (hot reads of every query).
         self._side: dict[str, str] = {}
         self._health: dict[str, Health] = {}
-        #: Per unit, a count of the changes to what a :class:`~game.view.UnitView` shows (place,
+        #: Per unit, a count of the changes to what a :class:`~game.engine.view.UnitView` shows (place,
         #: facing, posture, AP, health): views keep a unit's snapshot while its count stands.
         self.changes: dict[str, int] = {}
         # The units in action, in unit order, until the next status change (statuses change only

@@ -22,7 +22,7 @@ from typing import Any
 import pygame
 
 from components.spatial import Posture
-from game.commands import Attack, ChangePosture, Decision, EndTurn, Face, Option, Step, matches
+from game.core.commands import Attack, ChangePosture, Decision, EndTurn, Face, Option, Step, matches
 from game.render.inspect import path_preview, resolve_point
 from game.render.renderer import Renderer
 from game.render.ui import ACTION_KEYS, KEYED_ROWS, OVERLAY_KEYS, UiState, menu_rows

@@ -3,7 +3,7 @@
 Contract (DESIGN §2; the user-facing reference is ``docs/scenario-format.md``):
 
 - :func:`load_scenario` / :func:`load_scenario_text` read one YAML scenario and
-  return a :class:`ScenarioSpec`, or raise :class:`~game.errors.ScenarioError`
+  return a :class:`ScenarioSpec`, or raise :class:`~game.core.errors.ScenarioError`
   carrying *every* problem found, each located as ``file:line``, a dotted key path
   (``units.2.at``, indexes from 0) and a message saying what was expected. Bad
   bytes, empty files, YAML syntax errors, duplicate keys and tags are problems
@@ -57,10 +57,10 @@ from shapely.validation import explain_validity
 from components.spatial import Posture, normalize_degrees
 from components.specs import ScenarioSpec, UnitSpec
 from components.terrain import HEIGHT_NAMES, ObstacleSpec
-from game.errors import Problem, ScenarioError, UnknownName
+from game.core.errors import Problem, ScenarioError, UnknownName
 from game.rules import REGISTRY, RULESET_NAMES, ruleset_class
 from game.rules.base import Ruleset, StrictModel
-from game.yamlsrc import KeyPath, YamlDoc, format_path, parse_yaml
+from game.scenario.yaml_source import KeyPath, YamlDoc, format_path, parse_yaml
 
 __all__ = [
     "DEFAULT_CONTROLLER",
@@ -79,7 +79,7 @@ __all__ = [
 ]
 
 #: The shared archetype stat blocks shipped with the project.
-DEFAULT_PROFILES_PATH = Path(__file__).resolve().parents[1] / "scenarios" / "profiles.yaml"
+DEFAULT_PROFILES_PATH = Path(__file__).resolve().parents[2] / "scenarios" / "profiles.yaml"
 #: Profile a unit without ``profile:`` uses, if the merged profiles have it for the ruleset.
 DEFAULT_PROFILE = "trooper"
 #: AI policy of a side the scenario's ``controllers:`` does not name.

@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING, Any
 
 from components.sight import SightFacts
 from components.terrain import ObstacleSpec
-from game.commands import Decision
+from game.core.commands import Decision
 
 if TYPE_CHECKING:
-    from game.match import Match
+    from game.engine.match import Match
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,14 +1,14 @@
 """The skirmish window: play a match (hotseat or against AI policies) and view replays.
 
 Contract:
-- :class:`App` shows one :class:`~game.match.Match` through :class:`~game.view.MatchView` and
+- :class:`App` shows one :class:`~game.engine.match.Match` through :class:`~game.engine.view.MatchView` and
   changes it only with ``match.apply(command)``: commands come from the
-  :class:`~game.input.InputHandler` for human sides and from ``game.ai`` policies (with
+  :class:`~game.render.input.InputHandler` for human sides and from ``game.ai`` policies (with
   ``match.ai_rng``) for AI sides, one AI decision per frame so the window stays responsive.
   A refused command leaves the match unchanged and its reason on the message line.
   :meth:`App.tick` is one frame (events in, at most one AI decision, one drawing) and can be
   driven with synthetic events in tests; :meth:`App.run` loops at 60 fps until the window closes.
-- F5 / F9 call ``game.saves.save_match(match, path)`` / ``game.saves.load_match(path)``,
+- F5 / F9 call ``game.tools.saves.save_match(match, path)`` / ``game.tools.saves.load_match(path)``,
   imported only when pressed; if that module is missing or fails, the window shows why.
 - :func:`view_replay` steps through a recorded battle: the match is rebuilt from the log's
   ``match_start`` (seed, ruleset, options, controllers, round limit) and the logged
@@ -23,11 +23,11 @@ from typing import Any
 
 from components.specs import ScenarioSpec
 from game.ai import Policy, get_policy
-from game.commands import command_from_json
-from game.errors import IllegalCommand, SkirmishError
-from game.match import Match
+from game.core.commands import command_from_json
+from game.core.errors import IllegalCommand, SkirmishError
+from game.engine.match import Match
+from game.engine.view import MatchView
 from game.render import require_pygame_ce
-from game.view import MatchView
 
 #: Frames per second of the window loop.
 FPS = 60
@@ -69,7 +69,7 @@ class App:
         screen: Any = None,
     ) -> None:
         pygame = require_pygame_ce()
-        from game.input import InputHandler
+        from game.render.input import InputHandler
         from game.render.renderer import Renderer
         from game.render.ui import UiState
 
@@ -162,11 +162,11 @@ class App:
 
     # ------------------------------------------------------------------ saves
     def save(self) -> None:
-        """F5: ``game.saves.save_match(match, save_path)``; problems are shown in the window."""
+        """F5: ``game.tools.saves.save_match(match, save_path)``; problems are shown in the window."""
         try:
-            from game.saves import save_match
+            from game.tools.saves import save_match
         except ImportError:
-            self.ui.say("saving is not available: the game.saves module is missing", error=True)
+            self.ui.say("saving is not available: the game.tools.saves module is missing", error=True)
             return
         try:
             save_match(self.match, self.save_path)
@@ -176,11 +176,11 @@ class App:
         self.ui.say(f"saved to {self.save_path}")
 
     def load(self) -> None:
-        """F9: ``game.saves.load_match(save_path)`` replaces the match; problems are shown."""
+        """F9: ``game.tools.saves.load_match(save_path)`` replaces the match; problems are shown."""
         try:
-            from game.saves import load_match
+            from game.tools.saves import load_match
         except ImportError:
-            self.ui.say("loading is not available: the game.saves module is missing", error=True)
+            self.ui.say("loading is not available: the game.tools.saves module is missing", error=True)
             return
         try:
             loaded = load_match(self.save_path)
@@ -209,7 +209,7 @@ class ReplayBuilder:
 
     Args:
         spec: the scenario the log was recorded on.
-        events: the recorded log (``game.events.read_log``); must start with ``match_start``.
+        events: the recorded log (``game.core.events.read_log``); must start with ``match_start``.
 
     Raises:
         SkirmishError: the log does not start with ``match_start`` or holds a malformed command.
@@ -289,7 +289,7 @@ class ReplayWindow:
 
     def __init__(self, builder: ReplayBuilder, screen: Any) -> None:
         pygame = require_pygame_ce()
-        from game.input import InputHandler
+        from game.render.input import InputHandler
         from game.render.renderer import Renderer
         from game.render.ui import UiState
 

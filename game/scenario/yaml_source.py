@@ -7,7 +7,7 @@ Contract:
   type and never an object built from a tag) plus the 1-based line of every mapping
   key and sequence item, addressed by key path (``("units", 2, "at")``).
 - It never raises on bad input. Every problem comes back as a located
-  :class:`~game.errors.Problem`: bytes that are not UTF-8, an empty file, YAML syntax
+  :class:`~game.core.errors.Problem`: bytes that are not UTF-8, an empty file, YAML syntax
   errors, several documents, duplicate keys, non-text keys, and any tag outside the
   plain-data core schema (``!!python/object``, ``!custom``, ``!!binary``...). When
   the file cannot be parsed at all, :attr:`YamlDoc.data` is ``None``.
@@ -34,7 +34,7 @@ from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from ruamel.yaml.reader import ReaderError
 
-from game.errors import Problem
+from game.core.errors import Problem
 
 #: A key path into a document: mapping keys (str) and sequence indexes (int).
 KeyPath = tuple[str | int, ...]

@@ -9,8 +9,8 @@ pygame.
 from __future__ import annotations
 
 from game.ai import Policy, get_policy
-from game.match import Match, Outcome
-from game.view import MatchView
+from game.engine.match import Match, Outcome
+from game.engine.view import MatchView
 
 
 def play(match: Match, policies: dict[str, Policy] | None = None, max_commands: int = 100_000) -> Outcome:

@@ -1,13 +1,13 @@
 """GURPS reactions: sacrificial dodge, active defences, retreat and follow, parry injuries.
 
-Part of the GURPS ruleset (:mod:`game.rules.gurps`): the attack flow's reaction
+Part of the GURPS ruleset (:mod:`game.rules.gurps.ruleset`): the attack flow's reaction
 steps from shared/rules/gurps-active-defense.txt. After a successful attack
 roll (not a critical hit) each eligible friend of the target, nearest first,
 may announce a Sacrificial Dodge; then the target picks one active defence
 (two, different ones, under All-Out Defence), with retreat, acrobatics or
 dodge-and-drop as allowed; a retreating defender may be followed by the
 attacker's unused step. Which defences exist and their scores come from
-:mod:`game.rules.gurps_defence`.
+:mod:`game.rules.gurps.defence`.
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ from typing import Any
 
 from components.sight import SightFacts
 from components.spatial import LYING_DOWN, Posture
-from game.commands import Decision, Defend, Follow, Interpose, Modifier, Option
+from game.core.commands import Decision, Defend, Follow, Interpose, Modifier, Option
 from game.dice.gurps import RollResult, hits_dodged, judge, p_margin_at_least, p_success
 from game.rules.base import Battle
-from game.rules.gurps_damage import GurpsCore
-from game.rules.gurps_defence import (
+from game.rules.gurps.damage import GurpsCore
+from game.rules.gurps.defence import (
     BARE_HANDS,
     DROP_DODGE,
     AttackInfo,
@@ -33,7 +33,7 @@ from game.rules.gurps_defence import (
     gap_yards,
     no_defence_reason,
 )
-from game.rules.gurps_stats import GurpsStats, GurpsWeapon
+from game.rules.gurps.stats import GurpsStats, GurpsWeapon
 
 AOD = "all_out_defence"
 AIM = "aim"

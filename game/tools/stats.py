@@ -8,7 +8,7 @@ Contract:
 - :func:`newcombe` gives the difference of two independent proportions with
   Newcombe's hybrid score interval (Newcombe 1998, method 10), built from the two
   Wilson intervals.
-- :func:`summarize` turns battle rows (see :mod:`game.batch`) into a
+- :func:`summarize` turns battle rows (see :mod:`game.tools.batch`) into a
   :class:`Summary`: per-side wins, draws, mean rounds and, when the policies were
   swapped between sides, per-policy wins. :func:`summary_table` formats it as
   plain text for the terminal.

@@ -36,8 +36,8 @@ from pathlib import Path
 from typing import Any
 
 from components.specs import ScenarioSpec
-from game.errors import ScenarioError, SkirmishError
-from game.events import atomic_write_text
+from game.core.errors import ScenarioError, SkirmishError
+from game.core.events import atomic_write_text
 
 #: Longest battle (commands) before it is declared stuck.
 MAX_COMMANDS = 100_000
@@ -94,7 +94,7 @@ class BattleFailed(RuntimeError):
 
 
 class InvariantViolation(BattleFailed):
-    """``game.invariants.check`` reported a problem after a command."""
+    """``game.tools.invariants.check`` reported a problem after a command."""
 
 
 @dataclass(frozen=True)
@@ -111,7 +111,7 @@ class BattleJob:
         variant: label of a compared variant ("" for a plain batch).
         swapped: whether ``policies`` are the swapped assignment (recorded in the row).
         log_path: where to write the event log (None: not kept).
-        check_invariants: call ``game.invariants.check(match)`` after every command.
+        check_invariants: call ``game.tools.invariants.check(match)`` after every command.
         sha256: the scenario file's hash when the batch was planned (checked on load).
         round_limit: overrides the scenario's round limit.
     """
@@ -146,7 +146,7 @@ def load_spec(path: str, ruleset: str | None = None, sha256: str | None = None) 
     try:
         st = os.stat(p)
     except OSError as e:
-        from game.errors import Problem
+        from game.core.errors import Problem
 
         raise ScenarioError([Problem(path, 0, "", f"cannot read: {e.strerror or e}")]) from None
     key = (p, ruleset, st.st_mtime_ns, st.st_size)
@@ -156,7 +156,7 @@ def load_spec(path: str, ruleset: str | None = None, sha256: str | None = None) 
         _SPECS.clear()  # one scenario at a time is the common case; never grow without bound
         _SPECS[key] = spec
     if sha256 is not None and spec.sha256 != sha256:
-        from game.errors import Problem
+        from game.core.errors import Problem
 
         raise ScenarioError(
             [
@@ -188,16 +188,16 @@ def job_options(job: BattleJob, spec: ScenarioSpec) -> dict[str, Any]:
 
 # --------------------------------------------------------------------------- one battle
 def invariant_checker(enabled: bool) -> Callable[[Any], list[str]] | None:
-    """``game.invariants.check`` if ``enabled`` (None otherwise); SkirmishError if it is missing."""
+    """``game.tools.invariants.check`` if ``enabled`` (None otherwise); SkirmishError if it is missing."""
     if not enabled:
         return None
     try:
-        from game import invariants
+        from game.tools import invariants
     except ModuleNotFoundError as e:
-        if e.name != "game.invariants":
+        if e.name != "game.tools.invariants":
             raise
         raise SkirmishError(
-            "--check-invariants needs game.invariants, which this installation lacks"
+            "--check-invariants needs game.tools.invariants, which this installation lacks"
         ) from None
     check: Callable[[Any], list[str]] = invariants.check
     return check
@@ -212,8 +212,8 @@ def run_battle(job: BattleJob) -> dict[str, Any]:
         SkirmishError: bad input (scenario, ruleset, options, policy names).
     """
     from game.ai import get_policy
-    from game.match import Match
-    from game.view import MatchView
+    from game.engine.match import Match
+    from game.engine.view import MatchView
 
     spec = job_spec(job)
     _settle_heap()

@@ -1,0 +1,695 @@
+"""A PettingZoo AEC environment over one scenario: every unit is an agent (optional ``[rl]`` extra).
+
+Contract:
+
+- :func:`env` ``(scenario_path, ruleset=None, seed=None)`` loads the scenario (a bad file
+  raises :class:`~game.core.errors.ScenarioError`) and returns a :class:`SkirmishEnv`, a
+  ``pettingzoo.AECEnv``. Agents are the unit ids in scenario order; ``agent_selection`` is
+  the unit of the match's pending decision: its turn, or a reaction that interrupts
+  another unit's turn (a defence when it is attacked, a retreat or dodge move, a
+  sacrificial dodge, a follow). The environment never imports pygame.
+- Spaces are fixed for the environment's lifetime and the same for every agent:
+  ``observation_space(agent)`` is a ``Dict`` of ``"observation"`` (a ``Box`` in
+  [-1, 1], float32, :data:`N_FEATURES` columns: one context row, then one row for the
+  agent itself, its friends and its enemies, each in scenario order) and
+  ``"action_mask"`` (``Box`` {0, 1}, int8, one entry per action).
+  ``action_space(agent)`` is ``Discrete(n)`` over the fixed :class:`ActionCatalogue`
+  (documented in ``docs/rl.md``): end turn, six postures, eight facings, moves to
+  eight directions × three distances, steps to eight directions, attacks as enemy slot
+  × weapon slot × variant, maneuver slots (plain, and targeted: maneuver × enemy slot ×
+  weapon slot, e.g. the GURPS aim ``aim:<weapon>:<target>``), and for reactions (defence, retreat point,
+  dodge move, ...) option slot × (the option itself, or a point in one of eight
+  directions).
+- The mask is exact: an action is unmasked iff the command it stands for passes the
+  decision's validation (points are tested with each option's validator, so an
+  unmasked action is always accepted; an option's region only proposes candidates,
+  since e.g. the move region is a plain reach disc). Stepping a masked action raises
+  ``ValueError``.
+- Rewards (per agent, accumulated as PettingZoo does): for every ``damage`` event,
+  the harm (the fraction of each health track's reference value lost) is subtracted
+  from the victim and added to the attacker (subtracted for friendly fire); a unit
+  taken out of action gets ``-CASUALTY_REWARD`` and its last enemy attacker
+  ``+CASUALTY_REWARD``; when the match ends every remaining agent gets
+  ``+WIN_REWARD``/``-WIN_REWARD`` for a win/loss (0 for a draw).
+- A unit out of action is terminated (and removed after its ``None`` step); at the end
+  every agent is terminated, or truncated when the round limit ended the match.
+- Seeding: ``reset(seed=s)`` plays the match with seed ``s`` (dice), so two
+  environments reset with the same seed and fed the same actions give identical
+  observations, rewards and logs. ``reset()`` without a seed draws the next match seed
+  from a generator seeded by the constructor's ``seed`` (fresh entropy if ``None``).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+import shapely
+from shapely.geometry import Point as SPoint
+from shapely.ops import nearest_points
+
+try:
+    from gymnasium import spaces
+    from pettingzoo import AECEnv
+except ImportError as e:  # pragma: no cover - exercised only without the extra
+    raise ImportError("game.rl needs the optional [rl] extra: pip install 'skirmish-tabletop-sim[rl]'") from e
+
+from components.spatial import Posture
+from components.specs import ScenarioSpec
+from game.core.commands import (
+    Attack,
+    ChangePosture,
+    Decision,
+    EndTurn,
+    Face,
+    Maneuver,
+    Move,
+    Option,
+    Step,
+    matches,
+)
+from game.engine.match import Match
+
+#: Compass directions of the point actions, degrees (0 = east, 90 = south, DESIGN §1).
+DIRECTIONS: tuple[float, ...] = tuple(45.0 * k for k in range(8))
+#: Move distances, as fractions of the move option's reach this turn.
+MOVE_RINGS: tuple[float, ...] = (1 / 3, 2 / 3, 1.0)
+#: Back-off fractions along a ray when its target point is not legal (farthest first).
+_BACKOFF = np.array([1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1])
+#: Weapons per unit, variants per (target, weapon), maneuvers and reaction options addressable.
+WEAPON_SLOTS = 4
+ATTACK_VARIANTS = 2
+MANEUVER_SLOTS = 6
+#: Kinds of targeted maneuvers (named ``<kind>:<weapon>:<target>``), each over enemy × weapon slots.
+TARGETED_MANEUVER_SLOTS = 2
+REACTION_SLOTS = 12
+#: Sub-actions of a reaction slot: the option itself (or any legal point of it), then 8 directions.
+REACTION_SUBACTIONS = 1 + len(DIRECTIONS)
+
+POSTURES: tuple[Posture, ...] = tuple(Posture)
+DECISION_KINDS: tuple[str, ...] = ("turn", "defence", "dodge_move", "follow", "interpose")
+
+DAMAGE_REWARD = 1.0
+CASUALTY_REWARD = 1.0
+WIN_REWARD = 1.0
+
+#: Columns of each observation row (see :func:`SkirmishEnv.observe` and docs/rl.md).
+UNIT_FEATURES: tuple[str, ...] = (
+    "present",
+    "alive",
+    "is_self",
+    "friend",
+    "x",
+    "y",
+    "dx",
+    "dy",
+    "distance",
+    "facing_cos",
+    "facing_sin",
+    *(f"posture_{p.value}" for p in POSTURES),
+    "ap",
+    "health",
+    "i_see_it",
+    "its_cover_from_me",
+    "it_sees_me",
+    "my_cover_from_it",
+    "my_arc_on_it",
+    "is_attacker",
+    "has_status",
+    "base",
+)
+CONTEXT_FEATURES: tuple[str, ...] = (
+    *(f"decision_{k}" for k in DECISION_KINDS),
+    "decision_other",
+    "round",
+    "my_decision",
+    "legal_fraction",
+)
+N_FEATURES = len(UNIT_FEATURES)
+
+
+@dataclass(frozen=True)
+class ActionCatalogue:
+    """The fixed Discrete action layout of one environment.
+
+    Args:
+        targets: enemy slots (the most enemies any unit of the scenario has).
+    """
+
+    targets: int
+
+    @property
+    def end_turn(self) -> int:
+        return 0
+
+    @property
+    def posture(self) -> int:
+        return 1
+
+    @property
+    def face(self) -> int:
+        return self.posture + len(POSTURES)
+
+    @property
+    def move(self) -> int:
+        return self.face + len(DIRECTIONS)
+
+    @property
+    def step(self) -> int:
+        return self.move + len(DIRECTIONS) * len(MOVE_RINGS)
+
+    @property
+    def attack(self) -> int:
+        return self.step + len(DIRECTIONS)
+
+    @property
+    def maneuver(self) -> int:
+        return self.attack + self.targets * WEAPON_SLOTS * ATTACK_VARIANTS
+
+    @property
+    def targeted(self) -> int:
+        return self.maneuver + MANEUVER_SLOTS
+
+    @property
+    def reaction(self) -> int:
+        return self.targeted + TARGETED_MANEUVER_SLOTS * self.targets * WEAPON_SLOTS
+
+    @property
+    def size(self) -> int:
+        return self.reaction + REACTION_SLOTS * REACTION_SUBACTIONS
+
+    def attack_action(self, target_slot: int, weapon_slot: int, variant: int) -> int:
+        return self.attack + (target_slot * WEAPON_SLOTS + weapon_slot) * ATTACK_VARIANTS + variant
+
+    def targeted_action(self, kind_slot: int, target_slot: int, weapon_slot: int) -> int:
+        return self.targeted + (kind_slot * self.targets + target_slot) * WEAPON_SLOTS + weapon_slot
+
+    def reaction_action(self, option_slot: int, sub: int) -> int:
+        return self.reaction + option_slot * REACTION_SUBACTIONS + sub
+
+    def describe(self, action: int) -> str:
+        """What ``action`` stands for, in words (for messages and docs)."""
+        a = int(action)
+        if not 0 <= a < self.size:
+            return f"no action {a} (0..{self.size - 1})"
+        if a == self.end_turn:
+            return "end turn"
+        if a < self.face:
+            return f"posture {POSTURES[a - self.posture].value}"
+        if a < self.move:
+            return f"face {DIRECTIONS[a - self.face]:g} deg"
+        if a < self.step:
+            k, ring = divmod(a - self.move, len(MOVE_RINGS))
+            return f"move {DIRECTIONS[k]:g} deg, {MOVE_RINGS[ring]:.2f} of reach"
+        if a < self.attack:
+            return f"step {DIRECTIONS[a - self.step]:g} deg"
+        if a < self.maneuver:
+            rest, variant = divmod(a - self.attack, ATTACK_VARIANTS)
+            target, weapon = divmod(rest, WEAPON_SLOTS)
+            return f"attack enemy slot {target} with weapon slot {weapon} (variant {variant})"
+        if a < self.targeted:
+            return f"maneuver slot {a - self.maneuver}"
+        if a < self.reaction:
+            rest, weapon = divmod(a - self.targeted, WEAPON_SLOTS)
+            kind, target = divmod(rest, self.targets)
+            return f"targeted maneuver slot {kind} at enemy slot {target} with weapon slot {weapon}"
+        slot, sub = divmod(a - self.reaction, REACTION_SUBACTIONS)
+        if sub == 0:
+            return f"reaction option {slot}"
+        return f"reaction option {slot} toward {DIRECTIONS[sub - 1]:g} deg"
+
+
+#: A candidate point of a point action (None: no candidate).
+_Candidate = tuple[float, float] | None
+
+
+def _unit_vector(degrees: float) -> tuple[float, float]:
+    r = math.radians(degrees)
+    return math.cos(r), math.sin(r)
+
+
+class SkirmishEnv(AECEnv[str, dict[str, np.ndarray], int]):
+    """PettingZoo AEC environment; see the module docstring. Build it with :func:`env`."""
+
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": ["ansi"],
+        "name": "skirmish_v0",
+        "is_parallelizable": False,
+    }
+
+    def __init__(
+        self,
+        spec: ScenarioSpec,
+        ruleset: str | None = None,
+        seed: int | None = None,
+        render_mode: str | None = None,
+    ) -> None:
+        super().__init__()
+        self._validated: dict[tuple[int, Any], bool] = {}
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode must be one of {self.metadata['render_modes']} or None, not {render_mode!r}"
+            )
+        self.spec = spec
+        self.ruleset = ruleset or spec.ruleset
+        self.render_mode = render_mode
+        self.possible_agents: list[str] = [u.id for u in spec.units]
+        self.agents: list[str] = []
+        side_of = {u.id: u.side for u in spec.units}
+        self._side_of = side_of
+        #: Per agent: friend ids and enemy ids in scenario order (fixed slots).
+        self._friends = {
+            a: [b for b in self.possible_agents if b != a and side_of[b] == side_of[a]] for a in side_of
+        }
+        self._enemies = {a: [b for b in self.possible_agents if side_of[b] != side_of[a]] for a in side_of}
+        self._max_friends = max(len(v) for v in self._friends.values())
+        self._max_enemies = max(len(v) for v in self._enemies.values())
+        self.catalogue = ActionCatalogue(targets=max(1, self._max_enemies))
+        rows = 2 + self._max_friends + self._max_enemies
+        self._rows = rows
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(-1.0, 1.0, shape=(rows, N_FEATURES), dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, shape=(self.catalogue.size,), dtype=np.int8),
+            }
+        )
+        act_space = spaces.Discrete(self.catalogue.size)
+        # One object per agent, the same on every call (PettingZoo seeds spaces through them).
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: act_space for a in self.possible_agents}
+        self._seeder = np.random.default_rng(seed)
+        self._maneuvers: list[str] = []  # maneuver names in order of first sight (slot = index)
+        self._targeted: list[str] = []  # targeted maneuver kinds, likewise
+        self._weapons: dict[str, list[str]] = {}
+        self.match: Match | None = None
+        self._legal_key: tuple[int, int] | None = None
+        self._legal: dict[int, Any] = {}
+        self._start_health: dict[str, dict[str, int]] = {}
+        self._last_attacker: dict[str, str] = {}
+
+    # ---- spaces -----------------------------------------------------------------------
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        return self.action_spaces[agent]
+
+    # ---- life cycle ----------------------------------------------------------------------
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start a new match (``seed``: its dice seed; see the module docstring; ``options`` is unused)."""
+        if seed is not None:
+            self._seeder = np.random.default_rng(seed)
+            match_seed = int(seed)
+        else:
+            match_seed = int(self._seeder.integers(2**63))
+        if self.match is not None:
+            self.match.close()
+        self.match = Match(self.spec, ruleset=self.ruleset, seed=match_seed)
+        start = self.match.log.events[0]
+        self._start_health = {u["id"]: dict(u["health"]) for u in start["units"]}
+        self._last_attacker = {}
+        self._legal_key = None
+        self.agents = list(self.possible_agents)
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self._skip_agent_selection = None
+        pending = self.match.pending
+        self.agent_selection = pending.unit if pending is not None else self.agents[0]
+
+    def close(self) -> None:
+        """Free the current match's esper world."""
+        if self.match is not None:
+            self.match.close()
+            self.match = None
+
+    def render(self) -> str | None:
+        """``render_mode="ansi"``: one line per unit (the environment never opens a window)."""
+        if self.render_mode != "ansi" or self.match is None:
+            return None
+        m = self.match
+        lines = [f"round {m.round}, pending: {m.pending.unit + ' ' + m.pending.kind if m.pending else '-'}"]
+        for uid in self.possible_agents:
+            h = m.health(uid)
+            x, y = m.pos(uid)
+            state = "out" if h.out_of_action else f"ap {m.ap(uid).current}"
+            lines.append(
+                f"{uid:>12} {m.side(uid):>6} ({x:6.2f}, {y:6.2f}) "
+                f"{m.posture(uid).value:<9} {state} {h.tracks}"
+            )
+        if m.outcome is not None:
+            lines.append(f"over: {m.outcome.winner or 'draw'} ({m.outcome.reason})")
+        return "\n".join(lines)
+
+    # ---- observations ------------------------------------------------------------------------
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """The agent's observation: feature rows and the action mask (zeros unless it must decide)."""
+        m = self._require_match()
+        rows = self._rows
+        obs = np.zeros((rows, N_FEATURES), dtype=np.float32)
+        mask = np.zeros(self.catalogue.size, dtype=np.int8)
+        mine = m.outcome is None and m.pending is not None and m.pending.unit == agent
+        if mine:
+            for a in self._legal_actions():
+                mask[a] = 1
+        self._context_row(obs[0], mine, int(mask.sum()))
+        attacker = m.pending.context.get("attacker") if m.pending is not None else None
+        order: list[str | None] = [agent, *self._friends[agent]]
+        order += [None] * (1 + self._max_friends - len(order))
+        order += self._enemies[agent]
+        for i, uid in enumerate(order[: rows - 1], start=1):
+            if uid is not None:
+                self._unit_row(obs[i], agent, uid, uid == attacker)
+        np.clip(obs, -1.0, 1.0, out=obs)
+        return {"observation": obs, "action_mask": mask}
+
+    def _context_row(self, row: np.ndarray, mine: bool, n_legal: int) -> None:
+        m = self._require_match()
+        kind = m.pending.kind if m.pending is not None else ""
+        k = DECISION_KINDS.index(kind) if kind in DECISION_KINDS else len(DECISION_KINDS)
+        if m.pending is not None:
+            row[k] = 1.0
+        row[len(DECISION_KINDS) + 1] = m.round / max(1, m.round_limit)
+        row[len(DECISION_KINDS) + 2] = 1.0 if mine else 0.0
+        row[len(DECISION_KINDS) + 3] = n_legal / self.catalogue.size
+
+    def _health_fraction(self, uid: str) -> float:
+        """Mean remaining fraction of the unit's health tracks (1 = unhurt)."""
+        m = self._require_match()
+        h = m.health(uid)
+        parts = []
+        for k, v in h.tracks.items():
+            ref = h.maxima.get(k, 0)
+            if ref <= 0:
+                continue
+            start = self._start_health.get(uid, {}).get(k, 0)
+            # A track that starts at its reference counts down (hp); one that starts at 0 counts up (wounds).
+            parts.append(v / ref if start >= ref else 1.0 - v / ref)
+        return float(np.mean(parts)) if parts else 1.0
+
+    def _unit_row(self, row: np.ndarray, me: str, uid: str, is_attacker: bool) -> None:
+        m = self._require_match()
+        diag = math.hypot(self.spec.width, self.spec.height)
+        x, y = m.pos(uid)
+        sx, sy = m.pos(me)
+        h = m.health(uid)
+        alive = not h.out_of_action
+        ap = m.ap(uid)
+        f = m.facing(uid)
+        values = {
+            "present": 1.0,
+            "alive": float(alive),
+            "is_self": float(uid == me),
+            "friend": float(self._side_of[uid] == self._side_of[me]),
+            "x": x / self.spec.width,
+            "y": y / self.spec.height,
+            "dx": (x - sx) / diag,
+            "dy": (y - sy) / diag,
+            "distance": math.hypot(x - sx, y - sy) / diag,
+            "facing_cos": math.cos(math.radians(f)),
+            "facing_sin": math.sin(math.radians(f)),
+            f"posture_{m.posture(uid).value}": 1.0,
+            "ap": ap.current / max(1, ap.maximum),
+            "health": self._health_fraction(uid),
+            "is_attacker": float(is_attacker),
+            "has_status": float(bool(h.status)),
+            "base": m.body(uid).base / 2.0,
+        }
+        if uid != me and alive and not m.health(me).out_of_action:
+            seen = m.sight(me, uid)
+            seer = m.sight(uid, me)
+            values["i_see_it"] = float(seen.visible)
+            values["its_cover_from_me"] = seen.cover_fraction
+            values["it_sees_me"] = float(seer.visible)
+            values["my_cover_from_it"] = seer.cover_fraction
+            values["my_arc_on_it"] = {"front": 0.0, "side": 0.5, "rear": 1.0}.get(str(seen.arc), 0.0)
+        for name, v in values.items():
+            row[UNIT_FEATURES.index(name)] = v
+
+    # ---- actions -----------------------------------------------------------------------------
+    def _require_match(self) -> Match:
+        if self.match is None:
+            raise RuntimeError("call reset() before using the environment")
+        return self.match
+
+    def legal_commands(self) -> dict[int, Any]:
+        """Action -> command for the pending decision (empty when the match is over)."""
+        return dict(self._legal_actions())
+
+    def _legal_actions(self) -> dict[int, Any]:
+        m = self._require_match()
+        key = (len(m.log), len(m.commands))
+        if self._legal_key == key:
+            return self._legal
+        legal: dict[int, Any] = {}
+        self._validated = {}
+        d = m.pending
+        if m.outcome is None and d is not None:
+            if d.kind == "turn":
+                self._turn_actions(d, legal)
+            else:
+                self._reaction_actions(d, legal)
+        self._legal_key, self._legal = key, legal
+        return legal
+
+    def _weapon_slot(self, uid: str, weapon: str) -> int:
+        names = self._weapons.get(uid)
+        if names is None:
+            m = self._require_match()
+            listed = getattr(m.stats(uid), "weapons", None) or []
+            names = [str(getattr(w, "name", w)) for w in listed]
+            self._weapons[uid] = names
+        if weapon not in names:
+            names.append(weapon)
+        return names.index(weapon)
+
+    @staticmethod
+    def _slot(registry: list[str], name: str) -> int:
+        """``name``'s slot: its index in ``registry``, appended on first sight."""
+        if name not in registry:
+            registry.append(name)
+        return registry.index(name)
+
+    def _turn_actions(self, d: Decision, legal: dict[int, Any]) -> None:
+        cat = self.catalogue
+        m = self._require_match()
+        pos = m.pos(d.unit)
+        variants: dict[tuple[int, int], int] = {}
+        for opt in d.options:
+            cmd = opt.command
+            if isinstance(cmd, EndTurn):
+                legal[cat.end_turn] = cmd
+            elif isinstance(cmd, ChangePosture) and opt.point_field is None:
+                legal[cat.posture + POSTURES.index(Posture(cmd.posture))] = cmd
+            elif isinstance(cmd, Face) and opt.point_field == "degrees":
+                for k, deg in enumerate(DIRECTIONS):
+                    face = opt.with_point(deg)
+                    if matches(opt, face) is None:
+                        legal[cat.face + k] = face
+            elif isinstance(cmd, Move) and opt.point_field == "to":
+                reach = float(opt.detail.get("max_len") or self._reach(opt, pos))
+                for k, point in enumerate(self._ray_points(opt, pos, reach, MOVE_RINGS)):
+                    self._offer(legal, cat.move + k, opt, point)
+            elif isinstance(cmd, Step) and opt.point_field == "to":
+                for k, point in enumerate(self._ray_points(opt, pos, self._reach(opt, pos), (1.0,))):
+                    self._offer(legal, cat.step + k, opt, point)
+            elif isinstance(cmd, Attack) and opt.point_field is None:
+                enemies = self._enemies[d.unit]
+                if cmd.target not in enemies:
+                    continue
+                slot = (enemies.index(cmd.target), self._weapon_slot(d.unit, cmd.weapon))
+                variant = variants.get(slot, 0)
+                variants[slot] = variant + 1
+                if slot[1] < WEAPON_SLOTS and variant < ATTACK_VARIANTS:
+                    legal[cat.attack_action(slot[0], slot[1], variant)] = cmd
+            elif isinstance(cmd, Maneuver) and opt.point_field is None:
+                parts = cmd.name.split(":")
+                if len(parts) == 3 and parts[2] in self._enemies[d.unit]:
+                    kind_slot = self._slot(self._targeted, parts[0])
+                    w_slot = self._weapon_slot(d.unit, parts[1])
+                    if kind_slot < TARGETED_MANEUVER_SLOTS and w_slot < WEAPON_SLOTS:
+                        t_slot = self._enemies[d.unit].index(parts[2])
+                        legal[cat.targeted_action(kind_slot, t_slot, w_slot)] = cmd
+                else:
+                    slot_m = self._slot(self._maneuvers, cmd.name)
+                    if slot_m < MANEUVER_SLOTS:
+                        legal[cat.maneuver + slot_m] = cmd
+
+    def _reaction_actions(self, d: Decision, legal: dict[int, Any]) -> None:
+        cat = self.catalogue
+        m = self._require_match()
+        pos = m.pos(d.unit)
+        for j, opt in enumerate(d.options[:REACTION_SLOTS]):
+            if opt.point_field is None:
+                if matches(opt, opt.command) is None:
+                    legal[cat.reaction_action(j, 0)] = opt.command
+                continue
+            if opt.region is None or opt.region.is_empty:
+                continue
+            inside = opt.region.representative_point()
+            self._offer(legal, cat.reaction_action(j, 0), opt, (inside.x, inside.y))
+            for k, point in enumerate(self._ray_points(opt, pos, self._reach(opt, pos), (1.0,))):
+                self._offer(legal, cat.reaction_action(j, 1 + k), opt, point)
+
+    def _offer(self, legal: dict[int, Any], action: int, opt: Option, candidate: _Candidate) -> None:
+        """Unmask ``action`` if the candidate point is legal for ``opt`` (validated once per point)."""
+        if candidate is None:
+            return
+        cmd = opt.with_point((float(candidate[0]), float(candidate[1])))
+        key = (id(opt), cmd)
+        ok = self._validated.get(key)
+        if ok is None:
+            ok = self._validated[key] = matches(opt, cmd) is None
+        if ok:
+            legal[action] = cmd
+
+    @staticmethod
+    def _reach(opt: Option, pos: tuple[float, float]) -> float:
+        """Farthest distance from ``pos`` to the option's region (its vertices)."""
+        if opt.region is None or opt.region.is_empty:
+            return 0.0
+        return float(shapely.hausdorff_distance(SPoint(pos), opt.region))
+
+    @staticmethod
+    def _ray_points(
+        opt: Option, pos: tuple[float, float], reach: float, rings: Sequence[float]
+    ) -> list[_Candidate]:
+        """One candidate per (direction, ring): the farthest point of the ray inside the region.
+
+        The target is ``pos + reach * ring`` in each direction; if it is outside the
+        region the point backs off toward ``pos``; if the whole ray misses (a region
+        that does not contain ``pos``, like a retreat ring), the region's nearest point
+        to the target is used. Validation decides afterwards.
+        """
+        region = opt.region
+        out: list[_Candidate] = []
+        if region is None or region.is_empty or reach <= 0:
+            return [None] * (len(DIRECTIONS) * len(rings))
+        dirs = np.array([_unit_vector(d) for d in DIRECTIONS])
+        ring_arr = np.asarray(rings, dtype=float)
+        # (direction, ring, backoff) candidate points, tested in one vectorized call.
+        scale = reach * ring_arr[None, :, None] * _BACKOFF[None, None, :]
+        xs = pos[0] + dirs[:, 0, None, None] * scale
+        ys = pos[1] + dirs[:, 1, None, None] * scale
+        inside = shapely.contains_xy(region, xs.ravel(), ys.ravel()).reshape(xs.shape)
+        for k in range(len(DIRECTIONS)):
+            for r in range(len(rings)):
+                hits = np.flatnonzero(inside[k, r])
+                if hits.size:
+                    b = int(hits[0])
+                    out.append((float(xs[k, r, b]), float(ys[k, r, b])))
+                else:
+                    target = SPoint(float(xs[k, r, 0]), float(ys[k, r, 0]))
+                    near = nearest_points(region, target)[0]
+                    out.append((near.x, near.y))
+        return out
+
+    # ---- stepping ------------------------------------------------------------------------------
+    def step(self, action: int | None) -> None:
+        """Apply ``action`` for ``agent_selection`` (``None`` for a terminated or truncated agent)."""
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        if action is None:
+            raise ValueError(f"{agent} is still in play: it needs an action, not None")
+        m = self._require_match()
+        a = int(action)
+        legal = self._legal_actions()
+        if a not in legal:
+            raise ValueError(
+                f"action {a} ({self.catalogue.describe(a)}) is not legal for {agent} now; "
+                f"legal actions: {sorted(legal)}"
+            )
+        self._cumulative_rewards[agent] = 0.0
+        self._clear_rewards()
+        first = len(m.log)
+        m.apply(legal[a])
+        self._score(m.log.events[first:])
+        self._update_done()
+        if m.pending is not None:
+            self.agent_selection = m.pending.unit
+        self._accumulate_rewards()
+        self._deads_step_first()
+
+    def _harm(self, e: dict[str, Any]) -> float:
+        m = self._require_match()
+        uid = e["unit"]
+        maxima = m.health(uid).maxima
+        start = self._start_health.get(uid, {})
+        harm = 0.0
+        for k, d in e.get("deltas", {}).items():
+            ref = maxima.get(k, 0)
+            if ref <= 0:
+                continue
+            harm += (-d if start.get(k, 0) >= ref else d) / ref
+        return harm
+
+    def _give(self, agent: str | None, amount: float) -> None:
+        if agent is not None and agent in self.rewards:
+            self.rewards[agent] += float(amount)
+
+    def _score(self, events: list[dict[str, Any]]) -> None:
+        for e in events:
+            kind = e["type"]
+            if kind == "damage":
+                victim, source = e["unit"], e.get("source")
+                harm = self._harm(e) * DAMAGE_REWARD
+                self._give(victim, -harm)
+                if source in self._side_of and source != victim:
+                    friendly = self._side_of[source] == self._side_of[victim]
+                    self._give(source, -harm if friendly else harm)
+                    if not friendly:
+                        self._last_attacker[victim] = source
+            elif kind == "casualty":
+                victim = e["unit"]
+                self._give(victim, -CASUALTY_REWARD)
+                self._give(self._last_attacker.get(victim), CASUALTY_REWARD)
+            elif kind == "match_end":
+                winner = e.get("winner")
+                if winner is not None:
+                    for a in self.agents:
+                        self._give(a, WIN_REWARD if self._side_of[a] == winner else -WIN_REWARD)
+
+    def _update_done(self) -> None:
+        m = self._require_match()
+        for a in self.agents:
+            if m.health(a).out_of_action:
+                self.terminations[a] = True
+        if m.outcome is not None:
+            truncated = m.outcome.reason == "round limit"
+            for a in self.agents:
+                if truncated and not self.terminations[a]:
+                    self.truncations[a] = True
+                else:
+                    self.terminations[a] = True
+
+
+def env(
+    scenario_path: str | os.PathLike[str],
+    ruleset: str | None = None,
+    seed: int | None = None,
+    render_mode: str | None = None,
+) -> SkirmishEnv:
+    """A :class:`SkirmishEnv` for the scenario file (see the module docstring).
+
+    Args:
+        scenario_path: the scenario YAML.
+        ruleset: overrides the scenario's ruleset.
+        seed: seeds the match seeds of ``reset()`` calls without a seed.
+        render_mode: ``None`` or ``"ansi"``.
+
+    Raises:
+        ScenarioError: the scenario file is invalid.
+        UnknownName: ``ruleset`` is not a ruleset name.
+    """
+    from game.scenario import load_scenario
+
+    spec = load_scenario(scenario_path, ruleset=ruleset)
+    return SkirmishEnv(spec, ruleset=ruleset, seed=seed, render_mode=render_mode)
