@@ -8,8 +8,9 @@ pygame.
 
 from __future__ import annotations
 
+from components.outcome import Outcome
 from game.ai import Policy, get_policy
-from game.engine.match import Match, Outcome
+from game.engine.match import Match
 from game.engine.view import MatchView
 
 
