@@ -9,8 +9,6 @@ logs ``match_end`` with the survivors of each side.
 
 from __future__ import annotations
 
-from typing import Any
-
 import esper
 
 from components.decisions import PendingDecision, RunningFlow
@@ -33,24 +31,25 @@ class VictorySystem(esper.Processor):
         b = self._world.battle
         if Outcome in b or b[RunningFlow].flow is not None:
             return
-        # Entity ids follow the scenario's unit order: sorted, the survivors list in it.
-        standing = sorted(
-            (eid, ident) for eid, (ident, h) in esper.get_components(Identity, Health) if not h.out_of_action
-        )
-        sides = sorted({ident.side for _, ident in standing})
+        rows = esper.get_components(Identity, Health)
+        sides = {ident.side for _, (ident, h) in rows if not h.out_of_action}
         if len(sides) == 1:
-            self._end(battle, sides[0], "last side standing", standing)
+            self._end(battle, sides.pop(), "last side standing", rows)
         elif not sides:
-            self._end(battle, None, "no units left", standing)
+            self._end(battle, None, "no units left", rows)
         else:
             rnd: Round = b[Round]
             if b[ActiveTurn].unit is None and not rnd.order and rnd.number >= rnd.limit:
-                self._end(battle, None, "round limit", standing)
+                self._end(battle, None, "round limit", rows)
 
-    def _end(self, battle: Battle, winner: str | None, reason: str, standing: list[tuple[int, Any]]) -> None:
+    def _end(
+        self, battle: Battle, winner: str | None, reason: str, rows: list[tuple[int, tuple[Identity, Health]]]
+    ) -> None:
         b = self._world.battle
         esper.add_component(self._world.battle_eid, Outcome(winner, reason, battle.round))
         b[RunningFlow].flow = None
         b[PendingDecision].decision = None
-        survivors = {s: [ident.uid for _, ident in standing if ident.side == s] for s in self._sides}
+        # Entity ids follow the scenario's unit order: sorted by them, so do the survivors.
+        standing = [ident for _, (ident, h) in sorted(rows, key=lambda row: row[0]) if not h.out_of_action]
+        survivors = {s: [ident.uid for ident in standing if ident.side == s] for s in self._sides}
         battle.emit("match_end", winner=winner, reason=reason, rounds=battle.round, survivors=survivors)

@@ -29,7 +29,6 @@ from typing import Any
 
 import esper
 
-from components.identity import Identity
 from components.spatial import Facing, Position, Stance
 from components.state import ActionPoints, Health
 from game.core.errors import UnknownName
@@ -125,10 +124,6 @@ class World:
             )
         blob = json.dumps(rows, separators=(",", ":"), default=str).encode()
         return hashlib.sha256(blob).hexdigest()[:16]
-
-    def side_of(self, uid: str) -> str:
-        ident: Identity = self.unit(uid)[Identity]
-        return ident.side
 
     def close(self) -> None:
         """Delete the esper world."""
