@@ -51,16 +51,18 @@ class SightSystem(esper.Processor):
             facing=np.array([t[Facing].degrees for t in units], dtype=float),
         )
         self._arena = Arena(spec, table)
+        # The battle's record of changes (mutated, never replaced): read on every query.
+        self._changed = world.battle[TableChanges].units
 
     def table(self) -> Arena:
         """The arena, synced with the components."""
-        if self._world.battle[TableChanges].units:
+        if self._changed:
             self.sync()
         return self._arena
 
     def sync(self) -> None:
         """Copy the components of the units that changed into the arena."""
-        changed = self._world.battle[TableChanges].units
+        changed = self._changed
         if not changed:
             return
         arena, units = self._arena, self._world.units

@@ -102,6 +102,7 @@ class Match:
             int(round_limit or spec.round_limit),
         )
         self.systems = install(self.world, spec, self.rules)
+        self._sight = self.systems.sight
         self._units = self.world.units
         self._battle = self.world.battle
         #: Per unit, a count of the changes to what a :class:`~game.engine.view.UnitView` shows
@@ -125,7 +126,7 @@ class Match:
     @property
     def arena(self) -> Arena:
         """The table's sight and movement geometry, synced with the components."""
-        return self.systems.sight.table()
+        return self._sight.table()
 
     # ------------------------------------------------------------- the loop
     @property
@@ -319,7 +320,7 @@ class Match:
         return c.policy
 
     def sight(self, attacker: str, target: str) -> SightFacts:
-        return self.systems.sight.table().sight(attacker, target)
+        return self._sight.table().sight(attacker, target)
 
     def distance(self, a: str, b: str) -> float:
         pa, pb = self.pos(a), self.pos(b)
