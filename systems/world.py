@@ -14,6 +14,8 @@ Contract:
   component (a unit's ``TurnState`` at its turn start) is seen at once, with nothing to keep
   in step. ``tests/engine/test_world.py`` fails if esper stores components otherwise.
 - Entities are never deleted while the match lives: a unit out of action keeps its entity.
+  The battle entity's components are mutated in place, never replaced (``Outcome`` is added
+  once, at the end), so a hot reader may keep a reference to one.
 - esper's API acts on the *current* world: :meth:`activated` makes this one current;
   :meth:`replace` does so when needed. Statuses change only through the casualty system,
   which calls :meth:`statuses_changed` (the units in action are remembered until then).

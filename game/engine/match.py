@@ -105,6 +105,8 @@ class Match:
         self._sight = self.systems.sight
         self._units = self.world.units
         self._battle = self.world.battle
+        # The battle's clock (mutated, never replaced): every event reads the round.
+        self._round = self._battle[Round]
         #: Per unit, a count of the changes to what a :class:`~game.engine.view.UnitView` shows
         #: (place, facing, posture, AP, health): views keep a unit's snapshot while its count
         #: stands. The battle's :class:`~components.changes.Revisions` dict itself.
@@ -143,12 +145,12 @@ class Match:
 
     @property
     def round(self) -> int:
-        number: int = self._battle[Round].number
+        number: int = self._round.number
         return number
 
     @property
     def round_limit(self) -> int:
-        limit: int = self._battle[Round].limit
+        limit: int = self._round.limit
         return limit
 
     @property

@@ -13,16 +13,16 @@ import numpy as np
 import pytest
 
 import systems
-from components.identity import Identity
 from components.outcome import Outcome
 from components.spatial import POSTURE_HEIGHT, Body, Facing, Position, Stance
-from components.state import Health
+from components.state import ActionPoints, Health
 from game.ai import get_policy
 from game.battlefield.arena import Arena
-from game.core.commands import EndTurn, Move
+from game.core.commands import EndTurn, Face, Move
 from game.engine.match import Match
 from game.engine.view import MatchView
 from game.scenario import load_scenario
+from game.tools.session import play
 
 ROOT = Path(__file__).resolve().parents[2]
 SYSTEMS = sorted((ROOT / "systems").glob("*.py"))
@@ -74,22 +74,30 @@ def test_the_match_keeps_no_accessor_for_the_systems():
     assert [name for name in gone.split() if hasattr(Match, name)] == []
 
 
-def test_victory_queries_the_components(spec):
-    """A side taken out behind the match's back (its Health replaced in esper) is seen: the
-    victory system asks esper, not a copy."""
+def test_the_turns_system_reads_the_components_in_esper(spec):
+    """An AP component replaced behind the match's back (through esper) is the one the turns
+    system reads: with no AP left the turn ends; at the next round it is refilled."""
     m = Match(spec, seed=4)
-    active = m.pending.unit
-    loser = next(s for s in m.spec.sides if s != m.side(active))
+    uid = m.pending.unit
     with m.activated():
-        for eid, ident in esper.get_component(Identity):
-            if ident.side == loser:
-                esper.add_component(eid, Health({"hp": 0}, {"hp": 10}, {"dead"}))
-    m.apply(EndTurn(active))
-    assert m.outcome == Outcome(m.side(active), "last side standing", 1)
-    end = m.log.events[-1]
-    assert end["type"] == "match_end" and end["survivors"][loser] == []
+        esper.add_component(m.world.eid[uid], ActionPoints(0, 2))
+    m.apply(Face(uid, 90.0))  # free: the turn would go on with the AP it had
+    end = m.log.of_type("turn_end")[-1]
+    assert end["unit"] == uid and end["ap_left"] == 0 and m.active != uid
+    while m.round == 1:
+        m.apply(EndTurn(m.pending.unit))
+    with m.activated():
+        assert esper.component_for_entity(m.world.eid[uid], ActionPoints) == ActionPoints(2, 2)
+    m.close()
+
+
+def test_the_outcome_is_a_component_of_the_battle_entity(spec):
+    m = Match(spec, seed=21)
+    play(m)
     with m.activated():
         assert esper.get_component(Outcome) == [(m.world.battle_eid, m.outcome)]
+    end = m.log.events[-1]
+    assert end["type"] == "match_end" and end["reason"] == m.outcome.reason
     m.close()
 
 
