@@ -1,38 +1,87 @@
-"""esper processors that advance a match; each delegates the rules to ``game.rules``.
+"""The systems of a match: each queries and changes the components it owns.
 
-Contract: processors run only through ``esper.process(match)`` and their
-priorities are set here, in one place (higher runs first):
+Contract:
+- Systems sit below the engine: they import components, the vocabulary (``game.core``) and
+  the kernels (battlefield, rules, dice, geometry, movement), never ``game.engine``. They get
+  the world, the ruleset, the map and each other by construction (:func:`install`), and the
+  battle (``game.core.battle.Battle``: events, and the facade the ruleset hooks are given)
+  as an argument of each call, so no system holds the match.
+- The processors run only through ``esper.process(battle)``, in the order of
+  :data:`PRIORITIES` (higher first), set here and nowhere else:
 
-1. :class:`~systems.commands.CommandSystem` (50) carries out the command that
-   answered the pending decision (moves, posture, facing, attacks, reactions).
-2. :class:`~systems.visibility.VisibilitySystem` (40) brings every unit's sight
-   facts up to date after what moved.
-3. :class:`~systems.casualties.CasualtySystem` (30) takes units out of action
-   out of the turn order.
-4. :class:`~systems.victory.VictorySystem` (20) ends the match when one side
-   (or none) is left.
-5. :class:`~systems.turns.TurnSystem` (10) ends turns, starts rounds and turns
-   (AP refresh, initiative) and poses the next turn decision.
+  1. :class:`~systems.dispatch.DispatchSystem` (50) carries out the command that answered
+     the pending decision: a turn command, or the next step of a ruleset flow.
+  2. :class:`~systems.sight.SightSystem` (40) syncs the numpy mirror with the components
+     and brings every pair's sight facts up to date.
+  3. :class:`~systems.casualties.CasualtySystem` (30) ends the turn of an active unit taken
+     out of action.
+  4. :class:`~systems.victory.VictorySystem` (20) ends the match.
+  5. :class:`~systems.turns.TurnSystem` (10) ends turns, starts rounds and turns, and poses
+     the next turn decision.
+
+- :class:`~systems.movement.MovementSystem` and :class:`~systems.posture.PostureSystem`
+  have no per-step work: they carry out a request when it is made (a ruleset reads the
+  result on its next line), as do the request methods of the turns (AP) and casualty
+  (damage, status) systems.
 """
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import esper
 
+from components.specs import ScenarioSpec
+from game.rules.base import Ruleset
+from systems.casualties import CasualtySystem
+from systems.dispatch import DispatchSystem
+from systems.movement import MovementSystem
+from systems.posture import PostureSystem
+from systems.sight import SightSystem
+from systems.turns import TurnSystem
+from systems.victory import VictorySystem
+from systems.world import World
 
-def install_processors() -> None:
-    """Add the match processors to the *current* esper world."""
-    from systems.casualties import CasualtySystem
-    from systems.commands import CommandSystem
-    from systems.turns import TurnSystem
-    from systems.victory import VictorySystem
-    from systems.visibility import VisibilitySystem
+#: esper priority of each processor (higher runs first).
+PRIORITIES: dict[type[esper.Processor], int] = {
+    DispatchSystem: 50,
+    SightSystem: 40,
+    CasualtySystem: 30,
+    VictorySystem: 20,
+    TurnSystem: 10,
+}
 
-    for proc, priority in (
-        (CommandSystem(), 50),
-        (VisibilitySystem(), 40),
-        (CasualtySystem(), 30),
-        (VictorySystem(), 20),
-        (TurnSystem(), 10),
-    ):
-        esper.add_processor(proc, priority=priority)
+
+class Systems(NamedTuple):
+    """The systems of one match."""
+
+    dispatch: DispatchSystem
+    sight: SightSystem
+    casualties: CasualtySystem
+    victory: VictorySystem
+    turns: TurnSystem
+    movement: MovementSystem
+    posture: PostureSystem
+
+
+def install(world: World, spec: ScenarioSpec, rules: Ruleset) -> Systems:
+    """Make the systems of a match played on ``spec`` under ``rules`` and add the processors
+    to ``world`` (built: every unit and the battle entity exist)."""
+    sight = SightSystem(world, spec)
+    turns = TurnSystem(world, rules, sight)
+    movement = MovementSystem(world, rules, sight, turns)
+    posture = PostureSystem(world, turns)
+    systems = Systems(
+        dispatch=DispatchSystem(world, rules, turns, movement, posture),
+        sight=sight,
+        casualties=CasualtySystem(world, rules),
+        victory=VictorySystem(world, spec.sides),
+        turns=turns,
+        movement=movement,
+        posture=posture,
+    )
+    with world.activated():
+        for system in systems:
+            if isinstance(system, esper.Processor):
+                esper.add_processor(system, priority=PRIORITIES[type(system)])
+    return systems

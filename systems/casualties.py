@@ -1,24 +1,83 @@
-"""CasualtySystem: units out of action leave the turn order and end their turn.
+"""CasualtySystem: wounds, status flags and casualties.
 
-The casualty event itself is written when the status is set (``Match.set_status``);
-this system makes the consequences hold: an active unit taken out during its own
-turn (e.g. by a parry that injured it) stops acting.
+Contract:
+- :meth:`CasualtySystem.damage` adds to a unit's health tracks and logs the ``damage`` event
+  (the ledger: every change of a track is one), then runs the ruleset's ``on_damaged`` hook.
+- :meth:`CasualtySystem.set_status` sets or clears a status flag (a ``status`` event; nothing
+  if the flag is already so). A flag that takes the unit out of action logs a ``casualty``
+  event, takes the unit out of the round's order and off the table (noted for the sight
+  system). Statuses change only here.
+- As an esper processor it ends the turn of an active unit taken out of action in its own
+  turn (e.g. by a parry that injured it) once no ruleset flow runs.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
 import esper
 
-if TYPE_CHECKING:
-    from game.engine.match import Match
+from components.changes import Revisions, TableChanges
+from components.decisions import RunningFlow
+from components.spatial import Position
+from components.state import Health
+from components.turns import ActiveTurn, Round
+from game.core.battle import Battle
+from game.core.events import round_pos
+from game.rules.base import Ruleset
+from systems.world import World
 
 
 class CasualtySystem(esper.Processor):
-    def process(self, match: Match) -> None:  # type: ignore[override]
-        # Only the active unit's own casualty matters here: ask for it directly rather than
-        # scanning every entity on every step of the loop.
-        uid = match.active
-        if uid is not None and not match.flow_active and match.health(uid).out_of_action:
-            match.finish_turn()
+    """Wounds and casualties (see the module docstring)."""
+
+    def __init__(self, world: World, rules: Ruleset) -> None:
+        self._world = world
+        self._rules = rules
+
+    def damage(
+        self, battle: Battle, uid: str, deltas: dict[str, int], source: str | None, **detail: Any
+    ) -> None:
+        """Add ``deltas`` to ``uid``'s health tracks (a ``damage`` event)."""
+        h: Health = self._world.unit(uid)[Health]
+        before = dict(h.tracks)
+        for k, v in deltas.items():
+            h.tracks[k] = h.tracks.get(k, 0) + int(v)
+        self._world.battle[Revisions].by_unit[uid] += 1
+        battle.emit(
+            "damage",
+            unit=uid,
+            source=source,
+            deltas=dict(deltas),
+            before=before,
+            after=dict(h.tracks),
+            **detail,
+        )
+        self._rules.on_damaged(battle, uid)
+
+    def set_status(self, battle: Battle, uid: str, flag: str, on: bool, reason: str) -> None:
+        """Set or clear ``flag`` on ``uid`` (see the module docstring)."""
+        world = self._world
+        t = world.unit(uid)
+        h: Health = t[Health]
+        if (flag in h.status) == on:
+            return
+        was_out = h.out_of_action
+        (h.status.add if on else h.status.discard)(flag)
+        world.battle[Revisions].by_unit[uid] += 1
+        world.statuses_changed()
+        battle.emit("status", unit=uid, flag=flag, on=on, reason=reason)
+        if h.out_of_action and not was_out:
+            p: Position = t[Position]
+            battle.emit("casualty", unit=uid, reason=reason, at=round_pos((p.x, p.y)))
+            order = world.battle[Round].order
+            if uid in order:
+                order.remove(uid)
+            world.battle[TableChanges].units[uid] = None
+
+    def process(self, *_: Any) -> None:
+        b = self._world.battle
+        turn: ActiveTurn = b[ActiveTurn]
+        uid = turn.unit
+        if uid is not None and b[RunningFlow].flow is None and self._world.units[uid][Health].out_of_action:
+            turn.over = True

@@ -1,65 +1,117 @@
-"""TurnSystem: ends turns, starts rounds and turns, and poses the turn decision.
+"""TurnSystem: turns and action points.
 
-Round start: every unit in action gets its AP refreshed, the ruleset rolls the
-activation order (``initiative``) and its ``start_round`` hook runs; a
-``round_start`` event carries a state hash for replay verification. Turn
-start: the unit's defence and turn bookkeeping reset, the ruleset's
-``start_turn`` may decide it cannot act. The turn ends on ``EndTurn``, when no
-AP (and no free step) is left, or after ``MAX_COMMANDS_PER_TURN`` commands.
-Past the round limit the match is a draw.
+Contract:
+- AP: :meth:`TurnSystem.spend_ap` (every AP a unit spends, with an ``ap`` event; refused
+  with ``IllegalCommand`` beyond what it has) and :meth:`TurnSystem.refill_ap`.
+- As an esper processor, when no decision is pending, no ruleset flow runs and the match
+  is not over, it advances the battle's :class:`~components.turns.ActiveTurn` and
+  :class:`~components.turns.Round`:
+  the active unit is offered its turn decision (``systems.turn_options``) until the turn
+  is over: on ``EndTurn``, when no AP (and no free step) is left, when the unit is out of
+  action, or when it has been asked more than ``MAX_COMMANDS_PER_TURN`` times. Then
+  ``turn_end``, and the next unit of the round's order starts its turn: its
+  ``DefenseState`` and ``TurnState`` are replaced by fresh ones, ``turn_start`` is logged
+  and the ruleset's ``start_turn`` may say it cannot act.
+- Round start (the order is empty): every unit in action gets its AP back, the ruleset
+  rolls the activation order (``initiative``), ``round_start`` logs it with a state hash
+  for replay verification, and the ruleset's ``start_round`` runs. Past the round limit no
+  round starts: the victory system ends the match.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import esper
 
-from game.engine.legal import turn_decision
-from game.engine.match import MAX_COMMANDS_PER_TURN
+from components.changes import Revisions
+from components.decisions import PendingDecision, RunningFlow
+from components.outcome import Outcome
+from components.spatial import Position
+from components.state import ActionPoints, DefenseState, Health, TurnState
+from components.turns import ActiveTurn, Round
+from game.core.battle import Battle
+from game.core.errors import IllegalCommand
+from game.rules.base import Ruleset
+from systems.sight import SightSystem
+from systems.turn_options import turn_decision
+from systems.world import World
 
-if TYPE_CHECKING:
-    from game.engine.match import Match
+#: A guard against a controller that never ends its turn (e.g. spins on Face).
+MAX_COMMANDS_PER_TURN = 64
 
 
 class TurnSystem(esper.Processor):
-    def process(self, match: Match) -> None:  # type: ignore[override]
-        if match.outcome is not None or match.flow_active or match.pending is not None:
-            return
-        uid = match.active
-        if uid is not None:
-            if not match.turn_over and match.count_turn_command() > MAX_COMMANDS_PER_TURN:
-                match.emit(
-                    "status", unit=uid, flag="turn_limit", on=True, reason="too many commands in one turn"
-                )
-                match.finish_turn()
-            if not match.turn_over and not match.health(uid).out_of_action:
-                decision = turn_decision(match, uid)
-                if decision is not None:
-                    match.pending = decision
-                    return
-            match.emit("turn_end", unit=uid, ap_left=match.ap(uid).current)
-            match.clear_active()
-        nxt = match.next_in_order()
-        if nxt is None:
-            if match.round >= match.round_limit:
-                match.end_match(None, "round limit")
-                return
-            self._start_round(match)
-            nxt = match.next_in_order()
-            if nxt is None:
-                return
-        match.begin_turn(nxt)
-        match.emit("turn_start", unit=nxt, ap=match.ap(nxt).current, at=list(match.pos(nxt)))
-        if not match.rules.start_turn(match, nxt):
-            match.finish_turn()
+    """Turns and AP (see the module docstring)."""
 
-    def _start_round(self, match: Match) -> None:
-        match.round += 1
-        alive = match.units()
+    def __init__(self, world: World, rules: Ruleset, sight: SightSystem) -> None:
+        self._world = world
+        self._rules = rules
+        self._sight = sight
+
+    # ------------------------------------------------------------------ AP
+    def spend_ap(self, battle: Battle, uid: str, n: int, reason: str) -> None:
+        """``uid`` spends ``n`` AP for ``reason`` (an ``ap`` event)."""
+        if n == 0:
+            return
+        ap: ActionPoints = self._world.unit(uid)[ActionPoints]
+        if n < 0 or n > ap.current:
+            raise IllegalCommand(f"{uid} cannot spend {n} AP for {reason}: it has {ap.current}")
+        ap.current -= n
+        self._world.battle[Revisions].by_unit[uid] += 1
+        battle.emit("ap", unit=uid, spent=n, left=ap.current, reason=reason)
+
+    def refill_ap(self, uid: str) -> None:
+        """Back to full AP (the start of a round; the ``round_start`` event logs it)."""
+        ap: ActionPoints = self._world.unit(uid)[ActionPoints]
+        ap.current = ap.maximum
+        self._world.battle[Revisions].by_unit[uid] += 1
+
+    # ---------------------------------------------------------- the loop
+    def process(self, battle: Battle) -> None:  # type: ignore[override]
+        b = self._world.battle
+        if Outcome in b or b[RunningFlow].flow is not None or b[PendingDecision].decision is not None:
+            return
+        turn: ActiveTurn = b[ActiveTurn]
+        uid = turn.unit
+        if uid is not None:
+            if not turn.over:
+                turn.commands += 1
+                if turn.commands > MAX_COMMANDS_PER_TURN:
+                    battle.emit(
+                        "status", unit=uid, flag="turn_limit", on=True, reason="too many commands in one turn"
+                    )
+                    turn.over = True
+            units = self._world.units
+            if not turn.over and not units[uid][Health].out_of_action:
+                decision = turn_decision(battle, self._rules, self._sight.table(), uid)
+                if decision is not None:
+                    b[PendingDecision].decision = decision
+                    return
+            battle.emit("turn_end", unit=uid, ap_left=units[uid][ActionPoints].current)
+            turn.unit = None
+        rnd: Round = b[Round]
+        if not rnd.order:
+            if rnd.number >= rnd.limit:
+                return  # the victory system ends the match
+            self._start_round(battle, rnd)
+            if not rnd.order:
+                return
+        self._start_turn(battle, turn, rnd.order.pop(0))
+
+    def _start_round(self, battle: Battle, rnd: Round) -> None:
+        rnd.number += 1
+        alive = list(self._world.in_action())
         for uid in alive:
-            match.refill_ap(uid)
-        order = match.rules.initiative(match, alive)
-        match.set_order(order)
-        match.emit("round_start", order=order, state_hash=match.state_hash())
-        match.rules.start_round(match)
+            self.refill_ap(uid)
+        order = self._rules.initiative(battle, alive)
+        rnd.order = list(order)
+        battle.emit("round_start", order=order, state_hash=self._world.state_hash())
+        self._rules.start_round(battle)
+
+    def _start_turn(self, battle: Battle, turn: ActiveTurn, uid: str) -> None:
+        turn.unit, turn.over, turn.commands = uid, False, 0
+        self._world.replace(self._world.eid[uid], DefenseState(), TurnState())
+        t = self._world.units[uid]
+        p: Position = t[Position]
+        battle.emit("turn_start", unit=uid, ap=t[ActionPoints].current, at=[p.x, p.y])
+        if not self._rules.start_turn(battle, uid):
+            turn.over = True

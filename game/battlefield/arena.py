@@ -5,9 +5,13 @@ units' live bases. It answers sight/cover questions (through
 :mod:`game.geometry`'s cached fast path) and movement questions (through
 :mod:`game.movement`'s exact paths and legal regions), treating every other
 unit in action as a blocker. Units out of action leave the table: they block
-nothing and are never cover units. ``update`` after any move, posture or
-facing change keeps both current; only what the change invalidates is
-recomputed.
+nothing and are never cover units.
+
+Its arrays (``xy``, ``height``, ``facing``, ``base``, ``size``, ``alive``) are a numpy
+mirror of the units' components, and one writer keeps them: the sight system
+(``systems.sight``) builds the arena from the components and calls ``update``/``remove``
+for the units that changed, before anything reads it. Only what a change invalidates is
+recomputed; ``stamp`` counts the changes.
 """
 
 from __future__ import annotations
@@ -19,14 +23,13 @@ from typing import Any
 import numpy as np
 
 from components.sight import SightFacts
-from components.spatial import POSTURE_HEIGHT, Posture, normalize_degrees
 from components.specs import ScenarioSpec
 from components.terrain import ObstacleSpec
+from game.core.battle import Region
 from game.core.commands import LazyRegion, Point
 from game.geometry import SightCache, SightIndex, UnitTable
 from game.geometry.discs import ClippedDisc
 from game.movement import NavMesh, Path, regions
-from game.rules.base import Region
 
 
 @lru_cache(maxsize=16)
@@ -45,17 +48,17 @@ def static_geometry(
 class Arena:
     """Sight and movement geometry for one match."""
 
-    def __init__(self, spec: ScenarioSpec) -> None:
+    def __init__(self, spec: ScenarioSpec, units: UnitTable) -> None:
+        """``spec`` gives the map; ``units`` every unit as it stands (all in action)."""
         self.spec = spec
-        self.ids: tuple[str, ...] = tuple(u.id for u in spec.units)
+        self.ids: tuple[str, ...] = units.ids
         self.index_of = {uid: i for i, uid in enumerate(self.ids)}
-        n = len(self.ids)
-        self.xy = np.array([u.at for u in spec.units], dtype=float).reshape(n, 2)
-        self.base = np.array([u.base for u in spec.units], dtype=float)
-        self.size = np.array([u.size for u in spec.units], dtype=float)
-        self.height = np.array([POSTURE_HEIGHT[Posture(u.posture)] * u.size for u in spec.units], dtype=float)
-        self.facing = np.array([normalize_degrees(u.facing) for u in spec.units], dtype=float)
-        self.alive = np.ones(n, dtype=bool)
+        self.xy = units.xy.copy()
+        self.base = units.base.copy()
+        self.size = units.size.copy()
+        self.height = units.height.copy()
+        self.facing = units.facing.copy()
+        self.alive = np.ones(len(self.ids), dtype=bool)
         self.sight_index, self.nav = static_geometry(spec.obstacles, spec.width, spec.height)
         self.cache = SightCache(self.sight_index, self.table())
         # Paths are asked for several times per move (validate, price, apply): memoise them
@@ -85,6 +88,7 @@ class Arena:
         )
 
     def update(self, uid: str, pos: Point, height: float, facing: float) -> None:
+        """Unit ``uid`` now stands at ``pos`` with this silhouette height and facing."""
         i = self.index_of[uid]
         if self.xy[i, 0] != pos[0] or self.xy[i, 1] != pos[1]:
             self._paths.clear()
@@ -97,7 +101,7 @@ class Arena:
         self.cache.move_unit(i, (float(pos[0]), float(pos[1])), float(height), float(facing))
 
     def remove(self, uid: str) -> None:
-        """Take a unit off the table (out of action).
+        """Take a unit off the table (out of action), for good.
 
         Its row moves far off the map so it can never be a cover unit nor make anyone
         hidden; nobody asks for sight to or from it any more.

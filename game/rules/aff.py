@@ -60,6 +60,7 @@ from pydantic import Field, field_validator, model_validator
 
 from components.sight import Arc, CoverLevel, SightFacts
 from components.state import Health
+from game.core.battle import Battle, Flow
 from game.core.commands import Attack, Decision, Defend, Modifier, Option
 from game.dice.aff import (
     NO_PROTECTION,
@@ -73,7 +74,7 @@ from game.dice.aff import (
     roll_under_succeeds,
     track_value,
 )
-from game.rules.base import Battle, BlockMemo, Flow, Ruleset, StrictModel, UnitSetup
+from game.rules.base import BlockMemo, Ruleset, StrictModel, UnitSetup
 
 # ---- rule data (text) ----------------------------------------------------------------------------
 

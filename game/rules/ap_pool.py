@@ -48,9 +48,10 @@ from pydantic import Field, model_validator
 from components.sight import CoverLevel, SightFacts
 from components.spatial import Posture
 from components.state import Health
+from game.core.battle import Battle, Flow
 from game.core.commands import Attack, Decision, Defend, DodgeMove, Modifier, Option
 from game.dice.pools import count_successes, p_at_least, successes_pmf
-from game.rules.base import Battle, Flow, Ruleset, StrictModel, UnitSetup
+from game.rules.base import Ruleset, StrictModel, UnitSetup
 
 # ---- rule data -------------------------------------------------------------------------
 

@@ -1,11 +1,12 @@
-"""The one interface every ruleset implements, and the battle facade it acts through.
+"""The one interface every ruleset implements.
 
 Contract:
 - A ruleset is a subclass of :class:`Ruleset`. It is pure rules: it never
   imports pygame or esper and never touches the ECS directly. It reads and
-  changes the match only through the :class:`Battle` facade the engine passes
-  in, so every state change is logged as an event and every draw comes from
-  the match's one seeded generator (``battle.dice``).
+  changes the match only through the :class:`~game.core.battle.Battle` protocol
+  the engine passes in, so every state change is carried out by a system and
+  logged as an event, and every draw comes from the match's one seeded
+  generator (``battle.dice``).
 - Attacks and maneuvers are generators: they ``yield`` a
   :class:`~game.core.commands.Decision` whenever a unit must choose (a defence, a
   retreat point, the 2" dodge move) and receive the chosen command back from
@@ -22,23 +23,19 @@ Contract:
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Protocol, TypeVar
+from typing import Any, ClassVar, TypeVar
 from weakref import WeakKeyDictionary
 
 from pydantic import BaseModel, ConfigDict
 
-from components.sight import SightFacts
-from components.spatial import Body, Posture
-from components.state import ActionPoints, DefenseState, Health, TurnState
-from game.core.commands import Attack, Decision, Maneuver, Option, Point
-from game.dice import Dice
+from components.spatial import Posture
+from components.state import Health
+from game.core.battle import Battle, Flow
+from game.core.commands import Attack, Maneuver, Option
 
 T = TypeVar("T")
-
-#: What an attack/maneuver generator yields and receives.
-Flow = Generator[Decision, Any, None]
 
 
 class StrictModel(BaseModel):
@@ -78,93 +75,6 @@ class BlockMemo:
 
 class NoOptions(StrictModel):
     """A ruleset with no options."""
-
-
-@dataclass(frozen=True)
-class Region:
-    """A legal area for a point choice: shapely geometry (for drawing and sampling) + validator."""
-
-    geometry: Any
-    validate: Any  # Callable[[Point], str | None]
-
-
-class Battle(Protocol):
-    """What a ruleset may read and do. Implemented by ``game.engine.match.Match``.
-
-    Reads return live components; rulesets may update the per-turn bookkeeping
-    objects (:class:`DefenseState`, :class:`TurnState`) directly, but must
-    change health, AP, position, posture and status only through the methods
-    below, which write the events.
-    """
-
-    dice: Dice
-    round: int
-    yards_per_inch: float
-
-    # ---- reading -------------------------------------------------------
-    def units(self, alive: bool = True) -> list[str]:
-        """Unit ids in scenario order (only those still in action if ``alive``)."""
-        ...
-
-    def side(self, uid: str) -> str: ...
-    def stats(self, uid: str) -> Any: ...
-    def profile(self, uid: str) -> str: ...
-    def pos(self, uid: str) -> Point: ...
-    def facing(self, uid: str) -> float: ...
-    def posture(self, uid: str) -> Posture: ...
-    def body(self, uid: str) -> Body: ...
-    def health(self, uid: str) -> Health: ...
-    def ap(self, uid: str) -> ActionPoints: ...
-    def defense(self, uid: str) -> DefenseState: ...
-    def turn(self, uid: str) -> TurnState: ...
-    def active_unit(self) -> str | None: ...
-    def sight(self, attacker: str, target: str) -> SightFacts:
-        """Current sight/cover facts from ``attacker`` to ``target``."""
-        ...
-
-    def distance(self, a: str, b: str) -> float:
-        """Centre-to-centre distance in inches."""
-        ...
-
-    def enemies(self, uid: str) -> list[str]: ...
-    def friends(self, uid: str) -> list[str]: ...
-
-    # ---- legal regions (movement geometry) -----------------------------
-    def step_region(self, uid: str, max_len: float) -> Region: ...
-    def retreat_region(self, uid: str, attacker: str, min_len: float, max_len: float) -> Region: ...
-    def dodge_region(self, uid: str, max_len: float) -> Region: ...
-    def interpose_region(self, uid: str, friend: str, attacker: str, step_len: float) -> Region: ...
-    def move_region(self, uid: str, max_len: float) -> Region:
-        """Points reachable by a free path of length <= ``max_len``."""
-        ...
-
-    def path_length(self, uid: str, to: Point) -> float | None:
-        """Shortest free path length for ``uid`` to ``to`` (None: unreachable)."""
-        ...
-
-    # ---- changing (each writes its event) -------------------------------
-    def emit(self, type: str, **fields: Any) -> None:
-        """Append an event of ``type`` (``attack``, ``defense``, ``status``, ...)."""
-        ...
-
-    def damage(self, uid: str, deltas: dict[str, int], source: str | None, **detail: Any) -> None:
-        """Add ``deltas`` to ``uid``'s health tracks and log a ``damage`` event (the ledger)."""
-        ...
-
-    def set_status(self, uid: str, flag: str, on: bool, reason: str) -> None:
-        """Set/clear a status flag; setting ``dead``/``unconscious``/``out`` logs a ``casualty``."""
-        ...
-
-    def spend_ap(self, uid: str, n: int, reason: str) -> None: ...
-    def move_unit(self, uid: str, to: Point, kind: str, ap: int = 0) -> None:
-        """Move along the shortest free path; ``kind`` is the event type (move, step, retreat, dodge_move)."""
-        ...
-
-    def set_posture(self, uid: str, posture: Posture, kind: str = "posture", ap: int = 0) -> None:
-        """Change posture; ``kind="drop_prone"`` for dodge-and-drop."""
-        ...
-
-    def set_facing(self, uid: str, degrees: float, ap: int = 0) -> None: ...
 
 
 @dataclass(frozen=True)

@@ -92,6 +92,7 @@ from pydantic import Field, field_validator, model_validator
 from components.sight import Arc, CoverLevel, SightFacts
 from components.spatial import LYING_DOWN, Posture
 from components.state import Health
+from game.core.battle import Battle, Flow
 from game.core.commands import Attack, Decision, Defend, Maneuver, Modifier, Option
 from game.dice.cortex import (
     Pool,
@@ -105,7 +106,7 @@ from game.dice.cortex import (
     step_dice,
     trait_pool,
 )
-from game.rules.base import Battle, BlockMemo, Flow, Ruleset, StrictModel, UnitSetup
+from game.rules.base import BlockMemo, Ruleset, StrictModel, UnitSetup
 
 # ---- rule data (text) ----------------------------------------------------------------------------
 

@@ -67,9 +67,10 @@ from pydantic import Field, field_validator, model_validator
 
 from components.sight import CoverLevel, SightFacts
 from components.state import Health
+from game.core.battle import Battle, Flow
 from game.core.commands import Attack, Modifier, Option
 from game.dice.aims import AIM_DIE_SIZES, AimOdds, land_odds, parse_aimline
-from game.rules.base import Battle, Flow, Ruleset, StrictModel, UnitSetup
+from game.rules.base import Ruleset, StrictModel, UnitSetup
 
 # ---- rule data (text) ----------------------------------------------------------------------------
 

@@ -37,10 +37,11 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
+from components.outcome import Outcome
 from components.specs import ScenarioSpec
 from game.ai import Policy, get_policy
 from game.core.commands import Command
-from game.engine.match import Match, Outcome
+from game.engine.match import Match
 from game.engine.view import MatchView
 
 #: Most commands one match may take before it is declared stuck (far above any real battle).

@@ -11,9 +11,10 @@ from typing import Any
 
 from components.spatial import Posture
 from components.state import Health
+from game.core.battle import Battle, Flow
 from game.core.commands import Attack, Decision, Defend, DodgeMove, Modifier, Option
 from game.rules import REGISTRY
-from game.rules.base import Battle, Flow, Ruleset, StrictModel, UnitSetup
+from game.rules.base import Ruleset, StrictModel, UnitSetup
 
 
 class SimpleStats(StrictModel):

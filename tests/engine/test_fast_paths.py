@@ -9,7 +9,6 @@ import pytest
 import shapely
 
 from components.spatial import Posture
-from game.battlefield.arena import Arena
 from game.core.commands import LazyRegion, Move, Option, matches
 from game.core.events import _clean
 from game.engine.match import Match
@@ -60,8 +59,15 @@ def test_event_cleaning_is_unchanged(value):
     assert repr(got) == repr(want)
 
 
+def _arena(spec):
+    """The arena of a new match on ``spec`` (the sight system builds it from the components)."""
+    m = Match(spec, seed=0)
+    m.close()
+    return m.arena
+
+
 def test_clipped_disc_is_the_geos_construction_vertex_for_vertex(spec):
-    arena = Arena(spec)
+    arena = _arena(spec)
     w, h = spec.width, spec.height
     rng = np.random.default_rng(7)
     cases = [
@@ -210,7 +216,7 @@ def test_unit_snapshots_follow_every_change(spec):
         lambda: m.damage(other, {next(iter(m.health(other).tracks)): -1}, None),
         lambda: m.set_status(other, "stunned", True, "test"),
         lambda: m.spend_ap(other, 1, "test"),
-        lambda: m.refill_ap(other),
+        lambda: m.systems.turns.refill_ap(other),
         lambda: m.set_status(other, "dead", True, "test"),
     ]
     for change in changes:
@@ -268,7 +274,7 @@ def test_dice_draw_the_faces_and_words_of_one_array_draw():
 
 def test_turn_options_share_their_fixed_commands_and_keep_their_labels(spec):
     from game.core.commands import ChangePosture, Decision, EndTurn, Face
-    from game.engine.legal import _posture_labels
+    from systems.turn_options import _posture_labels
 
     first, second = Match(spec, seed=1), Match(spec, seed=2)
     uid = first.pending.unit
@@ -367,7 +373,7 @@ def test_units_in_action_follow_status_changes(spec):
 def test_segment_clear_is_the_segment_reason_verdict(spec):
     """Destinations in obstacles, in units, off the map, ways blocked and clear: the code-only
     verdict equals "no reason to refuse"."""
-    arena = Arena(spec)
+    arena = _arena(spec)
     rng = np.random.default_rng(5)
     seen = set()
     for uid in arena.ids:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import esper
 import pytest
 
+from components.identity import Identity
 from game.core.commands import Attack, ChangePosture, Defend, EndTurn, Face, Move
 from game.core.errors import IllegalCommand
 from game.engine.match import Match
@@ -65,19 +66,19 @@ def test_face_normalizes_and_is_free(spec):
 
 def test_worlds_are_isolated():
     a, b = Match(make_spec(), seed=5), Match(make_spec(), seed=5)
-    assert a.world != b.world
+    assert a.world.name != b.world.name
     ua = a.pending.unit
     x, y = a.pos(ua)
     a.apply(Move(ua, (x + (1.0 if x < 10 else -1.0), y)))
     assert b.pos(ua) == (x, y)  # same unit id, other world, unmoved
     with a.activated():
-        n_a = len(list(esper.get_entities()))
+        n_a = len(esper.get_component(Identity))
     with b.activated():
-        n_b = len(list(esper.get_entities()))
+        n_b = len(esper.get_component(Identity))
     assert n_a == n_b == 4
     a.close()
     b.close()
-    assert a.world not in esper.list_worlds()
+    assert a.world.name not in esper.list_worlds()
 
 
 def test_same_seed_same_log_bytes():

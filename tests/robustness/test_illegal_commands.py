@@ -124,7 +124,7 @@ def test_positions_cover_turns_and_reactions(positions):
 def test_random_commands_are_refused_without_changing_anything(positions, data):
     m = data.draw(st.sampled_from(positions))
     decision = m.pending
-    cmd = data.draw(random_commands(list(m._eid), decision.unit))
+    cmd = data.draw(random_commands(m.units(alive=False), decision.unit))
     try:
         find_option(decision, cmd)
         legal = True

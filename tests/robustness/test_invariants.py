@@ -46,7 +46,7 @@ def test_check_is_repeatable_and_cheap_to_call_twice(match):
 
 def _teleport(m: Match, uid: str, to: tuple[float, float]) -> None:
     """Move a unit behind the engine's back (no event): what a buggy ruleset might do."""
-    p = m._c(uid, Position)
+    p = m.world.unit(uid)[Position]
     p.x, p.y = to
 
 

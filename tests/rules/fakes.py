@@ -1,4 +1,4 @@
-"""An in-memory :class:`game.rules.base.Battle` for ruleset unit tests.
+"""An in-memory :class:`game.core.battle.Battle` for ruleset unit tests.
 
 Open ground, no obstacles: sight facts are computed from positions and facing
 (distance, arc) and can be overridden per pair with ``set_sight``. Events are
@@ -20,9 +20,10 @@ from shapely.geometry import Point as SPoint
 from components.sight import Arc, CoverLevel, SightFacts
 from components.spatial import Body, Posture
 from components.state import ActionPoints, DefenseState, Health, TurnState
+from game.core.battle import Flow, Region
 from game.core.commands import Decision
 from game.dice import Dice
-from game.rules.base import Flow, Region, Ruleset
+from game.rules.base import Ruleset
 
 
 @dataclass

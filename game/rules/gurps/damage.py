@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from components.sight import SightFacts
 from components.spatial import Posture
+from game.core.battle import Battle
 from game.dice import sum_pmf
 from game.dice.gurps import RollResult, judge
-from game.rules.base import Battle
 from game.rules.gurps.stats import WOUND_MULTIPLIER, GurpsStats, GurpsWeapon
 
 HP = "hp"

@@ -24,9 +24,10 @@ from typing import Any
 from components.sight import Arc, SightFacts
 from components.spatial import LYING_DOWN, Posture
 from components.state import DefenseState
+from game.core.battle import Battle
 from game.core.commands import Modifier
 from game.dice.gurps import ACROBATIC_BONUS, dodge_success_removed, p_success
-from game.rules.base import Battle, BlockMemo
+from game.rules.base import BlockMemo
 from game.rules.gurps.stats import (
     JUDO_KARATE,
     POSTURES,

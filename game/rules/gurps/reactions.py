@@ -18,9 +18,9 @@ from typing import Any
 
 from components.sight import SightFacts
 from components.spatial import LYING_DOWN, Posture
+from game.core.battle import Battle
 from game.core.commands import Decision, Defend, Follow, Interpose, Modifier, Option
 from game.dice.gurps import RollResult, hits_dodged, judge, p_margin_at_least, p_success
-from game.rules.base import Battle
 from game.rules.gurps.damage import GurpsCore
 from game.rules.gurps.defence import (
     BARE_HANDS,

@@ -54,9 +54,10 @@ from typing import Any, ClassVar
 from components.sight import CoverLevel, SightFacts
 from components.spatial import LYING_DOWN, Posture
 from components.state import Health
+from game.core.battle import Battle, Flow
 from game.core.commands import Attack, Maneuver, Modifier, Option
 from game.dice.gurps import attack_outcomes, hits_scored, judge, p_success
-from game.rules.base import Battle, Flow, Ruleset, StrictModel, UnitSetup
+from game.rules.base import Ruleset, StrictModel, UnitSetup
 from game.rules.gurps.damage import HP, injury_pmf
 from game.rules.gurps.defence import (
     best_stages,

@@ -1,24 +1,24 @@
 """Legal commands of the active unit's turn, as a :class:`~game.core.commands.Decision`.
 
-Contract: ``turn_decision(match, uid)`` lists every legal turn command with its
-AP cost in the label and the ruleset's odds on attacks: Move (free point,
-validated by the exact shortest path and the ruleset's AP cost), Step (one
-yard, once per turn, if the ruleset prices a step), Face, ChangePosture (each
-posture the ruleset allows), the ruleset's attacks and maneuvers, and EndTurn.
-It returns ``None`` when the turn should end by itself (no AP and no free step).
+Part of the turns system. Contract: ``turn_decision(battle, rules, arena, uid)`` (``arena``
+synced by the sight system) lists every legal turn command with its AP cost in the label
+and the ruleset's odds on attacks: Move (free point, validated by the exact shortest path
+and the ruleset's AP cost), Step (one yard, once per turn, if the ruleset prices a step),
+Face, ChangePosture (each posture the ruleset allows), the ruleset's attacks and
+maneuvers, and EndTurn. It returns ``None`` when the turn should end by itself (no AP and
+no free step).
 """
 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from components.spatial import Posture
+from game.battlefield.arena import Arena
+from game.core.battle import Battle
 from game.core.commands import ChangePosture, Decision, EndTurn, Face, Move, Option, Step
-
-if TYPE_CHECKING:
-    from game.engine.match import Match
-
+from game.rules.base import Ruleset
 
 #: Every posture with its name (reading an enum member's value is a descriptor call).
 _POSTURES = tuple((p, p.value) for p in Posture)
@@ -64,11 +64,11 @@ def _finite_degrees(v: Any) -> str | None:
     return "degrees must be a finite number"
 
 
-def turn_decision(match: Match, uid: str) -> Decision | None:
-    rules = match.rules
-    ap = match.ap(uid)
-    turn = match.turn(uid)
-    costs = rules.action_costs(match, uid)
+def turn_decision(battle: Battle, rules: Ruleset, arena: Arena, uid: str) -> Decision | None:
+    """The turn decision of ``uid`` now, or ``None`` when its turn should end by itself."""
+    ap = battle.ap(uid)
+    turn = battle.turn(uid)
+    costs = rules.action_costs(battle, uid)
     options: list[Option] = []
     move, step, face, end, postures = _templates(uid)
 
@@ -77,22 +77,22 @@ def turn_decision(match: Match, uid: str) -> Decision | None:
     if ap.current <= 0 and not (can_step and step_cost == 0):
         return None
 
-    per_ap = rules.inches_per_ap(match, uid)
+    per_ap = rules.inches_per_ap(battle, uid)
     if per_ap > 0 and ap.current > 0:
         max_len = per_ap * ap.current
         # The region's geometry is only built if someone reads it (sampling, drawing).
-        region = match.arena.move_region(uid, max_len, lazy=True)
+        region = arena.move_region(uid, max_len, lazy=True)
 
         def validate_move(to: Any, uid: str = uid, region: Any = region) -> str | None:
             why: str | None = region.validate(to)
             if why:
                 return str(why)
-            length = match.path_length(uid, to)
+            length = battle.path_length(uid, to)
             if length is None:
                 return "no free path there"
-            cost = rules.move_ap_cost(match, uid, length)
+            cost = rules.move_ap_cost(battle, uid, length)
             if cost is None:
-                return f"path of {length:.2f} in is too far with {match.ap(uid).current} AP"
+                return f"path of {length:.2f} in is too far with {battle.ap(uid).current} AP"
             return None
 
         options.append(
@@ -106,8 +106,8 @@ def turn_decision(match: Match, uid: str) -> Decision | None:
             )
         )
     if can_step:
-        step_len = 1.0 / match.yards_per_inch  # one yard, in inches
-        region = match.arena.step_region(uid, step_len, lazy=True)
+        step_len = 1.0 / battle.yards_per_inch  # one yard, in inches
+        region = arena.step_region(uid, step_len, lazy=True)
         options.append(
             Option(
                 step,
@@ -124,14 +124,14 @@ def turn_decision(match: Match, uid: str) -> Decision | None:
         )
     posture_cost = costs.get("posture")
     if posture_cost is not None and posture_cost <= ap.current:
-        current = match.posture(uid)
+        current = battle.posture(uid)
         allowed = rules.posture_allowed
         for (p, cmd), label in zip(postures, _posture_labels(posture_cost), strict=True):
-            if p != current and allowed(match, uid, p):
+            if p != current and allowed(battle, uid, p):
                 options.append(Option(cmd, label))
     attack_cost = costs.get("attack")
     if attack_cost is not None and attack_cost <= ap.current:
-        options.extend(rules.attack_options(match, uid))
-    options.extend(rules.maneuver_options(match, uid))
+        options.extend(rules.attack_options(battle, uid))
+    options.extend(rules.maneuver_options(battle, uid))
     options.append(Option(end, "end turn"))
-    return Decision(uid, "turn", tuple(options), context={"ap": ap.current, "round": match.round})
+    return Decision(uid, "turn", tuple(options), context={"ap": ap.current, "round": battle.round})

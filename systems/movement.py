@@ -1,0 +1,62 @@
+"""MovementSystem: every change of a unit's place.
+
+Contract: :meth:`MovementSystem.move` carries out a move, a step, a retreat, a 2" dodge move,
+an interposition or a follow-up step (``kind`` names it; it is the event type). The unit goes
+along the exact shortest free path for its base (refused with ``IllegalCommand`` if there is
+none); it pays ``ap`` first (an ``ap`` event before the move's), its ``Position`` changes, its
+``TurnState.moved`` grows by the path's length, the sight system is told the table changed,
+the move event carries the path, and the ruleset's ``on_moved`` hook runs last. It acts when
+asked, not per step: a ruleset reads the new place on its next line.
+"""
+
+from __future__ import annotations
+
+from components.changes import Revisions, TableChanges
+from components.spatial import Position
+from components.state import TurnState
+from game.core.battle import Battle
+from game.core.commands import Point
+from game.core.errors import IllegalCommand
+from game.core.events import round_pos
+from game.rules.base import Ruleset
+from systems.sight import SightSystem
+from systems.turns import TurnSystem
+from systems.world import World
+
+
+class MovementSystem:
+    """Moves units (see the module docstring)."""
+
+    def __init__(self, world: World, rules: Ruleset, sight: SightSystem, turns: TurnSystem) -> None:
+        self._world = world
+        self._rules = rules
+        self._sight = sight
+        self._turns = turns
+
+    def move(self, battle: Battle, uid: str, to: Point, kind: str, ap: int = 0) -> None:
+        """Move ``uid`` to ``to`` for ``ap`` AP; ``kind`` is the event type."""
+        arena = self._sight.table()
+        path = arena.path(uid, to)
+        if path is None:
+            raise IllegalCommand(
+                f"{uid} cannot reach {round_pos(to)}: {arena.free_reason(uid, to) or 'no path'}"
+            )
+        self._turns.spend_ap(battle, uid, ap, kind)
+        world = self._world
+        t = world.unit(uid)
+        p: Position = t[Position]
+        frm = (p.x, p.y)
+        p.x, p.y = float(to[0]), float(to[1])
+        world.battle[Revisions].by_unit[uid] += 1
+        turn: TurnState = t[TurnState]
+        turn.moved += path.length
+        world.battle[TableChanges].units[uid] = None
+        battle.emit(
+            kind,
+            unit=uid,
+            **{"from": round_pos(frm), "to": round_pos(to)},
+            ap=ap,
+            length=round(path.length, 6),
+            path=[round_pos(q) for q in path.points],
+        )
+        self._rules.on_moved(battle, uid, kind, path.length)

@@ -1,0 +1,63 @@
+"""PostureSystem: how a unit stands where it is: its posture and its facing.
+
+Contract: :meth:`PostureSystem.set_posture` carries out a posture change: chosen on a turn,
+a dodge-and-drop (``kind="drop_prone"``) or a knockdown (``kind="knockdown"``);
+:meth:`PostureSystem.set_facing` a turn to face a direction (normalised to [0, 360)). Each
+pays ``ap`` first (an ``ap`` event before its own), changes the component, tells the sight
+system the table changed and logs its event. Both act when asked, not per step.
+
+Facing lives here rather than with movement: like a posture it changes the unit's
+silhouette as sight sees it (arcs; for posture, height) but never its base's place, so
+neither needs a path nor touches blockers, and neither grows ``TurnState.moved``.
+"""
+
+from __future__ import annotations
+
+from components.changes import Revisions, TableChanges
+from components.spatial import Facing, Position, Posture, Stance, normalize_degrees
+from game.core.battle import Battle
+from game.core.events import round_pos
+from systems.turns import TurnSystem
+from systems.world import World
+
+
+class PostureSystem:
+    """Changes postures and facings (see the module docstring)."""
+
+    def __init__(self, world: World, turns: TurnSystem) -> None:
+        self._world = world
+        self._turns = turns
+
+    def set_posture(
+        self, battle: Battle, uid: str, posture: Posture, kind: str = "posture", ap: int = 0
+    ) -> None:
+        """``uid`` takes ``posture`` for ``ap`` AP; ``kind`` is the event type."""
+        self._turns.spend_ap(battle, uid, ap, kind)
+        t = self._world.unit(uid)
+        stance: Stance = t[Stance]
+        old = stance.posture
+        stance.posture = Posture(posture)
+        self._note(uid)
+        p: Position = t[Position]
+        battle.emit(
+            kind,
+            unit=uid,
+            **{"from": str(old), "to": str(stance.posture)},
+            ap=ap,
+            at=round_pos((p.x, p.y)),
+        )
+
+    def set_facing(self, battle: Battle, uid: str, degrees: float, ap: int = 0) -> None:
+        """``uid`` turns to face ``degrees`` for ``ap`` AP."""
+        self._turns.spend_ap(battle, uid, ap, "facing")
+        f: Facing = self._world.unit(uid)[Facing]
+        old = f.degrees
+        f.degrees = normalize_degrees(degrees)
+        self._note(uid)
+        battle.emit("facing", unit=uid, **{"from": round(old, 6), "to": round(f.degrees, 6)}, ap=ap)
+
+    def _note(self, uid: str) -> None:
+        """Count the change of ``uid`` (for views) and note it for the sight system."""
+        battle = self._world.battle
+        battle[Revisions].by_unit[uid] += 1
+        battle[TableChanges].units[uid] = None
