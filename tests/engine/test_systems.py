@@ -22,7 +22,7 @@ from game.core.commands import EndTurn, Face, Move
 from game.engine.match import Match
 from game.engine.view import MatchView
 from game.scenario import load_scenario
-from game.tools.session import play
+from game.tools.session import Session
 
 ROOT = Path(__file__).resolve().parents[2]
 SYSTEMS = sorted((ROOT / "systems").glob("*.py"))
@@ -93,7 +93,7 @@ def test_the_turns_system_reads_the_components_in_esper(spec):
 
 def test_the_outcome_is_a_component_of_the_battle_entity(spec):
     m = Match(spec, seed=21)
-    play(m)
+    Session(m).play()
     with m.activated():
         assert esper.get_component(Outcome) == [(m.world.battle_eid, m.outcome)]
     end = m.log.events[-1]
