@@ -16,7 +16,7 @@ import json
 import click
 
 from game.dice.aff import damage_pmf, expected_damage, p_no_damage, p_opposed, p_roll_under, parse_track
-from game.rules.aff import ARMOUR_TRAINING, SWASHBUCKLER, AffArmour, AffStats, AffWeapon, protections
+from game.rules.aff.ruleset import ARMOUR_TRAINING, SWASHBUCKLER, AffArmour, AffStats, AffWeapon, protections
 
 
 def _track(text: str, flag: str) -> tuple[int, ...]:

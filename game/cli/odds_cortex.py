@@ -24,7 +24,7 @@ from game.dice.cortex import (
     parse_step,
     trait_pool,
 )
-from game.rules.cortex import COVER_DIFFICULTY, RANGE_STEPS, VISIBILITY_DIFFICULTY
+from game.rules.cortex.ruleset import COVER_DIFFICULTY, RANGE_STEPS, VISIBILITY_DIFFICULTY
 
 _COVERS = [c.value for c in CoverLevel if c != CoverLevel.TOTAL]
 

@@ -1,4 +1,4 @@
-"""Cortex ruleset (game.rules.cortex), held to shared/rules/cortex-actions-defense-damage.txt.
+"""Cortex ruleset (game.rules.cortex.ruleset), held to shared/rules/cortex-actions-defense-damage.txt.
 
 Table-driven checks of every number of the text (cover, visibility, range steps,
 movement tiers, action penalty, all-out defence, passing out, dying, seriously
@@ -24,7 +24,7 @@ from game.cli.odds_cortex import cortex as cortex_cli
 from game.core.commands import Attack, Decision, Defend, Maneuver
 from game.dice.cortex import hit_damage, p_meet_or_beat, step_dice, trait_pool
 from game.rules import get_ruleset
-from game.rules.cortex import (
+from game.rules.cortex.ruleset import (
     ALL_OUT_DEFENCE_STEPS,
     BASE_MOVE_FEET,
     CONSCIOUS_DIFFICULTY,

@@ -23,7 +23,7 @@ from game.cli.odds_defence_dice import defence_dice as dd_cli
 from game.core.commands import Attack
 from game.dice.aims import land_odds
 from game.rules import get_ruleset
-from game.rules.defence_dice import (
+from game.rules.defence_dice.ruleset import (
     DEFAULT_AIM_DIE,
     FIGHT_OR_FLIGHT,
     HIDDEN_ATTACK_DICE,

@@ -18,9 +18,10 @@ from typing import Any
 
 from components.sight import SightFacts
 from components.spatial import LYING_DOWN, Posture
-from game.core.commands import Decision, Defend, Follow, Interpose, Modifier, Option
+from game.core.commands import Decision, Defend, Modifier, Option
 from game.dice.gurps import RollResult, hits_dodged, judge, p_margin_at_least, p_success
 from game.rules.base import Battle
+from game.rules.gurps.commands import Follow, Interpose, defence_flags, defend
 from game.rules.gurps.damage import GurpsCore
 from game.rules.gurps.defence import (
     BARE_HANDS,
@@ -214,7 +215,7 @@ class GurpsReactions(GurpsCore):
                     "stage": stage,
                 },
             )
-            chosen = table.get((cmd.kind, cmd.weapon, cmd.drop, cmd.acrobatic, cmd.retreat_to is not None))
+            chosen = table.get((cmd.kind, cmd.weapon, *defence_flags(cmd), cmd.retreat_to is not None))
             if chosen is None:
                 battle.emit(
                     "defense", unit=uid, kind="none", attacker=info.attacker, reason="chose no defence"
@@ -242,7 +243,7 @@ class GurpsReactions(GurpsCore):
         for c in choices:
             if c.retreat and region is None:
                 continue
-            cmd = Defend(uid, c.kind, c.weapon, None, c.drop, c.acrobatic)
+            cmd = defend(uid, c.kind, c.weapon, c.drop, c.acrobatic)
             detail = {"eff": c.eff, "effs": [list(x) for x in c.effs]}
             if c.retreat:
                 assert region is not None

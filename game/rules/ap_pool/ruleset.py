@@ -48,8 +48,9 @@ from pydantic import Field, model_validator
 from components.sight import CoverLevel, SightFacts
 from components.spatial import Posture
 from components.state import Health
-from game.core.commands import Attack, Decision, Defend, DodgeMove, Modifier, Option
+from game.core.commands import Attack, Decision, Defend, Modifier, Option
 from game.dice.pools import count_successes, p_at_least, successes_pmf
+from game.rules.ap_pool.commands import DodgeMove, PoolDodge
 from game.rules.base import Battle, Flow, Ruleset, StrictModel, UnitSetup
 
 # ---- rule data -------------------------------------------------------------------------
@@ -369,7 +370,7 @@ class ApPoolRuleset(Ruleset):
             )
             opts.append(
                 Option(
-                    Defend(uid, "dodge", combo=combo),
+                    PoolDodge(uid, "dodge", combo=combo),
                     f"dodge {attribute}+{talent} ({dice} dice vs {successes}, {DODGE_AP} AP)",
                     p_success=p_at_least(dice, successes),
                     modifiers=mods,
