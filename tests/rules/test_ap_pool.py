@@ -126,7 +126,6 @@ def test_when_a_unit_can_dodge(ap: int, dodged_round: int | None, allowed: bool)
 def test_dodge_after_activation_in_the_same_round() -> None:
     # The engine refreshes AP per round: a unit that has acted keeps whatever AP it saved.
     rules, b = duel()
-    b.u["d"].turn.actions = 1
     b.u["d"].ap.current = 2
     assert rules.can_dodge(b, "d") is None
 

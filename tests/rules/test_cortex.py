@@ -428,7 +428,7 @@ def test_run_tier(ap: int, moves: list[float], cost: int | None) -> None:
     b.add("a", "red", (0.0, 0.0))
     script(b, [4, 2])  # Agility d8 + Athletics d4 (no Running specialty): 30 + 6 = 36 ft = 12 yd
     assert r.start_turn(b, "a")
-    assert b.u["a"].turn.extra["cortex_run_feet"] == 36
+    assert b.u["a"].turn.record.run_feet == 36
     b.u["a"].ap.current = ap
     x = 0.0
     for step in moves[:-1]:
