@@ -34,6 +34,7 @@ from components.spatial import Body, Posture
 from components.state import ActionPoints, DefenseState, Health, TurnState
 from game.core.commands import Attack, Decision, Maneuver, Option, Point
 from game.dice import Dice
+from game.rules.limits import Binding, Reaction
 
 T = TypeVar("T")
 
@@ -176,12 +177,17 @@ class UnitSetup:
 
 
 class Ruleset(ABC):
-    """A rule system. Subclasses set :attr:`name`, :attr:`Stats`, :attr:`Options`, :attr:`source`."""
+    """A rule system. Subclasses set :attr:`name`, :attr:`Stats`, :attr:`Options`, :attr:`source`,
+    and, if the rules limit them, :attr:`reaction_limits` and :attr:`choice_bindings`."""
 
     name: ClassVar[str]
     source: ClassVar[str]  # the rule text it implements, e.g. "gurps-active-defense.txt"
     Stats: ClassVar[type[StrictModel]]
     Options: ClassVar[type[StrictModel]] = NoOptions
+    #: Reactions allowed once per window, as this ruleset logs them (see game.rules.limits).
+    reaction_limits: ClassVar[tuple[Reaction, ...]] = ()
+    #: Choices that bind a unit for a window, as this ruleset logs them.
+    choice_bindings: ClassVar[tuple[Binding, ...]] = ()
 
     def __init__(self, options: dict[str, Any] | None = None) -> None:
         self.options = self.Options.model_validate(options or {})

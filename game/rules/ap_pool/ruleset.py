@@ -52,6 +52,7 @@ from game.core.commands import Attack, Decision, Defend, Modifier, Option
 from game.dice.pools import count_successes, p_at_least, successes_pmf
 from game.rules.ap_pool.commands import DodgeMove, PoolDodge
 from game.rules.base import Battle, Flow, Ruleset, StrictModel, UnitSetup
+from game.rules.limits import Reaction, defence_event
 
 # ---- rule data -------------------------------------------------------------------------
 
@@ -225,6 +226,8 @@ class ApPoolRuleset(Ruleset):
     name: ClassVar[str] = "ap-pool"
     source: ClassVar[str] = "ap-dodge-reaction.txt"
     Stats: ClassVar[type[StrictModel]] = ApPoolStats
+    # "A unit can only Dodge once per turn", read as the game round (see the module docstring).
+    reaction_limits: ClassVar[tuple[Reaction, ...]] = (Reaction("dodge", defence_event("dodge"), "round"),)
 
     # ---- set-up ------------------------------------------------------------------------------
     @classmethod

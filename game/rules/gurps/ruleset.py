@@ -76,6 +76,7 @@ from game.rules.gurps.stats import (
     range_penalty,
     rof_bonus,
 )
+from game.rules.limits import Reaction, defence_event
 
 AP_MAX = 1  # one maneuver per turn
 #: Cover level -> to-hit penalty (decision: GURPS partial-cover/hit-location scale).
@@ -163,6 +164,15 @@ class GurpsRuleset(GurpsReactions, Ruleset):
     name: ClassVar[str] = "gurps"
     source: ClassVar[str] = "gurps-active-defense.txt"
     Stats: ClassVar[type[StrictModel]] = GurpsStats
+    # "You can retreat only once during your turn" (an attempt counts, even if the roll to
+    # retreat from the ground fails), and not after a sacrificial dodge ("since you moved, you
+    # cannot retreat ... before your next turn"); "You may attempt to block only one attack per
+    # turn"; an acrobatic dodge "once during your turn".
+    reaction_limits: ClassVar[tuple[Reaction, ...]] = (
+        Reaction("retreat", defence_event(retreat=True), spent_by=defence_event("sacrificial dodge")),
+        Reaction("block", defence_event("block")),
+        Reaction("acrobatic dodge", defence_event(acrobatic=True)),
+    )
 
     @classmethod
     def default_stats(cls) -> GurpsStats:
