@@ -35,6 +35,7 @@ from components.state import ActionPoints, DefenseState, Health, TurnState
 from game.core.commands import Attack, Decision, Maneuver, Option, Point
 from game.dice import Dice
 from game.rules.limits import Binding, Reaction
+from game.rules.odds import OddsQuery
 
 T = TypeVar("T")
 
@@ -280,6 +281,11 @@ class Ruleset(ABC):
 
     def on_damaged(self, battle: Battle, uid: str) -> None:
         """Hook after ``uid`` took damage (e.g. cover dice reroll). Default: nothing."""
+
+    @classmethod
+    def odds(cls) -> OddsQuery | None:
+        """The exact-odds query ``skirmish odds <name>`` answers (game.rules.odds); None: none."""
+        return None
 
     def describe(self) -> str:
         """One line for ``--help``-style listings."""

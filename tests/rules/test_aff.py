@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from pydantic import ValidationError
 
 from components.sight import CoverLevel
-from game.cli.odds_aff import aff as aff_cli
+from game.cli.odds import odds
 from game.core.commands import Attack, Decision
 from game.dice.aff import DODGE_TRACK, NO_PROTECTION, expected_damage, p_no_damage, p_opposed, p_roll_under
 from game.rules import get_ruleset
@@ -365,7 +365,7 @@ def test_registry_options_and_profiles() -> None:
 
 
 def run_cli(*args: str) -> Any:
-    return CliRunner().invoke(aff_cli, list(args))
+    return CliRunner().invoke(odds, ["aff", *args])
 
 
 def test_cli_json() -> None:

@@ -20,7 +20,7 @@ from pydantic import ValidationError
 
 from components.sight import Arc, CoverLevel
 from components.spatial import Posture
-from game.cli.odds_cortex import cortex as cortex_cli
+from game.cli.odds import odds
 from game.core.commands import Attack, Decision, Defend, Maneuver
 from game.dice.cortex import hit_damage, p_meet_or_beat, step_dice, trait_pool
 from game.rules import get_ruleset
@@ -648,7 +648,7 @@ def test_attack_options_are_fast() -> None:
 
 
 def run_cli(*args: str) -> Any:
-    return CliRunner().invoke(cortex_cli, list(args))
+    return CliRunner().invoke(odds, ["cortex", *args])
 
 
 def test_cli_json() -> None:

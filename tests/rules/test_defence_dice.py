@@ -19,7 +19,7 @@ from click.testing import CliRunner
 from pydantic import ValidationError
 
 from components.sight import CoverLevel
-from game.cli.odds_defence_dice import defence_dice as dd_cli
+from game.cli.odds import odds
 from game.core.commands import Attack
 from game.dice.aims import land_odds
 from game.rules import get_ruleset
@@ -394,7 +394,7 @@ def test_attack_monte_carlo_matches_exact_odds() -> None:
 
 
 def run_cli(*args: str) -> Any:
-    return CliRunner().invoke(dd_cli, list(args))
+    return CliRunner().invoke(odds, ["defence-dice", *args])
 
 
 def test_cli_json_text_example() -> None:

@@ -106,6 +106,7 @@ from game.dice.cortex import (
     trait_pool,
 )
 from game.rules.base import Battle, BlockMemo, Flow, Ruleset, StrictModel, UnitSetup
+from game.rules.odds import OddsQuery
 from game.rules.unit_state import own_record
 
 # ---- rule data (text) ----------------------------------------------------------------------------
@@ -367,6 +368,12 @@ class CortexRuleset(Ruleset):
     source: ClassVar[str] = "cortex-actions-defense-damage.txt"
     Stats: ClassVar[type[StrictModel]] = CortexStats
     Options: ClassVar[type[StrictModel]] = CortexOptions
+
+    @classmethod
+    def odds(cls) -> OddsQuery:
+        from game.rules.cortex.odds import QUERY  # imported when asked: it imports this module
+
+        return QUERY
 
     @property
     def visibility(self) -> str:

@@ -70,6 +70,7 @@ from components.state import Health
 from game.core.commands import Attack, Modifier, Option
 from game.dice.aims import AIM_DIE_SIZES, AimOdds, land_odds, parse_aimline
 from game.rules.base import Battle, Flow, Ruleset, StrictModel, UnitSetup
+from game.rules.odds import OddsQuery
 
 # ---- rule data (text) ----------------------------------------------------------------------------
 
@@ -246,6 +247,12 @@ class DefenceDiceRuleset(Ruleset):
     source: ClassVar[str] = "defence-dice-and-cover-units.txt"
     Stats: ClassVar[type[StrictModel]] = DDStats
     Options: ClassVar[type[StrictModel]] = DDOptions
+
+    @classmethod
+    def odds(cls) -> OddsQuery:
+        from game.rules.defence_dice.odds import QUERY  # imported when asked: only the odds CLI asks
+
+        return QUERY
 
     @property
     def aim_die(self) -> int:
