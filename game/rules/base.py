@@ -286,8 +286,3 @@ class Ruleset(ABC):
     def odds(cls) -> OddsQuery | None:
         """The exact-odds query ``skirmish odds <name>`` answers (game.rules.odds); None: none."""
         return None
-
-    def describe(self) -> str:
-        """One line for ``--help``-style listings."""
-        doc = (type(self).__doc__ or "").strip().splitlines()
-        return doc[0] if doc else self.name

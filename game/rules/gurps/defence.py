@@ -87,7 +87,6 @@ class AttackInfo:
     weapon: GurpsWeapon
     sight: SightFacts  # attacker -> defender, read when the attack began
     hits: int = 1
-    attacker_skill: str = ""
 
     @property
     def ranged(self) -> bool:

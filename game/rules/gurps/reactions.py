@@ -55,7 +55,7 @@ class GurpsReactions(GurpsCore):
     def attack_info(
         self, battle: Battle, uid: str, w: GurpsWeapon, sight: SightFacts, hits: int = 1
     ) -> AttackInfo:
-        return AttackInfo(uid, w, sight, hits, w.skill)
+        return AttackInfo(uid, w, sight, hits)
 
     # ---- sacrificial dodge ------------------------------------------------------------------------
     def _sacrificial(
