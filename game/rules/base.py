@@ -17,6 +17,12 @@ Contract:
   ``--option key=value``). Both forbid unknown keys.
 - Odds are exact: every defence option carries ``p_success`` computed by
   enumeration/convolution (``game.dice``), never by sampling.
+- A ruleset owns its specifics: command types of its own
+  (``game.core.commands.register_command``, in a module ``game.rules.COMMAND_MODULES``
+  lists), per-unit bookkeeping (a record in the per-turn components,
+  ``game.rules.unit_state``), its reaction windows and limits (:attr:`Ruleset.reaction_limits`,
+  :attr:`Ruleset.choice_bindings`, ``game.rules.limits``) and its ``skirmish odds`` query
+  (:meth:`Ruleset.odds`, ``game.rules.odds``).
 """
 
 from __future__ import annotations
