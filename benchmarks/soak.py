@@ -6,13 +6,14 @@ Run: ``.venv/bin/python benchmarks/soak.py [--battles N] [--seed S] [--jobs J] [
 Battle ``i`` plays combination ``i mod C`` of (scenario, ruleset) (see :func:`plan`) with match seed
 ``S + i``, every side under the ``random`` policy (drawing from the match's ``ai_rng``),
 to the scenario's round limit (or ``R`` rounds if fewer: a shorter battle ends in a draw).
-After every command :func:`game.tools.invariants.check` runs; at the end the whole log is
-checked again with :func:`game.tools.invariants.check_log`. A battle stops at its first
-exception or broken invariant. The summary reports battles, commands, exceptions,
-broken invariants and time; the exit status is 1 if anything broke (0 otherwise, 2 for
-bad arguments), and ``--out`` writes every failure (scenario, ruleset, seed, what broke,
-the traceback) as JSON. ``--repro SCENARIO RULESET SEED`` replays one battle and prints
-its full traceback or violations.
+The battle is played by :class:`game.tools.session.Session`; after every command
+:func:`game.tools.invariants.check` runs; at the end the whole log is checked again with
+:func:`game.tools.invariants.check_log`. A battle stops at its first exception, broken
+invariant or the session's stuck limit (``StuckMatch``, :data:`game.tools.session.MAX_COMMANDS`).
+The summary reports battles, commands, exceptions, broken invariants and time; the exit status
+is 1 if anything broke (0 otherwise, 2 for bad arguments), and ``--out`` writes every failure
+(scenario, ruleset, seed, what broke, the traceback) as JSON. ``--repro SCENARIO RULESET SEED``
+replays one battle and prints its full traceback or violations.
 
 The test suite runs a short form (``tests/robustness/test_soak.py``); ``SKIRMISH_SOAK=full``
 selects the long one.
@@ -34,8 +35,6 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIO_DIR = ROOT / "scenarios"
-#: Commands after which a battle is abandoned as stuck (far above any real battle).
-MAX_COMMANDS = 20_000
 
 
 def shipped_scenarios() -> list[Path]:
@@ -77,36 +76,29 @@ def _spec(scenario: str, ruleset: str) -> Any:
 
 def play_battle(scenario: str, ruleset: str, seed: int, rounds: int | None = None) -> BattleResult:
     """One random-policy battle with invariants checked after every command (``rounds`` caps its length)."""
-    from game.ai import get_policy
-    from game.engine.match import Match
-    from game.engine.view import MatchView
     from game.tools.invariants import check, check_log
+    from game.tools.session import Session, Setup, StuckMatch
 
     result = BattleResult(scenario, ruleset, seed)
     t0 = time.perf_counter()
-    match = None
+    session = None
     try:
         spec = _spec(scenario, ruleset)
         limit = spec.round_limit if rounds is None else min(rounds, spec.round_limit)
-        match = Match(
-            spec,
-            ruleset=ruleset,
-            seed=seed,
-            controllers=dict.fromkeys(spec.sides, "random"),
-            round_limit=limit,
+        setup = Setup(
+            ruleset=ruleset, seed=seed, controllers=dict.fromkeys(spec.sides, "random"), round_limit=limit
         )
-        policy = get_policy("random")
-        view = MatchView(match)
+        session = Session.start(spec, setup)
+        match = session.match
+
+        def after(s: Session) -> None:
+            result.violations = check(s.match)
+
         result.violations = check(match)
-        while match.outcome is None and not result.violations:
-            if result.commands >= MAX_COMMANDS:
-                result.error = f"StuckMatch: no outcome after {MAX_COMMANDS} commands"
-                break
-            decision = match.pending
-            assert decision is not None, "no decision pending and no outcome"
-            match.apply(policy(view, decision, match.ai_rng))
-            result.commands += 1
-            result.violations = check(match)
+        try:
+            session.play(after=after, until=lambda s: bool(result.violations))
+        except StuckMatch as e:
+            result.error = f"StuckMatch: {e}"
         if not result.violations and result.error is None:
             result.violations = check_log(match.log.events, spec)
         if match.outcome is not None:
@@ -115,8 +107,9 @@ def play_battle(scenario: str, ruleset: str, seed: int, rounds: int | None = Non
         result.error = f"{type(e).__name__}: {e}"
         result.trace = traceback.format_exc()
     finally:
-        if match is not None:
-            match.close()
+        if session is not None:
+            result.commands = session.applied
+            session.close()
     result.seconds = time.perf_counter() - t0
     return result
 

@@ -11,14 +11,14 @@ dodge move, interposition, follow).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 
-from game.core.commands import Decision
+from game.core.commands import Command, Decision
 from game.core.errors import UnknownName
+from game.engine.view import MatchView
 
-Policy = Callable[[Any, Decision, np.random.Generator], Any]
+Policy = Callable[[MatchView, Decision, np.random.Generator], Command]
 
 _REGISTRY: dict[str, str] = {
     "random": "game.ai.random_policy:random_policy",

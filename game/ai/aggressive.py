@@ -27,13 +27,13 @@ like): it wants every AP for closing and striking.
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 
 from game.ai import tactics as t
 from game.ai.reactions import react
-from game.core.commands import ChangePosture, Decision, EndTurn, Move, Option, Step
+from game.core.commands import ChangePosture, Command, Decision, EndTurn, Move, Option, Step
+from game.engine.view import MatchView
 
 #: Gap (inches) left between the bases when moving into contact.
 CONTACT_GAP = 0.05
@@ -49,7 +49,7 @@ LOW_POSTURES = ("kneeling", "sitting", "crawling", "prone")
 SAMPLES = 32
 
 
-def aggressive_policy(view: Any, decision: Decision, rng: np.random.Generator) -> Any:
+def aggressive_policy(view: MatchView, decision: Decision, rng: np.random.Generator) -> Command:
     """See the module docstring."""
     if decision.kind != "turn":
         return react(view, decision, rng)
@@ -81,7 +81,7 @@ def aggressive_policy(view: Any, decision: Decision, rng: np.random.Generator) -
     return EndTurn(uid)
 
 
-def get_up(view: Any, decision: Decision) -> Option | None:
+def get_up(view: MatchView, decision: Decision) -> Option | None:
     """The option that gets a unit lower than crouching back on its feet (standing if offered,
     else crouching, which some rulesets require on the way up), or None."""
     if view.posture(decision.unit) not in LOW_POSTURES:
@@ -90,7 +90,7 @@ def get_up(view: Any, decision: Decision) -> Option | None:
     return offered.get("standing") or offered.get("crouching")
 
 
-def choose_quarry(view: Any, uid: str) -> str | None:
+def choose_quarry(view: MatchView, uid: str) -> str | None:
     """The enemy to close with: nearest, a wounded one counting as nearer (ties: first listed).
 
     The unit keeps its previous quarry while that one is in action and no more than
@@ -111,7 +111,7 @@ def choose_quarry(view: Any, uid: str) -> str | None:
     return best
 
 
-def move_budget(view: Any, decision: Decision, opt: Option) -> float:
+def move_budget(view: MatchView, decision: Decision, opt: Option) -> float:
     """How far to go: the option's reach, less the AP of one attack when the unit can afford both."""
     d = opt.detail or {}
     max_len = float(d.get("max_len", math.inf))
@@ -123,7 +123,9 @@ def move_budget(view: Any, decision: Decision, opt: Option) -> float:
     return max_len
 
 
-def close_in(view: Any, decision: Decision, opt: Option, quarry: str, rng: np.random.Generator) -> Any:
+def close_in(
+    view: MatchView, decision: Decision, opt: Option, quarry: str, rng: np.random.Generator
+) -> t.Point | None:
     """A legal point of ``opt`` (a Move or Step) that brings the unit nearer to ``quarry``, or None."""
     unit = t.me(view, decision.unit)
     goal = view.pos(quarry)

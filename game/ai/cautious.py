@@ -38,14 +38,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
 from game.ai import tactics as t
 from game.ai.aggressive import choose_quarry, close_in, get_up, move_budget
 from game.ai.reactions import react
-from game.core.commands import ChangePosture, Decision, EndTurn, Move, Option
+from game.core.commands import ChangePosture, Command, Decision, EndTurn, Move, Option
+from game.engine.view import MatchView
 
 #: Weights of the position score (see the module docstring).
 SHOT = 1.0
@@ -81,7 +81,7 @@ class Scored:
     threat: np.ndarray
 
 
-def cautious_policy(view: Any, decision: Decision, rng: np.random.Generator) -> Any:
+def cautious_policy(view: MatchView, decision: Decision, rng: np.random.Generator) -> Command:
     """See the module docstring."""
     if decision.kind != "turn":
         return react(view, decision, rng)
@@ -130,7 +130,7 @@ def cautious_policy(view: Any, decision: Decision, rng: np.random.Generator) -> 
 
 
 def score_points(
-    view: Any,
+    view: MatchView,
     uid: str,
     points: np.ndarray,
     reach: float,
@@ -161,7 +161,7 @@ def score_points(
         exposed, shot_cover = t.cover_here(view, uid, ids)
     else:
         exposed, shot_cover = t.cover_matrix(view, unit, pts, rows, height)
-    exy = view.arena.xy[rows]
+    exy = view.table.xy[rows]
     dist = t.distances(pts, exy)  # the weights' distances serve the progress term too
     weights = t.weights_of(dist)
     shot = ((1.0 - shot_cover) * weights).max(axis=1)
@@ -173,35 +173,36 @@ def score_points(
     return Scored(pts, score, shot, threat)
 
 
-def outnumbers(view: Any, uid: str) -> bool:
+def outnumbers(view: MatchView, uid: str) -> bool:
     """Whether ``uid``'s side has at least PRESS_RATIO times as many units in action as the enemy."""
     enemies = len(t.enemies(view, uid))
     return enemies > 0 and len(view.friends(uid)) + 1 >= PRESS_RATIO * enemies
 
 
-def exposed_here(view: Any, uid: str) -> float:
+def exposed_here(view: MatchView, uid: str) -> float:
     """The mean threat (see :func:`score_points`) where ``uid`` stands now."""
     cover, weights = t.exposure_now(view, uid)
     return float(((1.0 - cover) * weights).sum() / len(cover)) if len(cover) else 0.0
 
 
-def _approach_points(view: Any, uid: str, reach: float) -> list[t.Point]:
+def _approach_points(view: MatchView, uid: str, reach: float) -> list[t.Point]:
     """Points on the straight line towards the nearest enemy, up to ``reach`` (candidates only:
     the move's validator decides, and samples of the region cover the way round obstacles)."""
     unit = t.me(view, uid)
     _, rows = t.enemy_rows(view, uid)
     if len(rows) == 0 or not math.isfinite(reach) or reach <= 0:
         return []
-    exy = view.arena.xy[rows]
+    table = view.table
+    exy = table.xy[rows]
     d = np.hypot(exy[:, 0] - unit.xy[0], exy[:, 1] - unit.xy[1])
     j = int(np.argmin(d))
     goal = (float(exy[j, 0]), float(exy[j, 1]))
-    stop = unit.base + float(view.arena.base[rows[j]]) + 0.05
+    stop = unit.base + float(table.base[rows[j]]) + 0.05
     return [t.along([unit.xy, goal], reach * (k + 1) / PATH_POINTS, stop) for k in range(PATH_POINTS)]
 
 
 def better_position(
-    view: Any,
+    view: MatchView,
     decision: Decision,
     move: Option,
     rng: np.random.Generator,
@@ -248,7 +249,7 @@ def better_position(
     return t.first_legal(move, pts, order, view=view, uid=uid)
 
 
-def lower_posture(view: Any, decision: Decision) -> Option | None:
+def lower_posture(view: MatchView, decision: Decision) -> Option | None:
     """A posture option that hides the unit better without costing its best shot, or None."""
     uid = decision.unit
     current = view.posture(uid)

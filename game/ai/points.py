@@ -4,23 +4,22 @@ Contract: ``choose_point(option, rng, n)`` returns a point that the option's
 validator accepts, drawn from ``option.region`` with the injected generator,
 or ``None`` if none of ``n`` candidates is legal. :func:`sampling_region` is
 ``option.region`` for sampling: a move disc is sampled through its
-:class:`~game.battlefield.arena.ClippedDisc`, which gives GEOS's answers without building
+:class:`~game.geometry.discs.ClippedDisc`, which gives GEOS's answers without building
 the geometry (the draws are the same).
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import shapely
+from shapely.geometry.base import BaseGeometry
 
-from game.battlefield.arena import ClippedDisc
 from game.core.commands import Option
+from game.geometry.discs import ClippedDisc
 
 
-def sampling_region(option: Option) -> Any:
-    """``option.region``, or the :class:`~game.battlefield.arena.ClippedDisc` its lazy region is built from.
+def sampling_region(option: Option) -> BaseGeometry | ClippedDisc | None:
+    """``option.region``, or the :class:`~game.geometry.discs.ClippedDisc` its lazy region is built from.
 
     (Reads the option's lazy region without building it.)
     """
@@ -30,9 +29,9 @@ def sampling_region(option: Option) -> Any:
     return option.region
 
 
-def sample_in(region: Any, n: int, rng: np.random.Generator) -> np.ndarray:
+def sample_in(region: BaseGeometry | ClippedDisc | None, n: int, rng: np.random.Generator) -> np.ndarray:
     """Up to ``n`` points drawn uniformly inside ``region`` (rejection sampling on its bounds):
-    a shapely geometry or a :class:`~game.battlefield.arena.ClippedDisc`."""
+    a shapely geometry or a :class:`~game.geometry.discs.ClippedDisc`."""
     if region is None or region.is_empty:
         return np.empty((0, 2))
     minx, miny, maxx, maxy = region.bounds

@@ -7,15 +7,14 @@ of its region (an option whose region yields no legal point is dropped), and a
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from game.ai.points import choose_point
-from game.core.commands import Decision
+from game.core.commands import Command, Decision
+from game.engine.view import MatchView
 
 
-def random_policy(view: Any, decision: Decision, rng: np.random.Generator) -> Any:
+def random_policy(view: MatchView, decision: Decision, rng: np.random.Generator) -> Command:
     options = list(decision.options)
     while options:
         opt = options.pop(int(rng.integers(len(options))))

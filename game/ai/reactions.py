@@ -25,13 +25,13 @@ given ``rng``; it reads only the view and the options.
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 
 from game.ai import tactics as t
 from game.ai.random_policy import random_policy
-from game.core.commands import Decision, Option
+from game.core.commands import Command, Decision, Option
+from game.engine.view import MatchView
 from game.rules.gurps.commands import Follow, Interpose
 
 #: Score lost per AP a defence spends (AP are the unit's next actions).
@@ -48,7 +48,7 @@ MOVE_GAIN = 0.05
 INTERPOSE_MARGIN = 0.3
 
 
-def react(view: Any, decision: Decision, rng: np.random.Generator) -> Any:
+def react(view: MatchView, decision: Decision, rng: np.random.Generator) -> Command:
     """A legal answer to a reaction decision (see the module docstring)."""
     kind = decision.kind
     if kind == "dodge_move":
@@ -63,12 +63,12 @@ def react(view: Any, decision: Decision, rng: np.random.Generator) -> Any:
 
 
 # --------------------------------------------------------------------------- defence
-def stakes(view: Any, uid: str) -> float:
+def stakes(view: MatchView, uid: str) -> float:
     """How much stopping one hit matters to ``uid``: 0.5 when fresh, 1.0 near its limit."""
     return 0.5 + 0.5 * (1.0 - t.condition(view, uid))
 
 
-def defence_score(view: Any, opt: Option, uid: str) -> float:
+def defence_score(view: MatchView, opt: Option, uid: str) -> float:
     """``p_success × stakes − costs`` of one defence option (no point bonus)."""
     p = float(opt.p_success or 0.0)
     score = p * stakes(view, uid) - AP_COST * float((opt.detail or {}).get("ap", 0))
@@ -77,7 +77,7 @@ def defence_score(view: Any, opt: Option, uid: str) -> float:
     return score
 
 
-def _defend(view: Any, decision: Decision, rng: np.random.Generator) -> Any:
+def _defend(view: MatchView, decision: Decision, rng: np.random.Generator) -> Command | None:
     uid = decision.unit
     scored: list[tuple[float, int, Option, t.Point | None]] = []
     threat_here: float | None = None
@@ -102,13 +102,13 @@ def _defend(view: Any, decision: Decision, rng: np.random.Generator) -> Any:
     return opt.with_point(point) if opt.point_field is not None else opt.command
 
 
-def _threat_here(view: Any, uid: str) -> float:
+def _threat_here(view: MatchView, uid: str) -> float:
     cover, weights = t.exposure_now(view, uid)
     return float(((1.0 - cover) * weights).sum())
 
 
 def best_cover_point(
-    view: Any, uid: str, opt: Option, rng: np.random.Generator, extra: tuple[t.Point, ...] = ()
+    view: MatchView, uid: str, opt: Option, rng: np.random.Generator, extra: tuple[t.Point, ...] = ()
 ) -> tuple[t.Point, float] | None:
     """The legal point of ``opt`` with the least threat, and that threat (None: no legal point)."""
     unit = t.me(view, uid)
@@ -127,7 +127,7 @@ def best_cover_point(
 
 
 # --------------------------------------------------------------------------- moves
-def _dodge_move(view: Any, decision: Decision, rng: np.random.Generator) -> Any:
+def _dodge_move(view: MatchView, decision: Decision, rng: np.random.Generator) -> Command | None:
     uid = decision.unit
     stay = next((o for o in decision.options if o.point_field is None), None)
     move = next((o for o in decision.options if o.point_field is not None and o.region is not None), None)
@@ -142,7 +142,7 @@ def _dodge_move(view: Any, decision: Decision, rng: np.random.Generator) -> Any:
     return move.with_point(point)
 
 
-def _nearest_legal(view: Any, opt: Option, rng: np.random.Generator, goal: t.Point) -> t.Point | None:
+def _nearest_legal(view: MatchView, opt: Option, rng: np.random.Generator, goal: t.Point) -> t.Point | None:
     pts = t.candidates(opt, rng, SAMPLES)
     if len(pts) == 0:
         return None
@@ -150,7 +150,7 @@ def _nearest_legal(view: Any, opt: Option, rng: np.random.Generator, goal: t.Poi
     return t.first_legal(opt, pts, np.lexsort((np.arange(len(pts)), d)), view=view, uid=opt.command.unit)
 
 
-def _follow(view: Any, decision: Decision, rng: np.random.Generator) -> Any:
+def _follow(view: MatchView, decision: Decision, rng: np.random.Generator) -> Command | None:
     stay = next((o for o in decision.options if o.point_field is None), None)
     move = next((o for o in decision.options if o.point_field is not None and o.region is not None), None)
     ctx = decision.context or {}
@@ -166,7 +166,7 @@ def _follow(view: Any, decision: Decision, rng: np.random.Generator) -> Any:
     return Follow(decision.unit, None) if _accepts_none(decision, Follow) else None
 
 
-def _interpose(view: Any, decision: Decision, rng: np.random.Generator) -> Any:
+def _interpose(view: MatchView, decision: Decision, rng: np.random.Generator) -> Command | None:
     uid = decision.unit
     ctx = decision.context or {}
     friend = ctx.get("friend") or ctx.get("defender") or ctx.get("target")

@@ -2,8 +2,8 @@
 
 Contract:
 - Everything here only reads the match through the :class:`~game.engine.view.MatchView`
-  (and its ``arena``, for the vectorized cover kernel and paths) and draws
-  randomness only from the generator passed in. Nothing changes the match.
+  (its live read-only unit table, the vectorized cover kernel, straight slides and paths)
+  and draws randomness only from the generator passed in. Nothing changes the match.
 - :func:`condition` is a unit's remaining health as a fraction in [0, 1],
   whatever the ruleset's tracks mean: a track that started at its maximum
   (hit points) counts down, one that started at 0 (wounds, stun) counts up.
@@ -25,11 +25,11 @@ Contract:
   enemy from there (its shot). :func:`threat` folds the exposure into one number
   per point; :func:`exposure_now` and :func:`cover_here` give the same numbers
   for where the unit stands from the match's cached sight facts, without a
-  kernel call. Single-point queries are remembered per arena by everything
-  they depend on (they recur while nobody moves).
+  kernel call. Single-point queries are remembered per match (by its unit table)
+  by everything they depend on (they recur while nobody moves).
 - Answers about the match as it stands (health margins, enemies in action, a
   unit's place) are remembered per view until the match logs an event or the
-  table changes (``arena.stamp``); a decision's attack and maneuver options are
+  table changes (``view.table.stamp``); a decision's attack and maneuver options are
   sorted out once. Returned arrays and tuples are shared: callers must not change them.
 - :func:`first_legal` validates ranked candidates, straight-line reachable
   ones first (the validator may run an exact shortest-path search).
@@ -45,14 +45,16 @@ import math
 import weakref
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
-from components.spatial import EYE_FRACTION, POSTURE_HEIGHT, Posture
+from components.spatial import POSTURE_HEIGHT, Posture
 from game.ai.points import sample_in, sampling_region
 from game.core.commands import Attack, Decision, Maneuver, Option
+from game.engine.view import FloatArray, IntArray, MatchView, UnitTableView
+from game.movement.path import Path
 
 #: Decimal places of every point an AI chooses (the log keeps 9; 6 is a micro-inch).
 POINT_DECIMALS = 6
@@ -69,7 +71,7 @@ class _Memo:
 
     ``start``: each unit's health at match start; ``attacked``: units that attacked in their
     current turn; ``now``: answers that hold until the match logs an event or the table
-    changes (see :func:`_now`), valid for ``now_at`` = (events seen, ``arena.stamp``).
+    changes (see :func:`_now`), valid for ``now_at`` = (events seen, ``view.table.stamp``).
     """
 
     seen: int = 0
@@ -79,15 +81,15 @@ class _Memo:
     now_at: tuple[int, int] = (-1, -1)
 
 
-_MEMO: weakref.WeakKeyDictionary[Any, _Memo] = weakref.WeakKeyDictionary()
+_MEMO: weakref.WeakKeyDictionary[MatchView, _Memo] = weakref.WeakKeyDictionary()
 
 
 #: The last view asked about (weakly) and its memo: a battle asks about one view thousands of
 #: times in a row.
-_LAST: tuple[Callable[[], Any], _Memo | None] = (lambda: None, None)
+_LAST: tuple[Callable[[], MatchView | None], _Memo | None] = (lambda: None, None)
 
 
-def _memo(view: Any) -> _Memo:
+def _memo(view: MatchView) -> _Memo:
     global _LAST
     memo = _LAST[1]
     if memo is None or _LAST[0]() is not view:
@@ -95,8 +97,7 @@ def _memo(view: Any) -> _Memo:
         if memo is None:
             memo = _MEMO[view] = _Memo()
         _LAST = (weakref.ref(view), memo)
-    count = getattr(view, "event_count", None)
-    if count is not None and count == memo.seen:
+    if view.event_count == memo.seen:
         return memo  # nothing new (the common case: many questions per decision)
     new = view.events(memo.seen)
     if new:
@@ -112,35 +113,35 @@ def _memo(view: Any) -> _Memo:
     return memo
 
 
-def _now(view: Any) -> dict[tuple[str, str], Any]:
+def _now(view: MatchView) -> dict[tuple[str, str], Any]:
     """Answers about the match as it stands, by (question, unit id).
 
     Cached: one decision asks the same questions many times (every attack option asks for its
     target's health, every scoring for the unit's place and its enemies), and so do the
     decisions of one turn while nothing happens. Health and who is in action change only with
-    a logged event (the view's contract), places and heights only with a new ``arena.stamp``:
+    a logged event (the view's contract), places and heights only with a new table stamp:
     the answers are dropped on the first question after either.
     """
     global _NOW
     ref, count, stamp, now = _NOW
-    if ref() is view and view.event_count == count and view.arena.stamp == stamp:
+    if ref() is view and view.event_count == count and view.table.stamp == stamp:
         return now  # the common case, without reading the log (many questions per state)
     memo = _memo(view)
-    at = (memo.seen, view.arena.stamp)
+    at = (memo.seen, view.table.stamp)
     if memo.now_at != at:
         memo.now.clear()
         memo.now_at = at
-    if getattr(view, "event_count", None) == memo.seen:
+    if view.event_count == memo.seen:
         _NOW = (weakref.ref(view), memo.seen, at[1], memo.now)
     return memo.now
 
 
 #: The last view's current answers and the (event count, stamp) they hold for: the fast path
-#: of :func:`_now`. Only views with an ``event_count`` take it.
-_NOW: tuple[Callable[[], Any], int, int, dict[tuple[str, str], Any]] = (lambda: None, -1, -1, {})
+#: of :func:`_now`.
+_NOW: tuple[Callable[[], MatchView | None], int, int, dict[tuple[str, str], Any]] = (lambda: None, -1, -1, {})
 
 
-def _margins(view: Any, uid: str) -> list[tuple[float, float]]:
+def _margins(view: MatchView, uid: str) -> list[tuple[float, float]]:
     """(points left, maximum) per health track of ``uid``."""
     now = _now(view)
     got: list[tuple[float, float]] | None = now.get(("margins", uid))
@@ -162,7 +163,7 @@ def _margins(view: Any, uid: str) -> list[tuple[float, float]]:
     return out
 
 
-def remembered_quarry(view: Any, uid: str, quarry: str | None = None) -> str | None:
+def remembered_quarry(view: MatchView, uid: str, quarry: str | None = None) -> str | None:
     """The quarry ``uid`` chose before (None if none); with ``quarry``, remember that one.
 
     Kept in the match's AI memory, not the view's: no event records it, and a saved game
@@ -174,12 +175,12 @@ def remembered_quarry(view: Any, uid: str, quarry: str | None = None) -> str | N
     return chosen.get(uid)
 
 
-def attacked_this_turn(view: Any, uid: str) -> bool:
+def attacked_this_turn(view: MatchView, uid: str) -> bool:
     """Whether ``uid`` has attacked since its last ``turn_start``."""
     return uid in _memo(view).attacked
 
 
-def condition(view: Any, uid: str) -> float:
+def condition(view: MatchView, uid: str) -> float:
     """Remaining health of ``uid`` in [0, 1] (1 = untouched, 0 = at a track's limit)."""
     now = _now(view)
     got: float | None = now.get(("condition", uid))
@@ -189,7 +190,7 @@ def condition(view: Any, uid: str) -> float:
     return got
 
 
-def remaining(view: Any, uid: str) -> float:
+def remaining(view: MatchView, uid: str) -> float:
     """Smallest number of track points ``uid`` can still lose (at least 1)."""
     now = _now(view)
     got: float | None = now.get(("remaining", uid))
@@ -199,7 +200,7 @@ def remaining(view: Any, uid: str) -> float:
     return got
 
 
-def attack_value(view: Any, opt: Option) -> float:
+def attack_value(view: MatchView, opt: Option) -> float:
     """Expected share of the target's remaining health this attack takes (see module doc)."""
     d = opt.detail or {}
     p = d.get("p_hurt", opt.p_success)
@@ -238,7 +239,7 @@ def _kinds(decision: Decision) -> tuple[tuple[Option, ...], tuple[Option, ...]]:
 _KINDS: tuple[Callable[[], Any], tuple[tuple[Option, ...], tuple[Option, ...]]] = (lambda: None, ((), ()))
 
 
-def best_attack(view: Any, decision: Decision) -> Option | None:
+def best_attack(view: MatchView, decision: Decision) -> Option | None:
     """The attack option with the highest :func:`attack_value` (first on ties), or None."""
     best: Option | None = None
     best_v = -1.0
@@ -318,13 +319,13 @@ def next_turn_attack(decision: Decision, opt: Option) -> Option | None:
     return Option(now.command, now.label, p_success=p_next, detail={**nd, "p_hurt": p_next})
 
 
-def next_turn_value(view: Any, decision: Decision, opt: Option) -> float | None:
+def next_turn_value(view: MatchView, decision: Decision, opt: Option) -> float | None:
     """:func:`attack_value` of the attack ``opt`` promises for next turn, or None."""
     promised = next_turn_attack(decision, opt)
     return None if promised is None else attack_value(view, promised)
 
 
-def best_setup(view: Any, decision: Decision) -> tuple[Option, float] | None:
+def best_setup(view: MatchView, decision: Decision) -> tuple[Option, float] | None:
     """The maneuver option with the best :func:`next_turn_value` (first on ties), or None.
 
     Only options whose promised attack is not :func:`hopeless` count.
@@ -340,7 +341,7 @@ def best_setup(view: Any, decision: Decision) -> tuple[Option, float] | None:
     return best
 
 
-def setup_beats_attack(view: Any, decision: Decision, attack: Option | None) -> Option | None:
+def setup_beats_attack(view: MatchView, decision: Decision, attack: Option | None) -> Option | None:
     """The setup maneuver to take instead of ``attack`` (None: attack, or nothing worth it)."""
     got = best_setup(view, decision)
     if got is None:
@@ -362,7 +363,7 @@ def find(decision: Decision, cmd_type: type, point: bool | None = None) -> Optio
 # --------------------------------------------------------------------------- the table
 @dataclass(frozen=True)
 class Me:
-    """A unit as the geometry sees it: arena row, centre, base radius and silhouette height."""
+    """A unit as the geometry sees it: table row, centre, base radius and silhouette height."""
 
     uid: str
     row: int
@@ -371,39 +372,39 @@ class Me:
     height: float
 
 
-def me(view: Any, uid: str) -> Me:
+def me(view: MatchView, uid: str) -> Me:
     now = _now(view)
     got: Me | None = now.get(("me", uid))
     if got is None:
-        arena = view.arena
-        i = arena.index_of[uid]
-        x, y = arena.xy[i].tolist()
-        got = now[("me", uid)] = Me(uid, i, (x, y), float(arena.base[i]), float(arena.height[i]))
+        table = view.table
+        i = table.index_of[uid]
+        x, y = table.xy[i].tolist()
+        got = now[("me", uid)] = Me(uid, i, (x, y), float(table.base[i]), float(table.height[i]))
     return got
 
 
-def posture_height(view: Any, uid: str, posture: str) -> float:
+def posture_height(view: MatchView, uid: str, posture: str) -> float:
     """Silhouette height ``uid`` would have in ``posture``."""
     return POSTURE_HEIGHT[Posture(posture)] * float(view.size(uid))
 
 
-def enemies(view: Any, uid: str) -> tuple[str, ...]:
+def enemies(view: MatchView, uid: str) -> tuple[str, ...]:
     """Ids of the enemies of ``uid`` in action (``view.enemies``, remembered: see :func:`_now`)."""
     return _enemy_rows(view, uid)[0]
 
 
-def enemy_rows(view: Any, uid: str) -> tuple[list[str], np.ndarray]:
-    """Ids of the enemies in action and their arena rows (read-only)."""
+def enemy_rows(view: MatchView, uid: str) -> tuple[list[str], IntArray]:
+    """Ids of the enemies in action and their table rows (read-only)."""
     ids, rows = _enemy_rows(view, uid)
     return list(ids), rows
 
 
-def _enemy_rows(view: Any, uid: str) -> tuple[tuple[str, ...], np.ndarray]:
+def _enemy_rows(view: MatchView, uid: str) -> tuple[tuple[str, ...], IntArray]:
     now = _now(view)
-    got: tuple[tuple[str, ...], np.ndarray] | None = now.get(("enemies", uid))
+    got: tuple[tuple[str, ...], IntArray] | None = now.get(("enemies", uid))
     if got is None:
         ids = tuple(view.enemies(uid))
-        index_of = view.arena.index_of
+        index_of = view.table.index_of
         rows = np.array([index_of[e] for e in ids], dtype=np.int64)
         rows.setflags(write=False)  # shared by every caller until the answers are dropped
         got = now[("enemies", uid)] = (ids, rows)
@@ -411,15 +412,15 @@ def _enemy_rows(view: Any, uid: str) -> tuple[tuple[str, ...], np.ndarray]:
 
 
 def cover_matrix(
-    view: Any, unit: Me, points: np.ndarray, rows: np.ndarray, height: float | None = None
-) -> tuple[np.ndarray, np.ndarray]:
+    view: MatchView, unit: Me, points: npt.ArrayLike, rows: IntArray, height: float | None = None
+) -> tuple[FloatArray, FloatArray]:
     """Exact cover for ``unit`` standing at each of ``points`` against the enemies in ``rows``.
 
     Args:
         view: the match view.
         unit: the unit (its base; its height unless ``height`` is given).
         points: (m, 2) candidate centres.
-        rows: (k,) arena rows of the enemies.
+        rows: (k,) table rows of the enemies.
         height: silhouette height to assume there (a posture change), default the current one.
 
     Returns:
@@ -430,79 +431,37 @@ def cover_matrix(
     m, k = len(pts), len(rows)
     if m == 0 or k == 0:
         return np.ones((m, k)), np.ones((m, k))
-    arena = view.arena
     h = float(unit.height if height is None else height)
     if m == 1:
         # Single-point questions (a posture change where the unit stands) recur unchanged from
         # turn to turn while nobody moves: remember their answers by everything they depend on.
+        table = view.table
         key = (
             pts.tobytes(),
             unit.base,
             h,
             rows.tobytes(),
-            arena.xy[rows].tobytes(),
-            arena.height[rows].tobytes(),
-            arena.base[rows].tobytes(),
+            table.xy[rows].tobytes(),
+            table.height[rows].tobytes(),
+            table.base[rows].tobytes(),
         )
-        memo = _SINGLE.get(arena)
+        memo = _SINGLE.get(table)
         if memo is None:
-            memo = _SINGLE[arena] = {}
+            memo = _SINGLE[table] = {}
         got = memo.get(key)
         if got is None:
             if len(memo) >= _SINGLE_SIZE:
                 memo.clear()
-            got = memo[key] = _cover_matrix(arena, unit.base, h, pts, rows)
+            got = memo[key] = view.cover_at_points(pts, unit.base, h, rows)
         return got[0].copy(), got[1].copy()
-    return _cover_matrix(arena, unit.base, h, pts, rows)
+    return view.cover_at_points(pts, unit.base, h, rows)
 
 
-#: Remembered single-point cover matrices, per arena (see :func:`cover_matrix`).
-_SINGLE: weakref.WeakKeyDictionary[Any, dict[tuple[Any, ...], tuple[np.ndarray, np.ndarray]]] = (
+#: Remembered single-point cover matrices, per match (by its table; see :func:`cover_matrix`).
+_SINGLE: weakref.WeakKeyDictionary[UnitTableView, dict[tuple[Any, ...], tuple[FloatArray, FloatArray]]] = (
     weakref.WeakKeyDictionary()
 )
 _SINGLE_SIZE = 256
-
-
-def _cover_matrix(
-    arena: Any, base: float, h: float, pts: np.ndarray, rows: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    m, k = len(pts), len(rows)
-    # One kernel call for both directions, on one table of the k enemies then the m points
-    # (centres, base radii, heights): each pair names its source and its target row.
-    xy = np.empty((k + m, 2))
-    xy[:k] = arena.xy[rows]
-    xy[k:] = pts
-    radius = np.empty(k + m)
-    radius[:k] = arena.base[rows]
-    radius[k:] = base
-    height = np.empty(k + m)
-    height[:k] = arena.height[rows]
-    height[k:] = h
-    source, target = _pair_index(m, k)
-    res = arena.sight_index.cover_rows(
-        xy,
-        EYE_FRACTION * height,
-        radius,
-        height,
-        source.copy(),  # the kernel gets arrays of its own
-        target.copy(),
-    )
-    frac = np.asarray(res.fraction, dtype=np.float64)
-    return frac[: m * k].reshape(m, k), frac[m * k :].reshape(m, k)
-
-
-@lru_cache(maxsize=256)
-def _pair_index(m: int, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """For m points × k enemies in point-major order, the pairs of both directions (each enemy
-    looking at the unit at each point, then the unit at each point looking at each enemy): each
-    pair's source and target column in the table of k enemies followed by m points."""
-    enemy_of = np.tile(np.arange(k, dtype=np.int64), m)
-    point_of = np.repeat(np.arange(m, dtype=np.int64), k)
-    source = np.concatenate([enemy_of, k + point_of])
-    target = np.concatenate([k + point_of, enemy_of])
-    for a in (source, target):
-        a.setflags(write=False)  # shared between calls
-    return source, target
 
 
 def distances(points: np.ndarray, exy: np.ndarray) -> np.ndarray:
@@ -515,12 +474,12 @@ def weights_of(d: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + d / THREAT_RANGE)
 
 
-def distance_weights(points: np.ndarray, view: Any, rows: np.ndarray) -> np.ndarray:
+def distance_weights(points: FloatArray, view: MatchView, rows: IntArray) -> FloatArray:
     """(m, k) weights of each enemy's threat at each point: nearer enemies matter more."""
-    return weights_of(distances(points, view.arena.xy[rows]))
+    return weights_of(distances(points, view.table.xy[rows]))
 
 
-def exposure_now(view: Any, uid: str) -> tuple[np.ndarray, np.ndarray]:
+def exposure_now(view: MatchView, uid: str) -> tuple[np.ndarray, np.ndarray]:
     """Where ``uid`` stands now: (k,) its cover fraction as each enemy sees it, and (k,) weights.
 
     Read from the match's cached sight facts (kept current by the visibility system), so it
@@ -534,7 +493,7 @@ def exposure_now(view: Any, uid: str) -> tuple[np.ndarray, np.ndarray]:
     return cover, distance_weights(np.array([unit.xy]), view, rows)[0]
 
 
-def cover_here(view: Any, uid: str, ids: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+def cover_here(view: MatchView, uid: str, ids: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     """:func:`cover_matrix` for the one point where ``uid`` stands, at its current height,
     against the enemies ``ids``, read from the match's cached sight facts (no kernel call):
     (1, k) exposure and (1, k) shot cover."""
@@ -574,7 +533,7 @@ def first_legal(
     points: np.ndarray,
     order: Iterable[int],
     tries: int = 8,
-    view: Any = None,
+    view: MatchView | None = None,
     uid: str | None = None,
 ) -> Point | None:
     """The first point (in ``order``) the option's validator accepts, or None.
@@ -593,14 +552,12 @@ def first_legal(
                 return p
         return None
     unit = me(view, uid)
-    arena = view.arena
-    blk, _ = arena.blockers(uid)
     detours: list[Point] = []
     tried = 0
     for i in idx:
         x, y = rows[i]
         p = (round(x, POINT_DECIMALS), round(y, POINT_DECIMALS))
-        if arena.nav.segment_clear(unit.xy, p, unit.base, blk):
+        if view.segment_clear(uid, unit.xy, p):
             tried += 1
             if option.validate is None or option.validate(p) is None:
                 return p
@@ -628,19 +585,12 @@ def along(path_points: Sequence[Point], budget: float, stop_short: float = 0.0) 
     return pts[-1]
 
 
-def route(view: Any, unit: Me, goal: Point, ignore: str | None = None) -> Any:
+def route(view: MatchView, unit: Me, goal: Point, ignore: str | None = None) -> Path | None:
     """Shortest free path of ``unit`` towards ``goal`` (other units block, except ``ignore``)."""
-    arena = view.arena
-    # The unit's blockers (remembered by the arena), less ``ignore``: the same rows in the same order.
-    blk, ids = arena.blockers(unit.uid)
-    if ignore is not None and ignore in ids:
-        j = ids.index(ignore)
-        blk = np.concatenate([blk[:j], blk[j + 1 :]])
-        ids = ids[:j] + ids[j + 1 :]
-    return arena.nav.path(unit.xy, (float(goal[0]), float(goal[1])), unit.base, blk, ids)
+    return view.path(unit.uid, goal, ignore=ignore)
 
 
-def action_costs(view: Any, uid: str) -> dict[str, int]:
+def action_costs(view: MatchView, uid: str) -> dict[str, int]:
     """AP costs of ``attack``, ``posture``, ``face``, ``step`` for ``uid`` now."""
     costs: dict[str, int] = view.action_costs(uid)
     return costs

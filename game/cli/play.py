@@ -74,9 +74,9 @@ def play(
     dims = parse_size(size)
     first, second = _controller(red, "--red"), _controller(blue, "--blue")
     from game.ai import policy_names
-    from game.engine.match import Match
     from game.render.window import App
     from game.scenario import load_scenario
+    from game.tools.session import Setup
 
     if load_path is not None:
         from game.tools.saves import load_match
@@ -95,5 +95,6 @@ def play(
     for side in spec.sides:
         controllers.setdefault(side, "random")
     if load_path is None:
-        match = Match(spec, ruleset=ruleset, seed=seed, controllers=controllers)
+        match = Setup(ruleset=ruleset, seed=seed, controllers=controllers).build(spec)
+    # The window plays the match through a game.tools.session.Session with these controllers.
     App(match, controllers, size=dims, save_path=save_file).run()

@@ -10,8 +10,9 @@ Contract (DESIGN §4, issue 7):
   default: every overlay but ``threat``). ``--from`` is the unit whose point of view the
   overlays use (default: the unit whose decision is pending), ``--target`` an enemy to inspect
   (sight line, silhouette, odds). ``--steps N`` first lets the scenario's AI controllers take
-  N decisions (seeded by ``--seed`` through the match's AI generator; ``--red`` / ``--blue``
-  name other policies for the first / second side); ``--until KIND`` keeps
+  N decisions (a :class:`game.tools.session.Session` playing them, seeded by ``--seed``
+  through the match's AI generator; ``--red`` / ``--blue`` name other policies for the
+  first / second side); ``--until KIND`` keeps
   going until a decision of that kind (``turn``, ``defence``, ``dodge_move``, ``follow``,
   ``interpose``) is pending, which shows reaction regions such as a retreat or a dodge disc.
 - Runs with ``SDL_VIDEODRIVER=dummy`` (no window). The PNG is written atomically: a temp file
@@ -26,9 +27,12 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from game.tools.session import Session
 
 #: Decisions ``--until`` may wait for.
 DECISION_KINDS = ("turn", "defence", "dodge_move", "follow", "interpose")
@@ -69,35 +73,29 @@ def parse_overlays(text: str | None) -> set[str]:
     return set(names)
 
 
-def advance(match: Any, steps: int, until: str | None) -> int:
-    """Let the AI controllers take ``steps`` decisions, then wait for ``until``; returns the count."""
-    from game.ai import get_policy
-    from game.engine.view import MatchView
+def advance(session: Session, steps: int, until: str | None) -> int:
+    """Let the AI players take ``steps`` decisions, then play on until a ``until`` decision is
+    pending; returns the decisions taken.
 
-    view = MatchView(match)
-    policies = {s: get_policy(c) for s, c in match.controllers.items()}
-    taken = 0
-
-    def one() -> bool:
-        nonlocal taken
-        d = match.pending
-        if d is None or match.outcome is not None:
-            return False
-        match.apply(policies[match.side(d.unit)](view, d, match.ai_rng))
-        taken += 1
-        return True
-
-    for _ in range(steps):
-        if not one():
-            break
+    Raises:
+        click.ClickException: no such decision came up (the match ended, a human's decision
+            came up or :data:`MAX_UNTIL_STEPS` more decisions were taken).
+    """
+    before = session.applied
+    session.play(steps=steps)
     if until is not None:
-        while not (match.pending is not None and match.pending.kind == until):
-            if taken >= steps + MAX_UNTIL_STEPS or not one():
-                raise click.ClickException(
-                    f"no {until} decision came up within {taken} AI decisions (seed {match.seed}); "
-                    "try another --seed"
-                )
-    return taken
+
+        def waiting(s: Session) -> bool:
+            d = s.match.pending
+            return d is not None and d.kind == until
+
+        session.play(steps=MAX_UNTIL_STEPS, until=waiting)
+        if not waiting(session):
+            raise click.ClickException(
+                f"no {until} decision came up within {session.applied - before} AI decisions "
+                f"(seed {session.match.seed}); try another --seed"
+            )
+    return session.applied - before
 
 
 @click.command("render")
@@ -141,12 +139,11 @@ def render(
     init_headless()
     from game.ai import policy_names
     from game.core.errors import UnknownName
-    from game.engine.match import Match
-    from game.engine.view import MatchView
     from game.render.png import draw_frame, write_png
     from game.render.renderer import Renderer
     from game.render.ui import UiState
     from game.scenario import load_scenario
+    from game.tools.session import Session, Setup
 
     names = policy_names()
     for option, name in (("--red", red), ("--blue", blue)):
@@ -159,21 +156,17 @@ def render(
     for side, name in zip(spec.sides[:2], (red, blue)):
         if name is not None:
             controllers[side] = name
-    match = Match(spec, ruleset=ruleset, seed=seed, controllers=controllers)
-    try:
+    with Session.start(spec, Setup(ruleset=ruleset, seed=seed, controllers=controllers)) as session:
         ids = [u.id for u in spec.units]
         for name, uid in (("--from", from_id), ("--target", target)):
             if uid is not None and uid not in ids:
                 raise UnknownName(f"{name}: no unit {uid!r} in {scenario}; units are {', '.join(ids)}")
-        advance(match, steps, until)
-        view = MatchView(match)
+        advance(session, steps, until)
         ui = UiState(overlays=shown, selected=from_id, target=target)
-        renderer = Renderer(view, dims)
-        surface = draw_frame(renderer, ui, humans=spec.sides, controllers=dict(match.controllers))
+        renderer = Renderer(session.view, dims)
+        surface = draw_frame(renderer, ui, humans=spec.sides, controllers=dict(session.match.controllers))
         try:
             write_png(surface, out)
         except OSError as e:
             raise click.ClickException(f"cannot write {out}: {e.strerror or e}") from None
-    finally:
-        match.close()
     click.echo(f"wrote {out} ({dims[0]} x {dims[1]})")

@@ -6,10 +6,10 @@ Contract (issue 6, DESIGN §4):
   log's ``match_start`` and its ``command`` events (:mod:`game.tools.replay`) and
   prints ``OK: ...`` (exit 0) or the first divergence as
   ``DIVERGED at seq N (type) field: expected X, got Y`` (exit 1).
-- The scenario is found as :func:`game.tools.replay.load` says (``--scenario``, the
-  recorded path, or a file with the logged sha256 in the usual folders); a
-  scenario whose sha256 differs from the log's is refused (exit 2), as is an
-  unreadable or malformed log.
+- The scenario is found by the one rule of :func:`game.scenario.locate.find_scenario`
+  (``--scenario``, the recorded path, the recorded path next to the log, or a file with the
+  logged sha256 in the usual folders); a scenario whose sha256 differs from the log's, or none
+  found, is refused (exit 2, ``LOG:1: key: why``), as is an unreadable or malformed log.
 - ``--view`` opens the log in the window viewer instead
   (``game.render.window.view_replay(log_path, spec, events)``, imported only then); if the
   viewer is not installed it exits 2 with one line.

@@ -10,19 +10,166 @@ match's methods, which count it). :meth:`MatchView.pos`, :meth:`~MatchView.postu
 :meth:`~MatchView.maxima` answer one field of :meth:`MatchView.unit` each, equal to it,
 without taking a snapshot (the policies ask for these far more often than for whole units,
 and the acting unit changes, spending AP, with every command).
+
+Geometry is asked of the view too; the table itself (the engine's arena and navigation mesh)
+never leaves the engine:
+
+- :attr:`MatchView.table` is the unit table the geometry works on, **live and read-only**: its
+  arrays (centres, base radii, silhouette heights, one row per unit of the scenario, in action
+  or not) are read-only numpy views of the engine's own, so reading them costs no copy and
+  always shows the table as it stands; :attr:`UnitTableView.stamp` counts its changes, and the
+  table object is the same for every view of one match (a memo key for answers that depend on
+  it). Keep values, not arrays, across changes; :meth:`UnitTableView.snapshot` is a frozen copy.
+- :meth:`MatchView.cover_at_points` is the exact cover kernel, both ways, between a body placed
+  at many points and units of the table (one vectorised call).
+- :meth:`MatchView.segment_clear` and :meth:`MatchView.path` are a unit's straight slides and
+  shortest free paths among the other units in action.
+- :meth:`MatchView.exposure` and :meth:`MatchView.reach` are questions taken as the table stands
+  when asked and answered later (a threat map in chunks, the exact move reach in a background
+  thread): they hold copies, and :class:`Reach` computes on a navigation mesh private to the
+  thread that runs it.
 """
 
 from __future__ import annotations
 
+import threading
+import weakref
+from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+import numpy.typing as npt
+from shapely.geometry.base import BaseGeometry
+
 from components.sight import SightFacts
+from components.spatial import EYE_FRACTION
 from components.terrain import ObstacleSpec
 from game.core.commands import Decision
+from game.geometry import SightIndex, UnitTable
+from game.movement import NavMesh
+from game.movement.path import Path
 
 if TYPE_CHECKING:
-    from game.engine.match import Match
+    from game.battlefield.arena import Arena
+    from game.engine.match import Match, Outcome
+
+Point = tuple[float, float]
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+
+def _read_only(a: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    """A read-only numpy view of ``a`` (no copy: it shows ``a``'s changes)."""
+    v = a.view()
+    v.flags.writeable = False
+    return v
+
+
+class UnitTableView:
+    """The match's unit table as the geometry sees it, live and read-only (see the module doc).
+
+    Attributes:
+        ids: unit ids, row order (every unit of the scenario, in action or not).
+        index_of: read-only mapping of unit id to row.
+        xy: (n, 2) centres, inches (read-only).
+        base: (n,) base radii, inches (read-only).
+        height: (n,) silhouette heights = posture height x size (read-only).
+    """
+
+    __slots__ = ("__weakref__", "_arena", "base", "height", "ids", "index_of", "xy")
+
+    def __init__(self, arena: Arena) -> None:
+        self._arena = arena
+        self.ids: tuple[str, ...] = arena.ids
+        self.index_of: Mapping[str, int] = MappingProxyType(arena.index_of)
+        self.xy: FloatArray = _read_only(arena.xy)
+        self.base: FloatArray = _read_only(arena.base)
+        self.height: FloatArray = _read_only(arena.height)
+
+    @property
+    def stamp(self) -> int:
+        """Counts the table's changes (moves, postures, facings, removals): equal stamps, equal table."""
+        return self._arena.stamp
+
+    def snapshot(self) -> UnitTable:
+        """A frozen copy of the table as it stands (with sizes and facings), for the geometry module."""
+        return self._arena.table()
+
+
+#: The one table view of each match (weakly: it lives as long as its match).
+_TABLES: weakref.WeakKeyDictionary[Match, UnitTableView] = weakref.WeakKeyDictionary()
+
+
+@lru_cache(maxsize=256)
+def _pair_index(m: int, k: int) -> tuple[IntArray, IntArray]:
+    """For m points x k units in point-major order, the pairs of both directions (each unit
+    looking at the body at each point, then the body at each point looking at each unit): each
+    pair's source and target column in the table of k units followed by m points."""
+    enemy_of = np.tile(np.arange(k, dtype=np.int64), m)
+    point_of = np.repeat(np.arange(m, dtype=np.int64), k)
+    source = np.concatenate([enemy_of, k + point_of])
+    target = np.concatenate([k + point_of, enemy_of])
+    for a in (source, target):
+        a.setflags(write=False)  # shared between calls
+    return source, target
+
+
+@dataclass(frozen=True, eq=False)
+class Exposure:
+    """How well a body standing at given points is covered from each of ``enemies``.
+
+    Taken by :meth:`MatchView.exposure`: the table (a frozen snapshot), the body (base, size,
+    silhouette height) and the enemies are those of the moment it was asked, so it can be
+    evaluated later, in chunks, while the match goes on.
+    """
+
+    enemies: tuple[str, ...]
+    height: float
+    base: float
+    size: float
+    _index: SightIndex
+    _table: UnitTable
+    _rows: IntArray
+
+    def at(self, points: FloatArray) -> FloatArray:
+        """(m, k) cover fractions at each of the (m, 2) ``points`` from each enemy (1.0: unseen)."""
+        return self._index.exposure_at_points(
+            self._table, points, self.height, self.base, self.size, self._rows
+        )
+
+
+#: Each thread's own navigation mesh for :class:`Reach`: (obstacles, width, height) and the mesh.
+_THREAD_MESH = threading.local()
+
+
+@dataclass(frozen=True, eq=False)
+class Reach:
+    """The exact reach of one move: where a free path of at most ``max_len`` from ``start`` ends.
+
+    Taken by :meth:`MatchView.reach` (the other units' bases copied as they stood); calling it
+    computes the geodesic reach (:meth:`game.movement.navmesh.NavMesh.reachable`, 50-250 ms, for
+    drawing) on a navigation mesh of the calling thread's own, never the match's.
+    """
+
+    start: Point
+    base: float
+    max_len: float
+    blockers: FloatArray
+    obstacles: tuple[ObstacleSpec, ...]
+    width: float
+    height: float
+
+    def __call__(self) -> BaseGeometry:
+        key = (self.obstacles, self.width, self.height)
+        got: tuple[tuple[tuple[ObstacleSpec, ...], float, float], NavMesh] | None = getattr(
+            _THREAD_MESH, "mesh", None
+        )
+        if got is None or got[0] != key:
+            got = _THREAD_MESH.mesh = (key, NavMesh(self.obstacles, self.width, self.height))
+        return got[1].reachable(self.start, self.base, self.max_len, self.blockers)
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,10 +192,20 @@ class UnitView:
 
 
 class MatchView:
-    """Read-only access to one match."""
+    """Read-only access to one match.
 
-    def __init__(self, match: Match) -> None:
-        self._m = match
+    Args:
+        match: the match, or another view of it (a view of the same match).
+    """
+
+    def __init__(self, match: Match | MatchView) -> None:
+        m = match._m if isinstance(match, MatchView) else match
+        self._m: Match = m
+        table = _TABLES.get(m)
+        if table is None:
+            table = _TABLES[m] = UnitTableView(m.arena)
+        #: The unit table, live and read-only (see the module doc); one object per match.
+        self.table: UnitTableView = table
         # uid -> (the unit's change count when taken, snapshot)
         self._snapshots: dict[str, tuple[int | None, UnitView]] = {}
 
@@ -99,7 +256,7 @@ class MatchView:
         return self._m.active
 
     @property
-    def outcome(self) -> Any:
+    def outcome(self) -> Outcome | None:
         return self._m.outcome
 
     @property
@@ -194,7 +351,104 @@ class MatchView:
         """How many events the match has logged (grows with every change of state)."""
         return len(self._m.log.events)
 
-    @property
-    def arena(self) -> Any:
-        """The geometry of the table (read-only queries: cover at points, paths, regions)."""
-        return self._m.arena
+    # ------------------------------------------------------------------ geometry
+    def cover_at_points(
+        self, points: FloatArray, base: float, height: float, rows: IntArray
+    ) -> tuple[FloatArray, FloatArray]:
+        """Exact cover both ways between a body at each of ``points`` and the units at ``rows``.
+
+        One call of the exact cover kernel (no screens) on a table of the k units then the m
+        points, for both directions at once.
+
+        Args:
+            points: (m, 2) float centres of the body.
+            base: its base radius.
+            height: its silhouette height (its eyes at ``EYE_FRACTION`` of it).
+            rows: (k,) table rows of the units (their centres, bases and heights as they stand).
+
+        Returns:
+            ``(exposed, shot)``: fresh (m, k) cover fractions of the body at each point as each
+            unit sees it, and of each unit as the body would see it from that point (1.0: no
+            sight).
+        """
+        m, k = len(points), len(rows)
+        if m == 0 or k == 0:
+            return np.ones((m, k)), np.ones((m, k))
+        arena = self._m.arena
+        xy = np.empty((k + m, 2))
+        xy[:k] = arena.xy[rows]
+        xy[k:] = points
+        radius = np.empty(k + m)
+        radius[:k] = arena.base[rows]
+        radius[k:] = base
+        heights = np.empty(k + m)
+        heights[:k] = arena.height[rows]
+        heights[k:] = height
+        source, target = _pair_index(m, k)
+        res = arena.sight_index.cover_rows(
+            xy,
+            EYE_FRACTION * heights,
+            radius,
+            heights,
+            source.copy(),  # the kernel gets arrays of its own
+            target.copy(),
+        )
+        frac = np.asarray(res.fraction, dtype=np.float64)
+        return frac[: m * k].reshape(m, k), frac[m * k :].reshape(m, k)
+
+    def segment_clear(self, uid: str, a: Point, b: Point) -> bool:
+        """Whether ``uid``'s base can slide straight from ``a`` to ``b`` past every obstacle and
+        every other unit in action (the cheap swept-disc test; no path search)."""
+        arena = self._m.arena
+        blk, _ = arena.blockers(uid)
+        return arena.nav.segment_clear(a, b, float(arena.base[arena.index_of[uid]]), blk)
+
+    def path(self, uid: str, to: Point, ignore: str | None = None) -> Path | None:
+        """The shortest free path of ``uid`` from where it stands to ``to`` (points and length),
+        or None; the other units in action block it.
+
+        Without ``ignore`` this is the path a move there walks (the engine's, remembered until a
+        unit moves). With ``ignore`` that unit does not block (e.g. the enemy a unit closes in
+        on): searched afresh, among the same other blockers in the same order.
+        """
+        arena = self._m.arena
+        if ignore is None:
+            return arena.path(uid, to)
+        i = arena.index_of[uid]
+        blk, ids = arena.blockers(uid)
+        if ignore in ids:
+            j = ids.index(ignore)
+            blk = np.concatenate([blk[:j], blk[j + 1 :]])
+            ids = ids[:j] + ids[j + 1 :]
+        start = (float(arena.xy[i, 0]), float(arena.xy[i, 1]))
+        return arena.nav.path(start, (float(to[0]), float(to[1])), float(arena.base[i]), blk, ids)
+
+    def exposure(self, uid: str) -> Exposure:
+        """How well a unit like ``uid`` (its base, size and silhouette height now) would be covered
+        at given points from each of its enemies in action, as the table stands now."""
+        arena = self._m.arena
+        table = arena.table()
+        enemies = tuple(self.enemies(uid))
+        return Exposure(
+            enemies,
+            float(table.height[table.index(uid)]),
+            self.base(uid),
+            self.size(uid),
+            arena.sight_index,
+            table,
+            np.array([table.index(e) for e in enemies], dtype=np.int64),
+        )
+
+    def reach(self, uid: str, max_len: float) -> Reach:
+        """The exact reach of a move of ``uid`` of at most ``max_len``, around obstacles and the
+        other units in action as they stand now (see :class:`Reach`: computed when called)."""
+        blk, _ = self._m.arena.blockers(uid)
+        return Reach(
+            self.pos(uid),
+            self.base(uid),
+            float(max_len),
+            np.array(blk, dtype=np.float64),
+            self.obstacles,
+            self.width,
+            self.height,
+        )

@@ -12,6 +12,8 @@ esper.
   :mod:`~game.geometry.jit`) — the numba kernels behind it, compiled once and cached on disk.
 * :mod:`game.geometry.cache` — :class:`SightCache`, all-pairs facts kept current as units move.
 * :mod:`game.geometry.shapes` — shapely geometry for pictures.
+* :mod:`game.geometry.discs` — :class:`~game.geometry.discs.ClippedDisc`, a move disc clipped
+  to the table that answers sampling questions like GEOS without being built.
 
 The model, its decisions and measured performance are described in ``docs/cover-model.md``.
 """

@@ -1,7 +1,8 @@
 """Movement geometry: where a disc-shaped unit base may stand, step, retreat, dodge or go.
 
 Contract: pure geometry over inches (DESIGN §1); no rules, no engine state, no pygame or
-esper. :class:`NavMesh` answers free-space and exact shortest-path queries for one map;
+esper. :class:`NavMesh` answers free-space and exact shortest-path queries for one map (a path
+is a :class:`~game.movement.path.Path` value);
 :mod:`game.movement.regions` turns the short moving reactions (GURPS step, retreat, sacrificial
 dodge; the AP-pool 2" dodge move) into shapely regions plus exact legality checks;
 :mod:`game.movement.costs` converts distances to action points. Rulesets decide when a move is
@@ -13,9 +14,9 @@ from game.movement.navmesh import (
     DEFAULT_QUAD_SEGS,
     TOUCH_TOL,
     NavMesh,
-    Path,
     as_blockers,
 )
+from game.movement.path import Path
 from game.movement.regions import (
     AP_DODGE_MOVE_INCHES,
     LEGAL_TOL,

@@ -59,6 +59,7 @@ from shapely.geometry.base import BaseGeometry
 
 from components.terrain import ObstacleSpec
 from game.movement import _kernels as _k
+from game.movement.path import Path
 
 #: Touching is allowed: bases may come this close to overlapping (inches).
 TOUCH_TOL = 1e-9
@@ -81,19 +82,6 @@ _NO_OVERRIDES = np.zeros((0, 5))  # no GEOS verdicts asked yet (rows ax, ay, bx,
 
 Point2 = tuple[float, float]
 FloatArray = NDArray[np.float64]
-
-
-@dataclass(frozen=True, slots=True)
-class Path:
-    """A legal polyline move.
-
-    Attributes:
-        points: Vertices from start to goal (at least two; equal when start == goal).
-        length: Euclidean length of the polyline, inches.
-    """
-
-    points: tuple[Point2, ...]
-    length: float
 
 
 def as_blockers(blockers: ArrayLike) -> FloatArray:

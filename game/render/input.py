@@ -23,8 +23,10 @@ import pygame
 
 from components.spatial import Posture
 from game.core.commands import Attack, ChangePosture, Decision, EndTurn, Face, Option, Step, matches
+from game.render.camera import Camera
 from game.render.inspect import path_preview, resolve_point
 from game.render.renderer import Renderer
+from game.render.scene import CachedView
 from game.render.ui import ACTION_KEYS, KEYED_ROWS, OVERLAY_KEYS, UiState, menu_rows
 
 #: A click within this many pixels of a region snaps onto it.
@@ -79,11 +81,11 @@ class InputHandler:
 
     # ------------------------------------------------------------------ state
     @property
-    def view(self) -> Any:
+    def view(self) -> CachedView:
         return self.renderer.view
 
     @property
-    def camera(self) -> Any:
+    def camera(self) -> Camera:
         return self.renderer.camera
 
     def my_decision(self) -> Decision | None:

@@ -19,6 +19,7 @@ from typing import Any
 
 from components.sight import SightFacts
 from game.core.commands import Attack, Decision, Option, matches
+from game.engine.view import MatchView
 from game.movement.regions import nearest_point
 
 Point = tuple[float, float]
@@ -69,7 +70,7 @@ def move_option(decision: Decision | None) -> Option | None:
 
 
 def path_preview(
-    view: Any, decision: Decision | None, to: Point, ap_cost: Callable[[float], int | None]
+    view: MatchView, decision: Decision | None, to: Point, ap_cost: Callable[[float], int | None]
 ) -> PathPreview | None:
     """The path and AP cost for the deciding unit to move to ``to`` (``None``: no Move option)."""
     opt = move_option(decision)
@@ -78,7 +79,7 @@ def path_preview(
     uid = decision.unit
     start = view.unit(uid).pos
     reason = matches(opt, opt.with_point((float(to[0]), float(to[1]))))
-    path = view.arena.path(uid, to)
+    path = view.path(uid, to)
     if path is None:
         return PathPreview(uid, to, (start, to), 0.0, None, reason or "no free path there")
     pts = tuple((float(x), float(y)) for x, y in path.points)
@@ -137,7 +138,7 @@ def facts_lines(facts: SightFacts) -> list[str]:
     return lines
 
 
-def target_lines(view: Any, decision: Decision | None, viewer: str, target: str) -> list[str]:
+def target_lines(view: MatchView, decision: Decision | None, viewer: str, target: str) -> list[str]:
     """Everything the panel shows about ``target`` seen from ``viewer``."""
     lines = facts_lines(view.sight(viewer, target))
     opts = attack_options(decision, viewer, target)

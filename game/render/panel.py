@@ -18,6 +18,7 @@ from typing import Any
 
 import pygame
 
+from game.engine.view import MatchView
 from game.render import colors
 from game.render.inspect import percent, target_lines
 from game.render.overlays import draw_silhouette
@@ -92,7 +93,7 @@ class Panel:
         self,
         surface: pygame.Surface,
         rect: pygame.Rect,
-        view: Any,
+        view: MatchView,
         scene: Scene,
         ui: UiState,
         humans: Collection[str],
@@ -157,7 +158,7 @@ class Panel:
         x: int,
         y: int,
         w: int,
-        view: Any,
+        view: MatchView,
         ui: UiState,
         humans: Collection[str],
         controllers: Mapping[str, str],
@@ -239,7 +240,7 @@ class Panel:
             y = r.bottom + 3
         return y
 
-    def _unit(self, surf: pygame.Surface, x: int, y: int, w: int, view: Any, uid: str) -> int:
+    def _unit(self, surf: pygame.Surface, x: int, y: int, w: int, view: MatchView, uid: str) -> int:
         u = view.unit(uid)
         color = colors.side_color(u.side, view.sides)
         y = self._lines(surf, [f"{u.id} ({u.side}, {u.profile})"], x, y, w, BODY, color)

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import pygame
 
+from game.engine.view import MatchView
 from game.render import colors
 from game.render.camera import Camera
 from game.render.inspect import PathPreview
@@ -67,7 +68,7 @@ class Renderer:
         size: window size in pixels.
     """
 
-    def __init__(self, view: Any, size: tuple[int, int] = (1280, 800)) -> None:
+    def __init__(self, view: MatchView, size: tuple[int, int] = (1280, 800)) -> None:
         self.text = Text()
         self.panel = Panel(self.text)
         self.sprites = UnitSprites(self.text)
@@ -92,14 +93,14 @@ class Renderer:
         self.set_view(view)
 
     # ------------------------------------------------------------------ setup
-    def set_view(self, view: Any) -> None:
+    def set_view(self, view: MatchView) -> None:
         """Draw another match (after a load or a replay step); keeps the camera if the map is the same."""
         old_scene: Scene | None = getattr(self, "scene", None)
         if old_scene is not None:
             old_scene.close()
-        old: Any = getattr(self, "view", None)
+        old: CachedView | None = getattr(self, "view", None)
         same_map = old is not None and (old.width, old.height) == (view.width, view.height)
-        self.view: Any = view if isinstance(view, CachedView) else CachedView(view)
+        self.view = view if isinstance(view, CachedView) else CachedView(view)
         self.scene = Scene(self.view)
         self.static = StaticLayer(view.width, view.height, view.cell, view.obstacles, BOARD_MARGIN_PX)
         self._threat = None

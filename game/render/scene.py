@@ -6,12 +6,13 @@ event). :meth:`Scene.sync` reads the events logged since the last call
 (``view.events(since)``) and bumps :attr:`Scene.version` when there are any; every cached item
 (sight fans, silhouettes, arcs, the threat map, the log's sentences) is keyed on that version,
 regions on the pending decision, so a frame in which nothing happened recomputes nothing.
-:class:`ThreatMap` evaluates the vectorized geometry query
-(:meth:`game.geometry.fast.SightIndex.exposure_at_points`) over the centres of the map's
-cells in chunks, so the window can spread the work over frames (``advance(budget_s)``) while
-``skirmish render`` finishes it at once. The exact reach of a Move option
-(``NavMesh.reachable``) is computed on request in one background thread with a NavMesh of its
-own, never touching the match. Nothing here imports pygame or changes the match.
+:class:`ThreatMap` evaluates the view's :class:`~game.engine.view.Exposure` (the vectorized
+geometry query, taken as the table stood) over the centres of the map's cells in chunks, so
+the window can spread the work over frames (``advance(budget_s)``) while ``skirmish render``
+finishes it at once. The exact reach of a Move option (the view's
+:class:`~game.engine.view.Reach`) is computed on request in one background thread, on a
+navigation mesh of that thread's own, never touching the match. Everything is read through
+the view. Nothing here imports pygame or changes the match.
 """
 
 from __future__ import annotations
@@ -25,12 +26,13 @@ from typing import Any
 import numpy as np
 import shapely
 from numpy.typing import NDArray
+from shapely.geometry.base import BaseGeometry
 
 from components.sight import Arc, SightFacts
 from game.core.commands import Decision
+from game.engine.view import Exposure, MatchView, UnitView
 from game.geometry.model import LEVELS, level_codes
 from game.geometry.shapes import SilhouetteParts, arc_wedges, silhouette_parts
-from game.movement import NavMesh
 from game.render import colors
 from game.render.sentences import sentences
 from game.render.shapes import Ring, region_rings
@@ -93,12 +95,8 @@ class ThreatMap:
     """How many enemies see each cell centre, and the cover it has from the most exposing one.
 
     Args:
-        index: the arena's :class:`~game.geometry.fast.SightIndex`.
-        table: the unit table (positions, eyes) at this moment.
-        enemies: rows of the living enemies who look.
-        height: silhouette height of the unit standing at the points.
-        base: its base radius.
-        size: its size.
+        exposure: the unit (its base, size and height) and its living enemies, as the table
+            stood when it was taken (:meth:`~game.engine.view.MatchView.exposure`).
         width: map width, inches.
         depth: map height, inches.
         cell: cell size, inches (one sample per cell, at its centre).
@@ -108,20 +106,15 @@ class ThreatMap:
 
     def __init__(
         self,
-        index: Any,
-        table: Any,
-        enemies: NDArray[np.int64],
-        height: float,
-        base: float,
-        size: float,
+        exposure: Exposure,
         width: float,
         depth: float,
         cell: float,
         free: NDArray[np.bool_],
     ) -> None:
-        self.index, self.table, self.enemies = index, table, enemies
+        self.exposure = exposure
         self.enemies_of: str | None = None
-        self.height, self.base, self.size, self.cell = height, base, size, cell
+        self.cell = cell
         self.nx, self.ny = max(1, math.ceil(width / cell)), max(1, math.ceil(depth / cell))
         self.points = cell_centres(width, depth, cell)
         self.todo = np.flatnonzero(free)
@@ -156,12 +149,10 @@ class ThreatMap:
         return self.finished
 
     def _evaluate(self, rows: NDArray[np.int64]) -> None:
-        if len(self.enemies) == 0:
+        if len(self.exposure.enemies) == 0:
             self.known[rows] = True
             return
-        frac = self.index.exposure_at_points(
-            self.table, self.points[rows], self.height, self.base, self.size, self.enemies
-        )
+        frac = self.exposure.at(self.points[rows])
         seen = frac < 1.0
         self.count[rows] = seen.sum(axis=1)
         self.best[rows] = np.where(seen, frac, 1.0).min(axis=1)
@@ -190,28 +181,26 @@ class ThreatMap:
         return int(self.count[k]), float(self.best[k])
 
 
-class CachedView:
+class CachedView(MatchView):
     """A :class:`~game.engine.view.MatchView` whose unit snapshots, enemy lists and sight facts are cached
     until the match logs its next event (a view call costs tens of microseconds per unit; a frame
-    asks for every unit several times). Every other attribute is the wrapped view's.
+    asks for every unit several times). Everything else is the plain view's.
 
     Args:
-        view: the match view to wrap.
+        view: a view of the match to show.
     """
 
-    def __init__(self, view: Any) -> None:
-        self.view = view
+    def __init__(self, view: MatchView) -> None:
+        super().__init__(view)
+        self._plain = MatchView(view)  # the uncached answers (its methods do not come back here)
         self._seen = 0
         self.version = 0
-        self._units: dict[str, Any] | None = None
+        self._units: dict[str, UnitView] | None = None
         self._enemies: dict[str, list[str]] = {}
         self._sight: dict[tuple[str, str], SightFacts] = {}
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.view, name)
-
     def _check(self) -> None:
-        n = len(self.view.events(self._seen))
+        n = len(self._plain.events(self._seen))
         if n:
             self._seen += n
             self.version += 1
@@ -219,17 +208,17 @@ class CachedView:
             self._enemies.clear()
             self._sight.clear()
 
-    def _all(self) -> dict[str, Any]:
+    def _all(self) -> dict[str, UnitView]:
         self._check()
         if self._units is None:
-            self._units = {u.id: u for u in self.view.units(alive=False)}
+            self._units = {u.id: u for u in self._plain.units(alive=False)}
         return self._units
 
-    def unit(self, uid: str) -> Any:
+    def unit(self, uid: str) -> UnitView:
         """The unit's snapshot (:class:`~game.engine.view.UnitView`)."""
         return self._all()[uid]
 
-    def units(self, alive: bool = True) -> list[Any]:
+    def units(self, alive: bool = True) -> list[UnitView]:
         """Unit snapshots in scenario order (only those in action if ``alive``)."""
         return [u for u in self._all().values() if u.alive or not alive]
 
@@ -238,7 +227,7 @@ class CachedView:
         self._check()
         got = self._enemies.get(uid)
         if got is None:
-            got = self._enemies[uid] = list(self.view.enemies(uid))
+            got = self._enemies[uid] = list(self._plain.enemies(uid))
         return got
 
     def sight(self, attacker: str, target: str) -> SightFacts:
@@ -247,7 +236,7 @@ class CachedView:
         key = (attacker, target)
         got = self._sight.get(key)
         if got is None:
-            got = self._sight[key] = self.view.sight(attacker, target)
+            got = self._sight[key] = self._plain.sight(attacker, target)
         return got
 
 
@@ -258,7 +247,7 @@ class Scene:
         view: a :class:`CachedView` (a plain :class:`~game.engine.view.MatchView` is wrapped in one).
     """
 
-    def __init__(self, view: Any) -> None:
+    def __init__(self, view: MatchView) -> None:
         self.view = view if isinstance(view, CachedView) else CachedView(view)
         self.version = 0
         self._seen = 0
@@ -270,9 +259,8 @@ class Scene:
         self._arcs: dict[tuple[int, str, float], list[tuple[Arc, list[tuple[Ring, list[Ring]]]]]] = {}
         self._regions: tuple[Decision | None, list[RegionShape]] = (None, [])
         self.regions_version = 0
-        self._reach_job: tuple[Decision, int, Future[Any], list[bool]] | None = None
+        self._reach_job: tuple[Decision, int, Future[BaseGeometry], list[bool]] | None = None
         self._pool: ThreadPoolExecutor | None = None
-        self._nav: NavMesh | None = None
         self._threat: tuple[tuple[int, str], ThreatMap] | None = None
         self._free: dict[float, NDArray[np.bool_]] = {}
         self.sync()
@@ -312,8 +300,7 @@ class Scene:
         key = (self.version, attacker, target)
         if key in self._silhouettes:
             return self._silhouettes[key]
-        arena = self.view.arena
-        table = arena.table()
+        table = self.view.table.snapshot()
         a, t = table.index(attacker), table.index(target)
         out: Silhouette | None = None
         if a != t:
@@ -344,7 +331,7 @@ class Scene:
         """Drawable regions of the decision's point options (cached per decision).
 
         A turn's Move option carries only the cheap disc of its reach (the engine builds it for
-        every decision); with ``exact_reach`` the geodesic reach (``NavMesh.reachable``: where a
+        every decision); with ``exact_reach`` the geodesic reach (:class:`~game.engine.view.Reach`: where a
         free path of the allowed length ends) is computed in a background thread and replaces
         the disc when it is ready (:attr:`regions_version` changes then).
         """
@@ -367,36 +354,18 @@ class Scene:
             self._take_reach(job)
         return self._regions[1]
 
-    def _submit_reach(self, decision: Decision) -> tuple[Decision, int, Future[Any], list[bool]] | None:
+    def _submit_reach(
+        self, decision: Decision
+    ) -> tuple[Decision, int, Future[BaseGeometry], list[bool]] | None:
         idx = next((i for i, o in enumerate(decision.options) if type(o.command).__name__ == "Move"), None)
         if idx is None or "max_len" not in decision.options[idx].detail:
             return None
-        arena = self.view.arena
-        u = self.view.unit(decision.unit)
-        blockers, _ = arena.blockers(decision.unit)
-        max_len = float(decision.options[idx].detail["max_len"])
+        reach = self.view.reach(decision.unit, float(decision.options[idx].detail["max_len"]))
         if self._pool is None:
             self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="skirmish-reach")
-        v = self.view
-        args = (v.obstacles, v.width, v.height, u.pos, u.base, max_len, np.array(blockers, dtype=np.float64))
-        return (decision, idx, self._pool.submit(self._reach_worker, *args), [False])
+        return (decision, idx, self._pool.submit(reach), [False])
 
-    def _reach_worker(
-        self,
-        obstacles: Any,
-        width: float,
-        height: float,
-        start: Point,
-        base: float,
-        max_len: float,
-        blockers: NDArray[np.float64],
-    ) -> Any:
-        # a NavMesh of its own: the match's one is used by the main thread meanwhile
-        if self._nav is None:
-            self._nav = NavMesh(obstacles, width, height)
-        return self._nav.reachable(start, base, max_len, blockers)
-
-    def _take_reach(self, job: tuple[Decision, int, Future[Any], list[bool]]) -> None:
+    def _take_reach(self, job: tuple[Decision, int, Future[BaseGeometry], list[bool]]) -> None:
         job[3][0] = True
         decision, idx, future, _ = job
         try:
@@ -446,21 +415,13 @@ class Scene:
         key = (self.version, uid)
         if self._threat is not None and self._threat[0] == key:
             return self._threat[1]
-        arena = self.view.arena
-        table = arena.table()
-        me = self.view.unit(uid)
-        enemies = np.array([table.index(e) for e in self.view.enemies(uid)], dtype=np.int64)
+        base = self.view.unit(uid).base
         tm = ThreatMap(
-            arena.sight_index,
-            table,
-            enemies,
-            float(table.height[table.index(uid)]),
-            me.base,
-            me.size,
+            self.view.exposure(uid),
             self.view.width,
             self.view.height,
             self.view.cell,
-            self.free_cells(me.base),
+            self.free_cells(base),
         )
         tm.enemies_of = uid
         self._threat = (key, tm)

@@ -2,17 +2,19 @@
 
 Contract:
 - :class:`App` shows one :class:`~game.engine.match.Match` through :class:`~game.engine.view.MatchView` and
-  changes it only with ``match.apply(command)``: commands come from the
-  :class:`~game.render.input.InputHandler` for human sides and from ``game.ai`` policies (with
-  ``match.ai_rng``) for AI sides, one AI decision per frame so the window stays responsive.
+  plays it through a :class:`game.tools.session.Session`: commands come from the
+  :class:`~game.render.input.InputHandler` for human sides (``Session.apply``) and from the
+  session's AI policies (``Session.step``, drawing from ``match.ai_rng``) for AI sides, one AI
+  decision per frame so the window stays responsive.
   A refused command leaves the match unchanged and its reason on the message line.
   :meth:`App.tick` is one frame (events in, at most one AI decision, one drawing) and can be
   driven with synthetic events in tests; :meth:`App.run` loops at 60 fps until the window closes.
 - F5 / F9 call ``game.tools.saves.save_match(match, path)`` / ``game.tools.saves.load_match(path)``,
   imported only when pressed; if that module is missing or fails, the window shows why.
 - :func:`view_replay` steps through a recorded battle: the match is rebuilt from the log's
-  ``match_start`` (seed, ruleset, options, controllers, round limit) and the logged
-  ``command`` events are re-applied to step forward; stepping back rebuilds to step k − 1.
+  ``match_start`` (seed, ruleset, options, controllers, round limit) by
+  ``Session.from_header`` and the logged ``command`` events are re-applied to step forward;
+  stepping back rebuilds to step k − 1.
 """
 
 from __future__ import annotations
@@ -22,19 +24,17 @@ from pathlib import Path
 from typing import Any
 
 from components.specs import ScenarioSpec
-from game.ai import Policy, get_policy
 from game.core.commands import command_from_json
 from game.core.errors import IllegalCommand, SkirmishError
 from game.engine.match import Match
 from game.engine.view import MatchView
 from game.render import require_pygame_ce
+from game.tools.session import HUMAN, Session
 
 #: Frames per second of the window loop.
 FPS = 60
 #: Seconds of threat-map work per frame (the rest of the 16 ms frame is drawing and AI).
 THREAT_BUDGET_S = 0.004
-#: Controller name of a side played in the window.
-HUMAN = "human"
 DEFAULT_SIZE = (1280, 800)
 
 
@@ -78,15 +78,12 @@ class App:
         self.controllers = {
             s: (controllers or {}).get(s, match.controllers.get(s, "random")) for s in match.spec.sides
         }
-        self.humans = {s for s, c in self.controllers.items() if c == HUMAN}
-        self.policies: dict[str, Policy] = {
-            s: get_policy(c) for s, c in self.controllers.items() if c != HUMAN
-        }
+        #: The match and who plays it: the AI sides' policies answer through the session.
+        self.session = Session(match, self.controllers)
+        self.humans = set(self.session.humans)
         self.save_path = Path(save_path)
         self._own_window = screen is None
         self.screen = screen if screen is not None else self._open_window(size, match.spec.name)
-        self.match = match
-        self.view = MatchView(match)
         self.ui = UiState()
         self.renderer = Renderer(self.view, self.screen.get_size())
         self.input = InputHandler(self.renderer, self.ui, self.humans, ap_cost=self._ap_cost)
@@ -98,14 +95,22 @@ class App:
         pg.display.set_caption(f"skirmish - {title}")
         return pg.display.set_mode(size, pg.RESIZABLE)
 
+    @property
+    def match(self) -> Match:
+        return self.session.match
+
+    @property
+    def view(self) -> MatchView:
+        return self.session.view
+
     def _ap_cost(self, uid: str, length: float) -> int | None:
-        return MatchView(self.match).move_ap_cost(uid, length)
+        return self.view.move_ap_cost(uid, length)
 
     # ------------------------------------------------------------------ the loop
     def apply(self, cmd: Any) -> bool:
         """Apply a command to the match; a refusal is shown, not raised. True if applied."""
         try:
-            self.match.apply(cmd)
+            self.session.apply(cmd)
         except IllegalCommand as e:
             self.ui.say(str(e), error=True)
             return False
@@ -113,19 +118,17 @@ class App:
 
     def ai_step(self) -> bool:
         """Let an AI side answer the pending decision (at most one); True if it did."""
-        m = self.match
-        d = m.pending
-        if d is None or m.outcome is not None:
-            return False
-        side = m.side(d.unit)
-        if side in self.humans:
+        if not self.session.ai_to_move():
             return False
         if self.ui.ai_paused:
             if self.ui.ai_steps <= 0:
                 return False
             self.ui.ai_steps -= 1
-        cmd = self.policies[side](self.view, d, m.ai_rng)
-        return self.apply(cmd)
+        try:
+            return self.session.step()
+        except IllegalCommand as e:
+            self.ui.say(str(e), error=True)
+            return False
 
     def tick(self, events: Iterable[Any] = ()) -> None:
         """One frame: handle ``events``, let the AI take one decision, draw."""
@@ -158,7 +161,7 @@ class App:
             pg.display.flip()
             clock.tick(FPS)
         self.renderer.close()
-        self.match.close()
+        self.session.close()
 
     # ------------------------------------------------------------------ saves
     def save(self) -> None:
@@ -193,8 +196,7 @@ class App:
     def set_match(self, match: Match) -> None:
         """Show another match (after a load); the old one's world is closed."""
         old = self.match
-        self.match = match
-        self.view = MatchView(match)
+        self.session = Session(match, self.controllers)
         self.renderer.set_view(self.view)
         self.ui.selected = None
         self.ui.target = None
@@ -225,20 +227,16 @@ class ReplayBuilder:
             self.commands = [command_from_json(e["command"]) for e in events if e.get("type") == "command"]
         except (KeyError, ValueError) as e:
             raise SkirmishError(f"malformed command event in the log: {e}") from None
-        self.match = self._fresh()
+        self.session = self._fresh()
         self.step = 0
         self.problem: str | None = None
 
-    def _fresh(self) -> Match:
-        s = self.start
-        return Match(
-            self.spec,
-            ruleset=s.get("ruleset"),
-            seed=int(s.get("seed", 0)),
-            options=s.get("options"),
-            controllers=s.get("controllers"),
-            round_limit=s.get("round_limit"),
-        )
+    def _fresh(self) -> Session:
+        return Session.from_header(self.spec, self.start, players=HUMAN)  # the log answers every decision
+
+    @property
+    def match(self) -> Match:
+        return self.session.match
 
     @property
     def total(self) -> int:
@@ -249,7 +247,7 @@ class ReplayBuilder:
         if self.step >= self.total or self.problem:
             return False
         try:
-            self.match.apply(self.commands[self.step])
+            self.session.apply(self.commands[self.step])
         except IllegalCommand as e:
             self.problem = f"command {self.step + 1} is refused on replay: {e}"
             return False
@@ -261,8 +259,8 @@ class ReplayBuilder:
         """Rebuild the match at step ``k`` (clamped to 0..total): from scratch when going back."""
         k = max(0, min(self.total, k))
         if k < self.step:
-            self.match.close()
-            self.match = self._fresh()
+            self.session.close()
+            self.session = self._fresh()
             self.step = 0
             self.problem = None
         while self.step < k and self.forward():
@@ -297,7 +295,7 @@ class ReplayWindow:
         self.builder = builder
         self.screen = screen
         self.ui = UiState()
-        self.renderer = Renderer(MatchView(builder.match), screen.get_size())
+        self.renderer = Renderer(builder.session.view, screen.get_size())
         self.input = InputHandler(self.renderer, self.ui, humans=())
         self.controllers = dict(builder.start.get("controllers") or {})
         self.running = True
@@ -324,7 +322,7 @@ class ReplayWindow:
                 else:
                     b.go_to(b.step + self._jumps[event.key])
                 if b.match is not before:
-                    self.renderer.set_view(MatchView(b.match))
+                    self.renderer.set_view(b.session.view)
                 self.input.sync_decision()
             else:
                 self.input.handle(event)
@@ -341,7 +339,7 @@ class ReplayWindow:
             self.pygame.display.flip()
             clock.tick(FPS)
         self.renderer.close()
-        self.builder.match.close()
+        self.builder.session.close()
 
 
 def view_replay(log_path: str | Path, spec: ScenarioSpec, events: Sequence[dict[str, Any]]) -> None:

@@ -3,8 +3,9 @@
 Contract:
 - A :class:`BattleJob` is a picklable description of one battle (scenario path or
   in-memory spec, seed, ruleset and options, the policy of each side, where to
-  keep its log). :func:`run_battle` plays it to the end and returns one flat
-  row (``dict`` of str/int/float, see :data:`ROW_DOC`). It is pure: the same job
+  keep its log). :func:`run_battle` plays it to the end through a
+  :class:`game.tools.session.Session` and returns one flat row (``dict`` of
+  str/int/float, see :data:`ROW_DOC`). It is pure: the same job
   gives the same row and the same log bytes in any process on any machine with
   the same code, because every draw comes from the match's seeded generators.
 - :func:`run_batch` runs many jobs serially (``workers=1``), in local worker
@@ -17,7 +18,8 @@ Contract:
   sha256 the job was planned with, so a file edited mid-batch is an error,
   never a silent mix of two maps.
 - A battle that fails (a policy returning an illegal command, an engine error,
-  an invariant violation under ``check_invariants``) raises
+  an invariant violation under ``check_invariants``, no outcome after
+  :data:`game.tools.session.MAX_COMMANDS` commands) raises
   :class:`BattleFailed` naming the seed and the command step; with a log path
   the partial log is still written, atomically, for the post-mortem.
 """
@@ -25,6 +27,7 @@ Contract:
 from __future__ import annotations
 
 import csv
+import functools
 import gc
 import io
 import os
@@ -38,9 +41,7 @@ from typing import Any
 from components.specs import ScenarioSpec
 from game.core.errors import ScenarioError, SkirmishError
 from game.core.events import atomic_write_text
-
-#: Longest battle (commands) before it is declared stuck.
-MAX_COMMANDS = 100_000
+from game.tools.session import Session, Setup, StuckMatch
 
 #: Per-side counters taken from the logged commands, in column order.
 COUNTERS = (
@@ -211,44 +212,42 @@ def run_battle(job: BattleJob) -> dict[str, Any]:
         InvariantViolation: ``job.check_invariants`` and an invariant failed.
         SkirmishError: bad input (scenario, ruleset, options, policy names).
     """
-    from game.ai import get_policy
-    from game.engine.match import Match
-    from game.engine.view import MatchView
-
     spec = job_spec(job)
     _settle_heap()
     check = invariant_checker(job.check_invariants)
-    match = Match(
+    session = Session.start(
         spec,
-        ruleset=job.ruleset,
-        seed=job.seed,
-        options=job_options(job, spec),
-        controllers=dict(job.policies),
-        round_limit=job.round_limit,
+        Setup(
+            ruleset=job.ruleset,
+            seed=job.seed,
+            options=job_options(job, spec),
+            controllers=dict(job.policies),
+            round_limit=job.round_limit,
+        ),
     )
-    step = 0
+    match = session.match
     try:
-        policies = {side: get_policy(name) for side, name in match.controllers.items()}
-        view = MatchView(match)
+        if session.humans:
+            raise SkirmishError(
+                f"battle seed {job.seed}: side {min(session.humans)!r} is played by a human; "
+                "a batch needs an AI policy for every side"
+            )
+        after: Callable[[Session], None] | None = None
         if check is not None:
-            _check_now(check, match, job, step)
-        while match.outcome is None:
-            if step >= MAX_COMMANDS:
-                raise BattleFailed(
-                    f"battle seed {job.seed}: no result after {MAX_COMMANDS} commands", job.seed, step
-                )
-            decision = match.pending
-            assert decision is not None  # the engine leaves a decision or an outcome
-            cmd = policies[match.side(decision.unit)](view, decision, match.ai_rng)
-            match.apply(cmd)
-            step += 1
-            if check is not None:
-                _check_now(check, match, job, step)
-        row = battle_row(match, job, step)
+            _check_now(check, match, job, 0)
+            after = functools.partial(_check_after, check, job)
+        session.play(after=after)
+        row = battle_row(match, job, session.applied)
     except BattleFailed:
         _keep_log(match, job)
         raise
+    except StuckMatch as e:
+        _keep_log(match, job)
+        raise BattleFailed(
+            f"battle seed {job.seed}: no result after {e.limit} commands", job.seed, session.applied
+        ) from None
     except SkirmishError as e:
+        step = session.applied
         if step == 0 and match.outcome is None and not match.commands:
             raise  # refused before anything happened: bad input, not a broken battle
         _keep_log(match, job)
@@ -259,6 +258,7 @@ def run_battle(job: BattleJob) -> dict[str, Any]:
             traceback.format_exc(),
         ) from None
     except Exception as e:
+        step = session.applied
         _keep_log(match, job)
         raise BattleFailed(
             f"battle seed {job.seed} step {step}: {type(e).__name__}: {e}",
@@ -267,7 +267,7 @@ def run_battle(job: BattleJob) -> dict[str, Any]:
             traceback.format_exc(),
         ) from None
     finally:
-        match.close()
+        session.close()
     _keep_log(match, job)
     return row
 
@@ -287,6 +287,10 @@ def _settle_heap() -> None:
         gc.collect()
         gc.freeze()
         _SETTLED_IN = os.getpid()
+
+
+def _check_after(check: Callable[[Any], list[str]], job: BattleJob, session: Session) -> None:
+    _check_now(check, session.match, job, session.applied)
 
 
 def _check_now(check: Callable[[Any], list[str]], match: Any, job: BattleJob, step: int) -> None:

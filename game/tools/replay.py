@@ -2,14 +2,15 @@
 
 Contract:
 - :func:`load` reads a JSON-lines log (:func:`game.core.events.read_log`) and finds
-  its scenario: the ``--scenario`` path if given, else the ``scenario_path``
-  recorded in ``match_start`` (when the engine records one), else the first
-  YAML file in the usual places (``./scenarios``, the folders above the log
-  and their ``scenarios/``, the project's ``scenarios/``) whose sha256 equals the
-  logged ``scenario_sha256``. A scenario whose hash differs from the log's is
-  refused with :class:`ReplayError` (a user error: exit 2 from the CLI).
+  its scenario by the one rule of :func:`game.scenario.locate.find_scenario`: the
+  ``--scenario`` path if given, else the ``scenario_path`` recorded in ``match_start``,
+  else a file next to the log, else the first YAML file in the usual folders whose
+  sha256 equals the logged ``scenario_sha256``. A scenario that cannot be found, or a
+  given one whose hash differs from the log's, is refused with :class:`ReplayError`
+  reading ``LOG:1: scenario_path|scenario_sha256: why`` (a user error: exit 2 from the CLI).
 - :func:`verify` rebuilds the match from ``match_start`` (seed, ruleset,
-  options, controllers, round limit) and re-applies the logged ``command``
+  options, controllers, round limit) through
+  :meth:`game.tools.session.Session.from_header` and re-applies the logged ``command``
   events. The dice stream does not depend on who chose the commands, so the
   re-simulation must reproduce the log exactly: every event is compared field
   by field, including the ``state_hash`` of every ``round_start``. The result
@@ -20,17 +21,18 @@ Contract:
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from components.specs import ScenarioSpec
-from game.core.errors import IllegalCommand, SkirmishError
+from game.core.errors import IllegalCommand, Problem, SkirmishError
 from game.core.events import read_log
+from game.scenario.locate import ScenarioNotFound, find_scenario
+from game.tools.session import HUMAN, Session
 
 #: Characters of a value shown in a divergence message.
 SHOWN = 120
@@ -104,46 +106,11 @@ def read_events(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     return events
 
 
-def sha256_of(path: str | os.PathLike[str]) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-
-
-def _search_dirs(log_path: Path) -> Iterator[Path]:
-    yield Path.cwd() / "scenarios"
-    yield Path.cwd()
-    here = log_path.resolve().parent
-    for d in (here, *list(here.parents)[:4]):
-        yield d
-        yield d / "scenarios"
-    import game
-
-    yield Path(game.__file__).resolve().parent.parent / "scenarios"
-
-
-def find_scenario(log_path: str | os.PathLike[str], start: dict[str, Any]) -> Path | None:
-    """The scenario file a log was recorded with (see the module docstring), or None."""
-    want = str(start.get("scenario_sha256", ""))
-    recorded = start.get("scenario_path")
-    if isinstance(recorded, str) and Path(recorded).is_file() and sha256_of(recorded) == want:
-        return Path(recorded)
-    seen: set[Path] = set()
-    for d in _search_dirs(Path(log_path)):
-        if d in seen or not d.is_dir():
-            continue
-        seen.add(d)
-        for f in sorted([*d.glob("*.yaml"), *d.glob("*.yml")]):
-            try:
-                if f.is_file() and sha256_of(f) == want:
-                    return f
-            except OSError:
-                continue
-    return None
-
-
 def load(
     log_path: str | os.PathLike[str], scenario: str | os.PathLike[str] | None = None
 ) -> tuple[list[dict[str, Any]], ScenarioSpec]:
-    """The log's events and its scenario, loaded under the logged ruleset.
+    """The log's events and its scenario (found by :func:`game.scenario.locate.find_scenario`),
+    loaded under the logged ruleset.
 
     Raises:
         ReplayError: unreadable log, scenario not found or with another sha256.
@@ -153,43 +120,22 @@ def load(
 
     events = read_events(log_path)
     start = events[0]
-    want = str(start["scenario_sha256"])
-    if scenario is None:
-        found = find_scenario(log_path, start)
-        if found is None:
-            raise ReplayError(
-                f"{log_path}: cannot find scenario {start.get('scenario', '?')!r} (sha256 {want[:12]}…); "
-                "pass --scenario PATH"
-            )
-        scenario = found
+    recorded = start.get("scenario_path")
     try:
-        got = sha256_of(scenario)
-    except OSError as e:
-        raise ReplayError(f"{scenario}: cannot read: {e.strerror or e}") from None
-    if got != want:
-        raise ReplayError(
-            f"{scenario}: sha256 {got[:12]}… differs from {want[:12]}… recorded in {log_path}: "
-            "the scenario changed since the battle was played"
+        found = find_scenario(
+            recorded if isinstance(recorded, str) else None,
+            sha256=str(start["scenario_sha256"]),
+            relative_to=log_path,
+            given=scenario,
+            since="the battle was played",
+            hint="pass --scenario PATH",
         )
-    return events, load_scenario(scenario, ruleset=str(start["ruleset"]))
+    except ScenarioNotFound as e:
+        raise ReplayError(str(Problem(str(log_path), 1, f"scenario_{e.key}", e.message))) from None
+    return events, load_scenario(found, ruleset=str(start["ruleset"]))
 
 
 # --------------------------------------------------------------------------- verifying
-def rebuild(events: Sequence[dict[str, Any]], spec: ScenarioSpec) -> Any:
-    """A fresh :class:`~game.engine.match.Match` set up as the log's ``match_start`` says."""
-    from game.engine.match import Match
-
-    start = events[0]
-    return Match(
-        spec,
-        ruleset=str(start["ruleset"]),
-        seed=int(start["seed"]),
-        options=dict(start.get("options") or {}),
-        controllers=dict(start.get("controllers") or {}),
-        round_limit=start.get("round_limit"),
-    )
-
-
 def _diff(expected: dict[str, Any], got: dict[str, Any], pos: int) -> Divergence | None:
     if expected == got:
         return None
@@ -213,7 +159,8 @@ def verify(events: Sequence[dict[str, Any]], spec: ScenarioSpec) -> ReplayResult
     """Re-simulate the logged battle and compare every event (see the module docstring)."""
     from game.core.commands import command_from_json
 
-    match = rebuild(events, spec)
+    session = Session.from_header(spec, events[0], players=HUMAN)  # the log answers every decision
+    match = session.match
     produced: list[dict[str, Any]] = match.log.events
     commands = 0
     pos = 0
@@ -255,7 +202,7 @@ def verify(events: Sequence[dict[str, Any]], spec: ScenarioSpec) -> ReplayResult
                     Divergence(int(ev.get("seq", idx)), "command", "command", ev.get("command"), f"({e})")
                 )
             try:
-                match.apply(cmd)
+                session.apply(cmd)
             except IllegalCommand as e:
                 return result(
                     Divergence(
@@ -272,4 +219,4 @@ def verify(events: Sequence[dict[str, Any]], spec: ScenarioSpec) -> ReplayResult
             return result(Divergence(int(exp.get("seq", pos)), str(exp.get("type", "?")), "", exp, waiting))
         return result(None)
     finally:
-        match.close()
+        session.close()

@@ -33,6 +33,8 @@ Contract:
   ``+WIN_REWARD``/``-WIN_REWARD`` for a win/loss (0 for a draw).
 - A unit out of action is terminated (and removed after its ``None`` step); at the end
   every agent is terminated, or truncated when the round limit ended the match.
+- Each ``reset`` starts a :class:`game.tools.session.Session` whose every side is
+  played by the agents (no AI policy moves in the environment).
 - Seeding: ``reset(seed=s)`` plays the match with seed ``s`` (dice), so two
   environments reset with the same seed and fed the same actions give identical
   observations, rewards and logs. ``reset()`` without a seed draws the next match seed
@@ -73,6 +75,7 @@ from game.core.commands import (
     matches,
 )
 from game.engine.match import Match
+from game.tools.session import HUMAN, Session, Setup
 
 #: Compass directions of the point actions, degrees (0 = east, 90 = south, DESIGN §1).
 DIRECTIONS: tuple[float, ...] = tuple(45.0 * k for k in range(8))
@@ -285,7 +288,8 @@ class SkirmishEnv(AECEnv[str, dict[str, np.ndarray], int]):
         self._maneuvers: list[str] = []  # maneuver names in order of first sight (slot = index)
         self._targeted: list[str] = []  # targeted maneuver kinds, likewise
         self._weapons: dict[str, list[str]] = {}
-        self.match: Match | None = None
+        #: The current match, every side played by the agents (None before ``reset``).
+        self.session: Session | None = None
         self._legal_key: tuple[int, int] | None = None
         self._legal: dict[int, Any] = {}
         self._start_health: dict[str, dict[str, int]] = {}
@@ -306,10 +310,10 @@ class SkirmishEnv(AECEnv[str, dict[str, np.ndarray], int]):
             match_seed = int(seed)
         else:
             match_seed = int(self._seeder.integers(2**63))
-        if self.match is not None:
-            self.match.close()
-        self.match = Match(self.spec, ruleset=self.ruleset, seed=match_seed)
-        start = self.match.log.events[0]
+        if self.session is not None:
+            self.session.close()
+        self.session = Session.start(self.spec, Setup(ruleset=self.ruleset, seed=match_seed), players=HUMAN)
+        start = self.session.match.log.events[0]
         self._start_health = {u["id"]: dict(u["health"]) for u in start["units"]}
         self._last_attacker = {}
         self._legal_key = None
@@ -320,14 +324,19 @@ class SkirmishEnv(AECEnv[str, dict[str, np.ndarray], int]):
         self.truncations = {a: False for a in self.agents}
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self._skip_agent_selection = None
-        pending = self.match.pending
+        pending = self.session.match.pending
         self.agent_selection = pending.unit if pending is not None else self.agents[0]
 
     def close(self) -> None:
         """Free the current match's esper world."""
-        if self.match is not None:
-            self.match.close()
-            self.match = None
+        if self.session is not None:
+            self.session.close()
+            self.session = None
+
+    @property
+    def match(self) -> Match | None:
+        """The current match (None before ``reset`` and after ``close``)."""
+        return self.session.match if self.session is not None else None
 
     def render(self) -> str | None:
         """``render_mode="ansi"``: one line per unit (the environment never opens a window)."""

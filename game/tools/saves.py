@@ -11,14 +11,16 @@ Contract:
   :func:`game.core.events.atomic_write_text` (temp file + rename), so a crash never
   leaves a half-written save and an older save at ``path`` survives a failed write.
 - :func:`load_match` ``(path, scenario_path=None) -> Match`` validates the file
-  strictly (pydantic, unknown keys are errors), loads the scenario (``scenario_path``,
-  else the saved absolute path, else the saved path relative to the save's folder),
-  refuses a scenario whose sha256 differs from the saved one, rebuilds the match with
-  the same seed and re-applies the commands, then restores ``ai_rng`` and the AI's
-  memory. Version 1 saves (before the memory was saved) still load. A replay that
-  does not end with the saved event count and state hash is refused too (the rules
-  changed since the save). Every problem raises :class:`~game.core.errors.ScenarioError`
-  whose lines read ``save:line: key.path: what is wrong``.
+  strictly (pydantic, unknown keys are errors), finds the scenario by the one rule of
+  :func:`game.scenario.locate.find_scenario` (``scenario_path``, else the saved absolute
+  path, else the saved path relative to the save's folder, else a file with the saved
+  sha256 in the usual folders; a file whose sha256 differs from the saved one is refused),
+  rebuilds the match through :meth:`game.tools.session.Setup.build` with the
+  same seed and re-applies the commands, then restores ``ai_rng`` and the AI's memory.
+  Play it on with ``game.tools.session.Session(match)``. Version 1 saves (before the
+  memory was saved) still load. A replay that does not end with the saved event count
+  and state hash is refused too (the rules changed since the save). Every problem raises
+  :class:`~game.core.errors.ScenarioError` whose lines read ``save:line: key.path: what is wrong``.
 - Why the AI stream is saved rather than re-derived: ``ai_rng`` advances only when an
   AI policy draws, and how often it drew depends on which sides were human; the dice
   stream (``match.rng``) needs nothing saved, since re-applying the commands redraws
@@ -29,7 +31,6 @@ Contract:
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from pathlib import Path
@@ -43,7 +44,9 @@ from game.core.errors import IllegalCommand, Problem, ScenarioError, SkirmishErr
 from game.core.events import atomic_write_text
 from game.engine.match import Match
 from game.rules import RULESET_NAMES
+from game.scenario.locate import ScenarioNotFound, find_scenario
 from game.scenario.yaml_source import KeyPath, format_path, parse_yaml
+from game.tools.session import Setup
 
 #: The ``format`` field of every save.
 SAVE_FORMAT = "skirmish-save"
@@ -280,29 +283,6 @@ def read_save(path: str | os.PathLike[str]) -> SaveFile:
         raise probs.from_validation(e) from None
 
 
-def _find_scenario(save: SaveFile, save_path: Path, scenario_path: str | os.PathLike[str] | None) -> Path:
-    if scenario_path is not None:
-        return Path(scenario_path)
-    stored = Path(save.scenario.path)
-    if stored.is_file():
-        return stored
-    if save.scenario.relative is not None:
-        rel = save_path.parent / save.scenario.relative
-        if rel.is_file():
-            return rel
-    raise ScenarioError(
-        [
-            Problem(
-                str(save_path),
-                0,
-                "scenario.path",
-                f"scenario {save.scenario.path} not found (nor next to the save); "
-                "pass the scenario file to load it",
-            )
-        ]
-    )
-
-
 def load_match(path: str | os.PathLike[str], scenario_path: str | os.PathLike[str] | None = None) -> Match:
     """Rebuild the saved match, ready to continue (see the module docstring).
 
@@ -324,19 +304,18 @@ def load_match(path: str | os.PathLike[str], scenario_path: str | os.PathLike[st
     save = read_save(save_path)
     raw = save_path.read_bytes()
     probs = _Problems(str(save_path), raw)
-    scenario_file = _find_scenario(save, save_path, scenario_path)
     try:
-        digest = hashlib.sha256(scenario_file.read_bytes()).hexdigest()
-    except OSError as e:
-        raise probs.error(
-            ("scenario", "path"), f"cannot read scenario {scenario_file}: {e.strerror or e}"
-        ) from None
-    if digest != save.scenario.sha256:
-        raise probs.error(
-            ("scenario", "sha256"),
-            f"scenario {scenario_file} has changed since the game was saved "
-            f"(sha256 {digest[:12]}..., saved {save.scenario.sha256[:12]}...)",
+        scenario_file = find_scenario(
+            save.scenario.path,
+            sha256=save.scenario.sha256,
+            relative_to=save_path,
+            relative=save.scenario.relative,
+            given=scenario_path,
+            since="the game was saved",
+            hint="pass the scenario file to load it",
         )
+    except ScenarioNotFound as e:
+        raise probs.error(("scenario", e.key), e.message) from None
     if save.ruleset not in RULESET_NAMES:
         raise probs.error(
             ("ruleset",), f"unknown ruleset {save.ruleset!r}; choose one of {', '.join(RULESET_NAMES)}"
@@ -348,15 +327,15 @@ def load_match(path: str | os.PathLike[str], scenario_path: str | os.PathLike[st
             commands.append(command_from_json(data))
         except (ValueError, TypeError) as e:
             raise probs.error(("commands", i), f"not a command: {e}") from None
+    setup = Setup(
+        ruleset=save.ruleset,
+        seed=save.seed,
+        options=save.options,
+        controllers=save.controllers,
+        round_limit=save.round_limit,
+    )
     try:
-        match = Match(
-            spec,
-            ruleset=save.ruleset,
-            seed=save.seed,
-            options=save.options,
-            controllers=save.controllers,
-            round_limit=save.round_limit,
-        )
+        match = setup.build(spec)
     except ValidationError as e:
         first = e.errors()[0]
         where = ".".join(str(p) for p in first["loc"])

@@ -63,7 +63,7 @@ def test_place_follows_a_move(match):
 
 
 def test_place_follows_the_table_without_an_event(match):
-    """A table change alone (a new ``arena.stamp``) drops the remembered answers too."""
+    """A table change alone (a new ``view.table.stamp``, no event) drops the remembered answers too."""
     view = MatchView(match)
     arena = match.arena
     assert t.me(view, "red-2").xy == (3.0, 6.0)
@@ -159,3 +159,27 @@ def test_option_kinds_follow_the_decision():
     third = turn(shoot, aim)
     promised = t.next_turn_attack(third, aim)
     assert promised is not None and promised.command == shoot.command
+
+
+def test_single_point_cover_is_remembered_per_match(match, monkeypatch):
+    """One point's cover matrix is asked of the view once per match (every view of the match
+    shares the memo, keyed by the match's one table) until something it depends on changes."""
+    view, other = MatchView(match), MatchView(match)
+    unit = t.me(view, "red-1")
+    _, rows = t.enemy_rows(view, "red-1")
+    here = np.array([unit.xy])
+    want = t.cover_matrix(view, unit, here, rows)
+    calls = []
+    real = MatchView.cover_at_points
+
+    def counted(self, *args):
+        calls.append(args)
+        return real(self, *args)
+
+    monkeypatch.setattr(MatchView, "cover_at_points", counted)
+    again = t.cover_matrix(other, unit, here, rows)
+    assert calls == [] and all(np.array_equal(a, b) for a, b in zip(again, want))
+    again[0][0, 0] = -1.0  # the caller's copy: the remembered answer is untouched
+    assert np.array_equal(t.cover_matrix(view, unit, here, rows)[0], want[0]) and calls == []
+    t.cover_matrix(view, unit, here, rows, height=0.5 * unit.height)  # another question
+    assert len(calls) == 1

@@ -7,11 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from game.ai import get_policy
 from game.engine.match import Match
 from game.rules import RULESET_NAMES
 from game.scenario import load_scenario
-from game.tools.session import play
+from game.tools.session import Session
 
 SCENARIOS = sorted(p for p in Path("scenarios").glob("*.yaml") if p.name != "profiles.yaml")
 
@@ -25,8 +24,7 @@ def test_there_are_at_least_five_shipped_scenarios():
 def test_scenario_runs_to_completion_under_ruleset(path, ruleset):
     spec = load_scenario(path, ruleset=ruleset)
     m = Match(spec, seed=5, round_limit=3)
-    rnd = get_policy("random")
-    out = play(m, {s: rnd for s in spec.sides})
+    out = Session(m, "random").play()
     assert out.rounds <= 3
     assert m.log.events[-1]["type"] == "match_end"
     for e in m.log.of_type("ap"):
@@ -46,8 +44,7 @@ def test_same_seed_gives_byte_identical_log(ruleset):
     texts = []
     for _ in range(2):
         m = Match(spec, seed=99, round_limit=5)
-        rnd = get_policy("random")
-        play(m, {s: rnd for s in spec.sides})
+        Session(m, "random").play()
         texts.append(m.log.to_text())
         m.close()
     assert texts[0] == texts[1]

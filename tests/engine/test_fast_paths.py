@@ -109,7 +109,7 @@ def _disc_cases(rng, w, h, n):
 def test_clipped_disc_answers_sampling_like_geos(spec):
     """is_empty, bounds and contains_xy are GEOS's answers exactly, also for points on, and
     within rounding of, the boundary; the fast answers do not build the geometry."""
-    from game.battlefield.arena import ClippedDisc
+    from game.geometry.discs import ClippedDisc
 
     rng = np.random.default_rng(11)
     fast = 0
@@ -142,7 +142,7 @@ def test_clipped_disc_answers_sampling_like_geos(spec):
 
 def test_sampling_a_lazy_move_region_does_not_build_it(spec):
     from game.ai.points import sample_in, sampling_region
-    from game.battlefield.arena import ClippedDisc
+    from game.geometry.discs import ClippedDisc
 
     m = Match(spec, seed=1)
     move = next(o for o in m.pending.options if isinstance(o.command, Move))

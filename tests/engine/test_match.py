@@ -8,7 +8,7 @@ import pytest
 from game.core.commands import Attack, ChangePosture, Defend, EndTurn, Face, Move
 from game.core.errors import IllegalCommand
 from game.engine.match import Match
-from game.tools.session import play
+from game.tools.session import Session
 from tests.engine.conftest import make_spec
 
 
@@ -84,19 +84,19 @@ def test_same_seed_same_log_bytes():
     logs = []
     for _ in range(2):
         m = Match(make_spec(), seed=11)
-        play(m)
+        Session(m).play()
         logs.append(m.log.to_text())
         m.close()
     assert logs[0] == logs[1]
     m = Match(make_spec(), seed=12)
-    play(m)
+    Session(m).play()
     assert m.log.to_text() != logs[0]
     m.close()
 
 
 def test_match_runs_to_an_outcome_and_logs_required_events():
     m = Match(make_spec(), seed=21)
-    out = play(m)
+    out = Session(m).play()
     assert out is not None and m.outcome is out
     types = {e["type"] for e in m.log}
     assert {"match_start", "round_start", "turn_start", "command", "roll", "match_end"} <= types
@@ -110,7 +110,7 @@ def test_match_runs_to_an_outcome_and_logs_required_events():
 
 def test_ledger_every_health_change_has_a_damage_event():
     m = Match(make_spec(), seed=33)
-    play(m)
+    Session(m).play()
     hp = {u["id"]: u["health"]["hp"] for u in m.log.events[0]["units"]}
     for e in m.log.of_type("damage"):
         assert e["before"]["hp"] == hp[e["unit"]]
@@ -122,7 +122,7 @@ def test_ledger_every_health_change_has_a_damage_event():
 
 def test_dead_units_never_act_and_leave_the_order():
     m = Match(make_spec(), seed=44)
-    play(m)
+    Session(m).play()
     dead_at: dict[str, int] = {}
     for e in m.log:
         if e["type"] == "casualty":

@@ -13,7 +13,7 @@ import pytest
 from game.cli import main
 from game.core.commands import EndTurn
 from game.engine.match import Match
-from game.tools.session import play
+from game.tools.session import Session
 from tests.render.conftest import REPO, SCENARIOS
 from tests.render.helpers import duel_spec
 
@@ -90,11 +90,11 @@ def test_headless_battle_never_imports_pygame():
         "import sys\n"
         "from game.scenario import load_scenario\n"
         "from game.engine.match import Match\n"
-        "from game.tools.session import play\n"
+        "from game.tools.session import Session\n"
         "import game.render, game.render.sentences, game.render.camera\n"
         "import game.render.scene, game.render.inspect, game.render.shapes, game.render.ui\n"
         f"m = Match(load_scenario({DUEL!r}), seed=2)\n"
-        "play(m)\n"
+        "Session(m).play()\n"
         "print(m.outcome is not None, 'pygame' in sys.modules)\n"
     )
     env = {k: v for k, v in os.environ.items() if k != "SDL_VIDEODRIVER"}
@@ -109,7 +109,7 @@ def test_replay_steps_forward_and_back_to_the_same_states(pg):
     from game.render.window import ReplayBuilder, ReplayWindow
 
     m = Match(duel_spec(), seed=4)
-    play(m)
+    Session(m).play()
     events, hashes = list(m.log.events), []
     direct = Match(duel_spec(), seed=4)
     hashes.append(direct.state_hash())

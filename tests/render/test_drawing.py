@@ -226,3 +226,40 @@ def test_a_players_move_region_becomes_the_exact_reach(pg):
     assert reach.area == pytest.approx(want.area, rel=1e-6) and reach.area < disc.area
     scene.close()
     match.close()
+
+
+def test_the_cached_view_is_a_view_of_the_same_match():
+    """The scene's CachedView is a typed MatchView: the same table, its snapshots cached until the
+    next event."""
+    from game.render.scene import CachedView
+
+    match = Match(duel_spec(), seed=1)
+    view = MatchView(match)
+    cached = CachedView(view)
+    assert isinstance(cached, MatchView) and cached.table is view.table
+    d = match.pending
+    first = cached.unit(d.unit)
+    assert cached.unit(d.unit) is first and first == view.unit(d.unit)
+    x, y = first.pos
+    match.apply(next(o for o in d.options if type(o.command).__name__ == "Move").with_point((x - 1.0, y)))
+    assert cached.unit(d.unit) == view.unit(d.unit) != first  # new events: taken afresh
+    assert cached.unit(d.unit).pos == (x - 1.0, y)
+    match.close()
+
+
+def test_path_preview_is_the_engines_path():
+    from game.render.inspect import path_preview
+
+    match = Match(duel_spec(), seed=1)
+    view = MatchView(match)
+    d = match.pending
+    x, y = match.pos(d.unit)
+    to = (x + 2.0, y + 1.0)
+    got = path_preview(view, d, to, lambda length: 1)
+    want = match.arena.path(d.unit, to)
+    assert got is not None and want is not None
+    assert got.points == want.points and got.length == want.length and got.reason is None
+    other = next(u for u in match.units() if u != d.unit)
+    refused = path_preview(view, d, match.pos(other), lambda length: 1)
+    assert refused is not None and refused.reason and refused.ap is None
+    match.close()

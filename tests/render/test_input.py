@@ -186,11 +186,12 @@ def test_dodge_move_point_is_clicked_in_the_disc(pg):
     from game.render.window import App
     from game.rules.ap_pool.commands import DodgeMove
     from game.scenario import load_scenario
+    from game.tools.session import Session
     from tests.render.conftest import REPO
 
     spec = load_scenario(REPO / "scenarios" / "duel.yaml", "ap-pool")
     match = Match(spec, ruleset="ap-pool", seed=3, controllers={"red": "random", "blue": "random"})
-    advance(match, 0, "dodge_move")
+    advance(Session(match), 0, "dodge_move")
     d = match.pending
     side = match.side(d.unit)
     app = App(
@@ -218,12 +219,11 @@ def test_dodge_move_point_is_clicked_in_the_disc(pg):
 
 def test_window_ai_battle_logs_what_the_headless_runner_logs(pg):
     """AI against AI in the window (every overlay on, the cursor over units) changes nothing:
-    the log is byte for byte the one game.tools.session.play writes."""
-    from game.ai import get_policy
+    the log is byte for byte the one game.tools.session.Session.play writes."""
     from game.render.ui import OVERLAYS
     from game.render.window import App
     from game.scenario import load_scenario
-    from game.tools.session import play
+    from game.tools.session import Session
     from tests.render.conftest import REPO
 
     spec = load_scenario(REPO / "scenarios" / "duel.yaml", "ap-pool")
@@ -242,7 +242,7 @@ def test_window_ai_battle_logs_what_the_headless_runner_logs(pg):
             ]
         )
     headless = Match(spec, ruleset="ap-pool", seed=2)
-    play(headless, {"red": get_policy("random"), "blue": get_policy("random")})
+    Session(headless, "random").play()
     assert windowed.outcome == headless.outcome
     assert windowed.log.to_text() == headless.log.to_text()
     windowed.close()
