@@ -20,8 +20,9 @@ R = TypeVar("R")
 def own_record(state: DefenseState | TurnState, kind: type[R]) -> R:
     """The ruleset record of type ``kind`` on ``state``, made with ``kind()`` if none yet."""
     record = state.record
-    if record is None:
-        record = state.record = kind()
-    elif type(record) is not kind:
+    if type(record) is kind:  # the usual case first: rulesets read their records all the time
+        return record  # type: ignore[no-any-return]
+    if record is not None:
         raise TypeError(f"{type(state).__name__} holds a {type(record).__name__}, not a {kind.__name__}")
-    return record  # type: ignore[no-any-return]
+    record = state.record = kind()
+    return record

@@ -39,9 +39,14 @@ class GurpsTurn:
 
 def defence_record(battle: Battle, uid: str) -> GurpsDefence:
     """``uid``'s :class:`GurpsDefence` (made on first use this turn)."""
-    return own_record(battle.defense(uid), GurpsDefence)
+    state = battle.defense(uid)
+    record = state.record
+    # Read for every option of every decision: the made record is returned without a call.
+    return record if type(record) is GurpsDefence else own_record(state, GurpsDefence)
 
 
 def turn_record(battle: Battle, uid: str) -> GurpsTurn:
     """``uid``'s :class:`GurpsTurn` (made on first use this turn)."""
-    return own_record(battle.turn(uid), GurpsTurn)
+    state = battle.turn(uid)
+    record = state.record
+    return record if type(record) is GurpsTurn else own_record(state, GurpsTurn)
