@@ -1,7 +1,8 @@
 """Mutable per-match state of a unit: action points, health, defence, turn.
 
-Rulesets own the meaning of the numbers in ``Health``; the engine only checks
-the ledger (every change is explained by a ``damage`` event).
+Rulesets own the meaning of the numbers in ``Health`` and of the ``record`` a ruleset keeps
+on ``DefenseState`` and ``TurnState``; the engine only checks the health ledger (every
+change is explained by a ``damage`` event).
 """
 
 from __future__ import annotations
@@ -39,34 +40,29 @@ class Health:
 
 @dataclass(slots=True)
 class DefenseState:
-    """Once-per-turn reaction bookkeeping, reset at the start of the unit's own turn.
+    """A unit's reaction bookkeeping for one turn: the engine puts a fresh ``DefenseState()`` on
+    the unit at the start of the unit's own turn.
 
-    ``parries`` counts parries per weapon name this turn; ``extra`` holds
-    ruleset-specific flags (e.g. AFF armour-or-dodge choice, defence-dice aims).
+    ``record`` is the match's ruleset's own record (its type belongs to the ruleset, e.g. the
+    GURPS retreats and parries of this turn), made by the ruleset when it first needs it;
+    ``None`` until then. The engine never reads it.
     """
 
-    retreated: bool = False
-    dodged: bool = False
-    dropped: bool = False
-    blocked: bool = False
-    acrobatic: bool = False
-    parries: dict[str, int] = field(default_factory=dict)
-    retreat_bonus_vs: set[str] = field(default_factory=set)  # attackers it retreated from
-    drop_bonus_vs: set[str] = field(default_factory=set)  # attackers it dodged-and-dropped from
-    extra: dict[str, Any] = field(default_factory=dict)
+    record: Any = None
 
 
 @dataclass(slots=True)
 class TurnState:
-    """What the unit did on its current/last turn."""
+    """What the unit did on its current/last turn: the engine puts a fresh ``TurnState()`` on
+    the unit at the start of its turn.
+
+    ``record`` is the ruleset's own record of the turn (as :attr:`DefenseState.record`).
+    """
 
     moved: float = 0.0  # inches moved this turn
-    sprinted: bool = False  # moved faster than Basic Move (GURPS)
     attacked_with: set[str] = field(default_factory=set)
-    actions: int = 0  # actions taken (Cortex multi-action penalty)
     stepped: bool = False
-    maneuver: str = ""  # GURPS maneuver chosen this turn (e.g. all_out_defence)
-    extra: dict[str, Any] = field(default_factory=dict)
+    record: Any = None
 
 
 @dataclass(slots=True)

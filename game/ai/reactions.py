@@ -30,8 +30,9 @@ import numpy as np
 
 from game.ai import tactics as t
 from game.ai.random_policy import random_policy
-from game.core.commands import Command, Decision, Follow, Interpose, Option
+from game.core.commands import Command, Decision, Option
 from game.engine.view import MatchView
+from game.rules.gurps.commands import Follow, Interpose
 
 #: Score lost per AP a defence spends (AP are the unit's next actions).
 AP_COST = 0.04

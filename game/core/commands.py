@@ -5,19 +5,41 @@ acting unit. ``game.engine.match.Match.apply`` accepts a command only if it matc
 of the options of the pending :class:`Decision` (see :func:`matches`); otherwise
 it raises ``IllegalCommand`` and changes nothing. Points are ``(x, y)`` inches.
 
-Turn commands: Move, Step, Face, ChangePosture, Attack, Maneuver, EndTurn.
-Reaction commands (answers to a defence prompt): Defend, Interpose, DodgeMove,
-Follow.
+The shared vocabulary: turn commands (Move, Step, Face, ChangePosture, Attack, Maneuver,
+EndTurn) and Defend, the answer to a defence prompt. A ruleset adds command types of its
+own with :func:`register_command` (``game.rules`` imports every ruleset's command module
+when it is imported, before any ruleset, so a log decodes whichever ruleset wrote it).
+
+Log records (:func:`command_to_json` / :func:`command_from_json`): ``{"type": name,
+field: value, ...}`` with every field written, tuples as lists. A registered subclass of a
+registered command is a *variant* of its record: it keeps the record's ``type`` and adds
+fields, and every record of that type carries the union of its variants' fields (a
+variant's field another variant lacks is written with the declaring variant's default).
+Decoding picks the first registered variant (the base first) that has every field whose
+value is not its default, so a ruleset builds a variant only when one of the variant's own
+fields differs from its default (the log could not tell it from the base otherwise). A
+variant that adds a field adds it to every record of that type, in every ruleset's logs:
+a new ruleset should register a command type of its own instead.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields, replace
-from typing import Any
+from dataclasses import MISSING, dataclass, field, fields, replace
+from typing import Any, Protocol, TypeVar
 
 Point = tuple[float, float]
+
+
+class Command(Protocol):
+    """Any command: a frozen value naming the acting unit."""
+
+    @property
+    def unit(self) -> str: ...
+
+
+C = TypeVar("C", bound=type)
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,7 +52,7 @@ class Move:
 
 @dataclass(frozen=True, slots=True)
 class Step:
-    """A short move (GURPS step: 1 yard) that some maneuvers allow beside an attack."""
+    """A short move beside another action (a GURPS step is 1 yard); the ruleset prices it."""
 
     unit: str
     to: Point = (0.0, 0.0)
@@ -77,67 +99,77 @@ class EndTurn:
 class Defend:
     """Answer to a defence prompt.
 
-    ``kind`` is the defence (``none``, ``dodge``, ``parry``, ``block``, ...);
-    ``weapon`` the parrying weapon; ``retreat_to`` a point for a retreat;
-    ``drop`` a GURPS dodge-and-drop; ``acrobatic`` a GURPS acrobatic dodge;
-    ``combo`` an ap-pool attribute combination or other ruleset choice.
+    ``kind`` is the defence (``none``, ``dodge``, ``parry``, ``block``, ...) as the
+    ruleset names it; ``weapon`` the parrying weapon; ``retreat_to`` a point the defender
+    moves to (a retreat). Rulesets add their own choices as registered variants.
     """
 
     unit: str
     kind: str = "none"
     weapon: str | None = None
     retreat_to: Point | None = None
-    drop: bool = False
-    acrobatic: bool = False
-    combo: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Interpose:
-    """GURPS sacrificial dodge: ``unit`` steps to ``to`` to take an attack aimed at ``friend``."""
-
-    unit: str
-    friend: str = ""
-    to: Point | None = None
-    drop: bool = False
+# ----------------------------------------------------------------------------------
+# The registry of command types (the log's record types)
+# ----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class DodgeMove:
-    """The move after a successful ap-pool dodge; ``to=None`` stays put."""
-
-    unit: str
-    to: Point | None = None
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
 
 
-@dataclass(frozen=True, slots=True)
-class Follow:
-    """GURPS: the attacker follows a retreating defender with its unused step (``None``: stays)."""
+def field_names(cls: type) -> tuple[str, ...]:
+    """The dataclass field names of ``cls``, in order (memoised: ``fields()`` is slow)."""
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in fields(cls))
+    return names
 
-    unit: str
-    to: Point | None = None
+
+@dataclass(frozen=True)
+class _Layout:
+    """How a command class is written: its record type and, per written field, whether the
+    class has it (else ``default`` is written)."""
+
+    record: str
+    keys: tuple[tuple[str, bool, Any], ...]
 
 
-Command = (
-    Move | Step | Face | ChangePosture | Attack | Maneuver | EndTurn | Defend | Interpose | DodgeMove | Follow
-)
+#: record type -> its variants, the base first, in registration order
+_VARIANTS: dict[str, list[type]] = {}
+#: record type -> every field its records carry, in written order, with the declaring default
+_RECORD_KEYS: dict[str, dict[str, Any]] = {}
+_LAYOUTS: dict[type, _Layout] = {}
 
-COMMAND_TYPES: dict[str, type] = {
-    t.__name__: t
-    for t in (
-        Move,
-        Step,
-        Face,
-        ChangePosture,
-        Attack,
-        Maneuver,
-        EndTurn,
-        Defend,
-        Interpose,
-        DodgeMove,
-        Follow,
-    )
-}
+
+def register_command(cls: C) -> C:
+    """Register a frozen dataclass as a command type (a class decorator).
+
+    Its record type is its class name, or, for a subclass of a registered command, its
+    base's (a variant, see the module docstring). Every field needs a default but ``unit``.
+    """
+    base = next((b for b in cls.__mro__[1:] if b in _LAYOUTS), None)
+    record = cls.__name__ if base is None else _LAYOUTS[base].record
+    if base is None and record in _VARIANTS:
+        raise ValueError(f"command type {record!r} is registered twice")
+    keys = _RECORD_KEYS.setdefault(record, {})
+    for f in fields(cls):
+        if f.name not in keys:
+            keys[f.name] = None if f.default is MISSING else f.default
+    _VARIANTS.setdefault(record, []).append(cls)
+    for variant in _VARIANTS[record]:  # the record may have grown: re-plan every variant
+        own = set(field_names(variant))
+        _LAYOUTS[variant] = _Layout(record, tuple((k, k in own, d) for k, d in keys.items()))
+    return cls
+
+
+for _shared in (Move, Step, Face, ChangePosture, Attack, Maneuver, EndTurn, Defend):
+    register_command(_shared)
+
+
+def command_records() -> dict[str, tuple[str, ...]]:
+    """Record type -> the fields its records carry, in written order (every registered type)."""
+    return {name: tuple(keys) for name, keys in _RECORD_KEYS.items()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,7 +279,7 @@ class Option:
             return self.command
         cmd = self.command
         cls = type(cmd)
-        if COMMAND_TYPES.get(cls.__name__) is not cls or free not in field_names(cls):
+        if cls not in _LAYOUTS or free not in field_names(cls):
             return replace(cmd, **{free: value})  # anything else (or the usual error)
         # ``replace`` spelt out for the command classes (every field is an init field)
         return cls(*[value if n == free else getattr(cmd, n) for n in field_names(cls)])
@@ -257,8 +289,8 @@ class Option:
 class Decision:
     """What the match is waiting for: ``unit`` must choose one of ``options``.
 
-    ``kind`` is ``turn`` (the active unit's turn), ``defence``, ``dodge_move``,
-    ``follow`` or ``interpose``. ``context`` describes the attack being
+    ``kind`` is ``turn`` (the active unit's turn) or a reaction the ruleset names
+    (``defence``, ``dodge_move``, ...). ``context`` describes the attack being
     answered (attacker, weapon, roll, modifiers) for prompts and AI.
     """
 
@@ -277,17 +309,6 @@ class Decision:
         d["kind"] = kind
         d["options"] = options
         d["context"] = {} if context is None else context
-
-
-_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
-
-
-def field_names(cls: type) -> tuple[str, ...]:
-    """The dataclass field names of ``cls``, in order (memoised: ``fields()`` is slow)."""
-    names = _FIELD_NAMES.get(cls)
-    if names is None:
-        names = _FIELD_NAMES[cls] = tuple(f.name for f in fields(cls))
-    return names
 
 
 def _same_except(a: Any, b: Any, free: str | None) -> bool:
@@ -343,26 +364,35 @@ def find_option(decision: Decision, command: Any) -> Option:
 
 def command_to_json(cmd: Any) -> dict[str, Any]:
     """A JSON-safe dict for the event log and saves (tuples become lists)."""
-    out: dict[str, Any] = {"type": type(cmd).__name__}
-    for name in field_names(type(cmd)):
-        v = getattr(cmd, name)
+    layout = _LAYOUTS.get(type(cmd))
+    if layout is None:
+        raise TypeError(f"{type(cmd).__name__} is not a registered command type")
+    out: dict[str, Any] = {"type": layout.record}
+    for name, own, default in layout.keys:
+        v = getattr(cmd, name) if own else default
         out[name] = list(v) if isinstance(v, tuple) else v
     return out
 
 
 def command_from_json(data: dict[str, Any]) -> Any:
     """Inverse of :func:`command_to_json`; raises ``ValueError`` on anything malformed."""
-    if not isinstance(data, dict) or data.get("type") not in COMMAND_TYPES:
+    record = data.get("type") if isinstance(data, dict) else None
+    if record not in _VARIANTS:
         raise ValueError(f"not a command: {data!r}")
-    cls = COMMAND_TYPES[data["type"]]
-    kwargs: dict[str, Any] = {}
-    names = {f.name for f in fields(cls)}
-    for k, v in data.items():
-        if k == "type":
-            continue
-        if k not in names:
-            raise ValueError(f"{data['type']} has no field {k!r}")
-        kwargs[k] = tuple(v) if isinstance(v, list) else v
+    keys = _RECORD_KEYS[record]
+    for k in data:
+        if k != "type" and k not in keys:
+            raise ValueError(f"{record} has no field {k!r}")
+    variants = _VARIANTS[record]
+    cls = variants[0]
+    if len(variants) > 1:
+        changed = {k for k, v in data.items() if k != "type" and v != keys[k]}
+        found = next((v for v in variants if changed <= set(field_names(v))), None)
+        if found is None:
+            raise ValueError(f"no {record} has all of {sorted(changed)}")
+        cls = found
+    own = field_names(cls)
+    kwargs = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items() if k in own}
     try:
         return cls(**kwargs)
     except TypeError as e:

@@ -1,8 +1,11 @@
-"""Rulesets: one module per rule system behind :class:`game.rules.base.Ruleset`.
+"""Rulesets: one package per rule system behind :class:`game.rules.base.Ruleset`.
 
 ``get_ruleset(name, options)`` builds one; ``ruleset_class(name)`` gives the class
-(its ``Stats`` model validates profile blocks). Modules are imported lazily so
-loading one ruleset does not import the others.
+(its ``Stats`` model validates profile blocks). Rulesets are imported lazily so
+loading one does not import the others; their small command modules are imported
+here, in :data:`COMMAND_MODULES` order, so that any log or save decodes
+(:func:`game.core.commands.command_from_json`) once this package is imported, and a
+shared record's fields always come in the same order.
 """
 
 from __future__ import annotations
@@ -16,13 +19,22 @@ from game.rules.base import Ruleset
 #: ruleset name -> "module:Class"
 REGISTRY: dict[str, str] = {
     "gurps": "game.rules.gurps.ruleset:GurpsRuleset",
-    "defence-dice": "game.rules.defence_dice:DefenceDiceRuleset",
-    "cortex": "game.rules.cortex:CortexRuleset",
-    "aff": "game.rules.aff:AffRuleset",
-    "ap-pool": "game.rules.ap_pool:ApPoolRuleset",
+    "defence-dice": "game.rules.defence_dice.ruleset:DefenceDiceRuleset",
+    "cortex": "game.rules.cortex.ruleset:CortexRuleset",
+    "aff": "game.rules.aff.ruleset:AffRuleset",
+    "ap-pool": "game.rules.ap_pool.ruleset:ApPoolRuleset",
 }
 
 RULESET_NAMES: tuple[str, ...] = tuple(REGISTRY)
+
+#: ruleset name -> the module registering its command types, imported with this package in
+#: this order: a variant's fields come after the fields of the variants registered before it.
+COMMAND_MODULES: dict[str, str] = {
+    "gurps": "game.rules.gurps.commands",
+    "ap-pool": "game.rules.ap_pool.commands",
+}
+for _module in COMMAND_MODULES.values():
+    importlib.import_module(_module)
 
 
 def ruleset_class(name: str) -> type[Ruleset]:

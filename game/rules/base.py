@@ -18,6 +18,12 @@ Contract:
   ``--option key=value``). Both forbid unknown keys.
 - Odds are exact: every defence option carries ``p_success`` computed by
   enumeration/convolution (``game.dice``), never by sampling.
+- A ruleset owns its specifics: command types of its own
+  (``game.core.commands.register_command``, in a module ``game.rules.COMMAND_MODULES``
+  lists), per-unit bookkeeping (a record in the per-turn components,
+  ``game.rules.unit_state``), its reaction windows and limits (:attr:`Ruleset.reaction_limits`,
+  :attr:`Ruleset.choice_bindings`, ``game.rules.limits``) and its ``skirmish odds`` query
+  (:meth:`Ruleset.odds`, ``game.rules.odds``).
 """
 
 from __future__ import annotations
@@ -34,6 +40,8 @@ from components.spatial import Posture
 from components.state import Health
 from game.core.battle import Battle, Flow
 from game.core.commands import Attack, Maneuver, Option
+from game.rules.limits import Binding, Reaction
+from game.rules.odds import OddsQuery
 
 T = TypeVar("T")
 
@@ -86,12 +94,17 @@ class UnitSetup:
 
 
 class Ruleset(ABC):
-    """A rule system. Subclasses set :attr:`name`, :attr:`Stats`, :attr:`Options`, :attr:`source`."""
+    """A rule system. Subclasses set :attr:`name`, :attr:`Stats`, :attr:`Options`, :attr:`source`,
+    and, if the rules limit them, :attr:`reaction_limits` and :attr:`choice_bindings`."""
 
     name: ClassVar[str]
     source: ClassVar[str]  # the rule text it implements, e.g. "gurps-active-defense.txt"
     Stats: ClassVar[type[StrictModel]]
     Options: ClassVar[type[StrictModel]] = NoOptions
+    #: Reactions allowed once per window, as this ruleset logs them (see game.rules.limits).
+    reaction_limits: ClassVar[tuple[Reaction, ...]] = ()
+    #: Choices that bind a unit for a window, as this ruleset logs them.
+    choice_bindings: ClassVar[tuple[Binding, ...]] = ()
 
     def __init__(self, options: dict[str, Any] | None = None) -> None:
         self.options = self.Options.model_validate(options or {})
@@ -185,7 +198,7 @@ class Ruleset(ABC):
     def on_damaged(self, battle: Battle, uid: str) -> None:
         """Hook after ``uid`` took damage (e.g. cover dice reroll). Default: nothing."""
 
-    def describe(self) -> str:
-        """One line for ``--help``-style listings."""
-        doc = (type(self).__doc__ or "").strip().splitlines()
-        return doc[0] if doc else self.name
+    @classmethod
+    def odds(cls) -> OddsQuery | None:
+        """The exact-odds query ``skirmish odds <name>`` answers (game.rules.odds); None: none."""
+        return None

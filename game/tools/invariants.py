@@ -43,10 +43,11 @@ Contract:
       a ``turn_start``, ``command``, movement or ``attack`` by a unit after its
       ``casualty`` event, or a decision pending for a unit out of action.
   ``reaction-twice``
-      a once-per-window reaction (see :data:`ONCE_PER_TURN`) used twice in its
-      window (between two ``turn_start`` events of the unit, or in one round).
+      a once-per-window reaction the ruleset limits (``Ruleset.reaction_limits``, see
+      :mod:`game.rules.limits`) used twice in its window (between two ``turn_start``
+      events of the unit, or in one round).
   ``choice-binding``
-      a choice that binds for a window (see :data:`BINDINGS`: the AFF
+      a choice that binds for a window (``Ruleset.choice_bindings``: e.g. the AFF
       armour-or-dodge choice under Ubiquitous Dodging) changed within it.
 
 Tolerances: live geometry is exact floats (:data:`LIVE_TOL`); logged positions are
@@ -60,7 +61,7 @@ import weakref
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import esper
 import numpy as np
@@ -72,6 +73,10 @@ from components.identity import Identity
 from components.spatial import Body, Facing, Position, Posture, Stance
 from components.specs import ScenarioSpec
 from components.state import ActionPoints, Health
+from game.core.errors import UnknownName
+from game.rules import ruleset_class
+from game.rules.base import Ruleset
+from game.rules.limits import Binding, Reaction
 
 if TYPE_CHECKING:
     from game.engine.match import Match
@@ -87,85 +92,14 @@ _ACTING_TYPES = frozenset({"turn_start", "command"})
 _POSTURES = frozenset(p.value for p in Posture)
 
 
-Matcher = Callable[[dict[str, Any]], bool]
-
-
-@dataclass(frozen=True)
-class Reaction:
-    """A reaction a ruleset allows once per window.
-
-    ``name`` is what messages call it; ``used(event)`` says whether a log event
-    records a use of it; ``spent_by(event)`` (optional) matches events that use it
-    up without being a use (GURPS: a sacrificial dodge moves the unit, so it may not
-    retreat before its next turn). ``window`` is ``"turn"`` (from one ``turn_start``
-    of the reacting unit to its next) or ``"round"`` (one ``round_start`` to the next).
-    """
-
-    name: str
-    used: Matcher
-    window: Literal["turn", "round"] = "turn"
-    spent_by: Matcher | None = None
-
-
-@dataclass(frozen=True)
-class Binding:
-    """A choice that binds a unit for a window: its events give one value at most.
-
-    ``value(event)`` is the choice an event shows (``None``: not such an event);
-    ``applies(options)`` tells from the ruleset options (``match_start``) whether the
-    binding is in force.
-    """
-
-    name: str
-    value: Callable[[dict[str, Any]], str | None]
-    window: Literal["turn", "round"] = "round"
-    applies: Callable[[dict[str, Any]], bool] = lambda options: True
-
-
-def _defense(*kinds: str, **flags: Any) -> Matcher:
-    """A matcher for ``defense`` events of one of ``kinds`` (any kind if empty) with ``flags`` set."""
-
-    def used(e: dict[str, Any]) -> bool:
-        if e.get("type") != "defense":
-            return False
-        if kinds and e.get("kind") not in kinds:
-            return False
-        return all(e.get(k) == v for k, v in flags.items())
-
-    return used
-
-
-def _aff_protection(e: dict[str, Any]) -> str | None:
-    if e.get("type") == "defense" and e.get("kind") in ("armour", "dodge"):
-        return str(e["kind"])
-    return None
-
-
-#: Once-per-window reactions by ruleset, as the rulesets log them (the engine resets
-#: a unit's :class:`~components.state.DefenseState` at its ``turn_start``).
-ONCE_PER_TURN: dict[str, tuple[Reaction, ...]] = {
-    # gurps-active-defense.txt: "You can retreat only once during your turn" (an attempt
-    # counts, even if the roll to retreat from the ground fails), and not after a
-    # sacrificial dodge ("since you moved, you cannot retreat ... before your next
-    # turn"); "You may attempt to block only one attack per turn"; an acrobatic dodge
-    # "once during your turn".
-    "gurps": (
-        Reaction("retreat", _defense(retreat=True), spent_by=_defense("sacrificial dodge")),
-        Reaction("block", _defense("block")),
-        Reaction("acrobatic dodge", _defense(acrobatic=True)),
-    ),
-    # ap-dodge-reaction.txt: "A unit can only Dodge once per turn"; the ruleset reads
-    # that turn as the game round, since a dodge may come before or after the unit's
-    # own activation (game/rules/ap_pool.py).
-    "ap-pool": (Reaction("dodge", _defense("dodge"), "round"),),
-}
-
-#: Choices that bind a unit for a window, by ruleset.
-BINDINGS: dict[str, tuple[Binding, ...]] = {
-    # aff-dodge-protection.md, Ubiquitous Dodging: "choose at the start of each round
-    # whether to reduce damage with their armour or their Dodge".
-    "aff": (Binding("armour-or-dodge", _aff_protection, "round", lambda o: bool(o.get("ubiquitous"))),),
-}
+def _limits(ruleset: str | type[Ruleset] | None) -> tuple[tuple[Reaction, ...], tuple[Binding, ...]]:
+    """The reaction limits and binding choices a ruleset declares (a name not registered: none)."""
+    if ruleset is None or isinstance(ruleset, str):
+        try:
+            ruleset = ruleset_class(ruleset or "")
+        except UnknownName:
+            return (), ()
+    return ruleset.reaction_limits, ruleset.choice_bindings
 
 
 # ----------------------------------------------------------------------------------
@@ -235,17 +169,18 @@ class LogChecker:
     Args:
         spec: the scenario, for the geometry checks (obstacles, bases); ``None``
             skips them.
-        ruleset: the ruleset name, to pick the once-per-turn reactions; ``None``
-            takes it from the ``match_start`` event.
+        ruleset: the ruleset (a class, or a registered name) whose reaction limits and
+            binding choices are checked; ``None`` takes its name from the ``match_start``
+            event.
     """
 
-    def __init__(self, spec: ScenarioSpec | None = None, ruleset: str | None = None) -> None:
+    def __init__(self, spec: ScenarioSpec | None = None, ruleset: str | type[Ruleset] | None = None) -> None:
         self.geometry = _Geometry(spec) if spec is not None else None
-        self.ruleset = ruleset
+        self.ruleset = ruleset.name if isinstance(ruleset, type) else ruleset
         self.units: dict[str, _UnitLedger] = {}
         self.violations: list[str] = []
         self.seen = 0
-        self._reactions: tuple[Reaction, ...] = ONCE_PER_TURN.get(ruleset or "", ())
+        self._reactions, self._declared_bindings = _limits(ruleset)
         self._bindings: tuple[Binding, ...] = ()
 
     def _bad(self, name: str, unit: str | None, seq: int | None, message: str) -> None:
@@ -300,7 +235,7 @@ class LogChecker:
         self._windows(led, uid, e)
 
     def _windows(self, led: _UnitLedger, uid: str, e: dict[str, Any]) -> None:
-        """Once-per-window reactions and binding choices (see :data:`ONCE_PER_TURN`, :data:`BINDINGS`)."""
+        """Once-per-window reactions and binding choices the ruleset declares."""
         seq = e.get("seq")
         for r in self._reactions:
             key = (r.window, r.name)
@@ -332,9 +267,9 @@ class LogChecker:
     def _start(self, e: dict[str, Any]) -> None:
         if self.ruleset is None:
             self.ruleset = str(e.get("ruleset"))
-            self._reactions = ONCE_PER_TURN.get(self.ruleset, ())
+            self._reactions, self._declared_bindings = _limits(self.ruleset)
         options = e.get("options") or {}
-        self._bindings = tuple(b for b in BINDINGS.get(self.ruleset, ()) if b.applies(options))
+        self._bindings = tuple(b for b in self._declared_bindings if b.applies(options))
         for u in e.get("units", []):
             self.units[u["id"]] = _UnitLedger(
                 pos=(float(u["at"][0]), float(u["at"][1])),
@@ -542,7 +477,7 @@ _CHECKERS: weakref.WeakKeyDictionary[Any, LogChecker] = weakref.WeakKeyDictionar
 def _checker_for(match: Match) -> LogChecker:
     checker = _CHECKERS.get(match)
     if checker is None or checker.seen > len(match.log):
-        checker = LogChecker(match.spec, match.ruleset_name)
+        checker = LogChecker(match.spec, type(match.rules))
         _CHECKERS[match] = checker
     return checker
 

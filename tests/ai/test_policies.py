@@ -14,9 +14,11 @@ from game.ai import tactics as t
 from game.ai.aggressive import aggressive_policy
 from game.ai.cautious import cautious_policy, score_points
 from game.ai.reactions import react
-from game.core.commands import Attack, Decision, Defend, DodgeMove, EndTurn, Move, Option
+from game.core.commands import Attack, Decision, Defend, EndTurn, Move, Option
 from game.engine.match import Match
 from game.engine.view import MatchView
+from game.rules.ap_pool.commands import DodgeMove, PoolDodge
+from game.rules.gurps.commands import GurpsDefend
 from tests.engine.conftest import make_spec
 
 
@@ -152,13 +154,13 @@ def test_defence_takes_the_best_odds_net_of_costs(match):
     parry = Option(Defend(uid, "parry", "sword"), "parry", 0.8)
     rng = np.random.default_rng(0)
     assert react(view, decision(none, dodge, parry), rng) == parry.command
-    costly = Option(Defend(uid, "dodge", combo="body"), "dodge 2 AP", 0.5, detail={"ap": 2})
-    cheap = Option(Defend(uid, "dodge", combo="mind"), "dodge", 0.45)
+    costly = Option(PoolDodge(uid, "dodge", combo="body"), "dodge 2 AP", 0.5, detail={"ap": 2})
+    cheap = Option(PoolDodge(uid, "dodge", combo="mind"), "dodge", 0.45)
     assert react(view, decision(none, costly, cheap), rng) == cheap.command
     # A drop is worth its price only when it buys a lot more.
-    drop_small = Option(Defend(uid, "dodge", drop=True), "drop", 0.55)
+    drop_small = Option(GurpsDefend(uid, "dodge", drop=True), "drop", 0.55)
     assert react(view, decision(none, dodge, drop_small), rng) == dodge.command
-    drop_big = Option(Defend(uid, "dodge", drop=True), "drop", 0.98)
+    drop_big = Option(GurpsDefend(uid, "dodge", drop=True), "drop", 0.98)
     match.damage(uid, {"hp": -2}, None)  # near death: stopping the hit matters more
     assert react(view, decision(none, dodge, drop_big), rng) == drop_big.command
 

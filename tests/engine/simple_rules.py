@@ -12,8 +12,9 @@ from typing import Any
 from components.spatial import Posture
 from components.state import Health
 from game.core.battle import Battle, Flow
-from game.core.commands import Attack, Decision, Defend, DodgeMove, Modifier, Option
+from game.core.commands import Attack, Decision, Defend, Modifier, Option
 from game.rules import REGISTRY
+from game.rules.ap_pool.commands import DodgeMove
 from game.rules.base import Ruleset, StrictModel, UnitSetup
 
 

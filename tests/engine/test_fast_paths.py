@@ -323,7 +323,9 @@ def test_event_positions_and_reserved_fields():
 def test_a_point_set_on_an_option_is_what_replace_makes():
     from dataclasses import replace
 
-    from game.core.commands import Defend, DodgeMove, Face, Interpose, Step
+    from game.core.commands import Defend, Face, Step
+    from game.rules.ap_pool.commands import DodgeMove
+    from game.rules.gurps.commands import GurpsDefend, Interpose
 
     cases = [
         (Move("a", (0.0, 0.0)), "to", (1.5, 2.5)),
@@ -331,7 +333,8 @@ def test_a_point_set_on_an_option_is_what_replace_makes():
         (Face("a", 10.0), "degrees", 99.5),
         (Interpose("a", "b", None, True), "to", (1.0, 1.0)),
         (DodgeMove("a"), "to", None),
-        (Defend("a", "dodge", None, None, True, False, "x"), "retreat_to", (2.0, 2.0)),
+        (Defend("a", "dodge", "sword"), "retreat_to", (2.0, 2.0)),
+        (GurpsDefend("a", "dodge", None, None, True, False), "retreat_to", (2.0, 2.0)),
     ]
     for cmd, free, value in cases:
         got = Option(cmd, "x", point_field=free).with_point(value)

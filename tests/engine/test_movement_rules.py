@@ -9,8 +9,10 @@ import pytest
 
 from components.sight import CoverLevel
 from components.spatial import Posture
-from game.core.commands import Attack, ChangePosture, Decision, Defend, DodgeMove, EndTurn
+from game.core.commands import Attack, ChangePosture, Decision, Defend, EndTurn
 from game.engine.match import Match
+from game.rules.ap_pool.commands import DodgeMove
+from game.rules.gurps.commands import GurpsDefend
 from game.scenario import load_scenario
 
 
@@ -51,7 +53,7 @@ def test_dodge_and_drop_cover_counts_only_after_the_triggering_attack():
         if d is None or d.kind != "defence" or d.unit != "red-2":
             m.close()
             continue
-        drop = [o for o in d.options if isinstance(o.command, Defend) and o.command.drop]
+        drop = [o for o in d.options if isinstance(o.command, GurpsDefend) and o.command.drop]
         assert drop, "dodge-and-drop must be offered against a ranged attack"
         attack = m.log.of_type("attack")[-1]
         m.apply(drop[0].command if drop[0].point_field is None else drop[0].with_point(None))

@@ -3,9 +3,10 @@ commands given to the match directly (same event log, byte for byte)."""
 
 from __future__ import annotations
 
-from game.core.commands import Attack, ChangePosture, Defend, DodgeMove, EndTurn, Move, command_to_json
+from game.core.commands import Attack, ChangePosture, Defend, EndTurn, Move, command_to_json
 from game.engine.match import Match
 from game.render.ui import menu_rows
+from game.rules.ap_pool.commands import DodgeMove
 from tests.render.helpers import axis_points, duel_spec, pin_camera, px, toward
 
 SEED = 7

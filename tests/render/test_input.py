@@ -183,8 +183,8 @@ def test_ai_side_answers_one_decision_per_frame(pg):
 def test_dodge_move_point_is_clicked_in_the_disc(pg):
     """A real ruleset (ap-pool): after a successful dodge, the 2" disc is clicked."""
     from game.cli.render import advance
-    from game.core.commands import DodgeMove
     from game.render.window import App
+    from game.rules.ap_pool.commands import DodgeMove
     from game.scenario import load_scenario
     from game.tools.session import Session
     from tests.render.conftest import REPO

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from game.ai import get_policy
-from game.core.commands import COMMAND_TYPES, command_from_json, find_option
+from game.core.commands import command_from_json, command_records, find_option
 from game.core.errors import IllegalCommand
 from game.engine.match import Match
 from game.engine.view import MatchView
@@ -66,11 +66,11 @@ def _field_values(unit_ids: list[str]) -> dict[str, st.SearchStrategy[Any]]:
 @st.composite
 def random_commands(draw: st.DrawFn, unit_ids: list[str], pending_unit: str) -> Any:
     """A command of a random type whose fields are random (biased toward the deciding unit)."""
-    name = draw(st.sampled_from(sorted(COMMAND_TYPES)))
-    cls = COMMAND_TYPES[name]
+    records = command_records()
+    name = draw(st.sampled_from(sorted(records)))
     values = _field_values(unit_ids)
     data: dict[str, Any] = {"type": name}
-    for f in cls.__dataclass_fields__:
+    for f in records[name]:
         if f == "unit" and draw(st.booleans()):
             data[f] = pending_unit
         elif draw(st.integers(0, 3)) > 0 or f == "unit":

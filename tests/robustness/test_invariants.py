@@ -10,8 +10,11 @@ from components.spatial import Position
 from game.ai import get_policy
 from game.engine.match import Match
 from game.engine.view import MatchView
-from game.tools.invariants import ONCE_PER_TURN, check, check_log, summarize
+from game.rules import REGISTRY, ruleset_class
+from game.rules.limits import Binding, Reaction, defence_event
+from game.tools.invariants import LogChecker, check, check_log, summarize
 from tests.engine.conftest import make_spec
+from tests.engine.simple_rules import SimpleRuleset
 
 
 def _names(violations: list[str]) -> set[str]:
@@ -229,7 +232,7 @@ def test_posture_and_facing_events_must_chain():
 
 
 def test_gurps_retreat_only_once_between_own_turns():
-    assert "gurps" in ONCE_PER_TURN
+    assert [r.name for r in ruleset_class("gurps").reaction_limits] == ["retreat", "block", "acrobatic dodge"]
     retreat = {"type": "defense", "unit": "red-1", "kind": "dodge", "retreat": True, "success": True}
     twice = check_log(_log(retreat, retreat, ruleset="gurps"))
     assert _names(twice) == {"reaction-twice"} and "retreat again in one turn" in twice[0]
@@ -275,6 +278,32 @@ def test_ap_pool_dodge_once_per_round():
     assert check_log(_log(dodge, new_round, dodge, ruleset="ap-pool")) == []
     # The same events are no violation under a ruleset without the limit.
     assert check_log(_log(dodge, dodge, ruleset="cortex")) == []
+
+
+class _Limited(SimpleRuleset):
+    """A ruleset declaring its own limits: one parry a turn, one stance a round (when enabled)."""
+
+    name = "test-limited"
+    reaction_limits = (Reaction("parry", defence_event("parry")),)
+    choice_bindings = (
+        Binding("stance", lambda e: e.get("stance"), "round", lambda options: bool(options.get("stances"))),
+    )
+
+
+def test_the_ruleset_declares_its_limits_and_the_checker_asks_it(monkeypatch: pytest.MonkeyPatch):
+    parry = {"type": "defense", "unit": "red-1", "kind": "parry"}
+    stance = [{"type": "defense", "unit": "red-1", "kind": "dodge", "stance": s} for s in ("low", "high")]
+    # by class (as check() passes match.rules) and by the name in match_start (as check_log reads)
+    checker = LogChecker(None, _Limited)
+    checker.feed(_log(parry, parry, ruleset="test-limited"))
+    assert checker.ruleset == "test-limited" and _names(checker.violations) == {"reaction-twice"}
+    assert check_log(_log(parry, parry, ruleset="test-limited")) == []  # not registered: no limits
+    monkeypatch.setitem(REGISTRY, "test-limited", f"{__name__}:_Limited")
+    assert _names(check_log(_log(parry, parry, ruleset="test-limited"))) == {"reaction-twice"}
+    events = _log(*stance, ruleset="test-limited")
+    assert check_log(events) == []  # the binding is off without the option
+    events[0]["options"] = {"stances": True}
+    assert _names(check_log(events)) == {"choice-binding"}
 
 
 def test_negative_ap_in_the_log():

@@ -1,4 +1,4 @@
-"""AFF ruleset (game.rules.aff), held to shared/rules/aff-dodge-protection.md.
+"""AFF ruleset (game.rules.aff.ruleset), held to shared/rules/aff-dodge-protection.md.
 
 Table-driven checks of who may dodge (standard rules and Ubiquitous Dodging),
 the bonuses (Swashbuckler +1, shield), the per-round armour-or-dodge choice,
@@ -18,11 +18,11 @@ from click.testing import CliRunner
 from pydantic import ValidationError
 
 from components.sight import CoverLevel
-from game.cli.odds_aff import aff as aff_cli
+from game.cli.odds import odds
 from game.core.commands import Attack, Decision
 from game.dice.aff import DODGE_TRACK, NO_PROTECTION, expected_damage, p_no_damage, p_opposed, p_roll_under
 from game.rules import get_ruleset
-from game.rules.aff import (
+from game.rules.aff.ruleset import (
     COVER_MODIFIER,
     MAX_AP,
     RANGE_MODIFIER,
@@ -365,7 +365,7 @@ def test_registry_options_and_profiles() -> None:
 
 
 def run_cli(*args: str) -> Any:
-    return CliRunner().invoke(aff_cli, list(args))
+    return CliRunner().invoke(odds, ["aff", *args])
 
 
 def test_cli_json() -> None:
@@ -453,7 +453,7 @@ def test_memoised_2d6_odds_equal_fresh_computation() -> None:
 def test_protection_memo_follows_the_round_lock_and_the_stat_block() -> None:
     # protection_choices and best_protection are memoised per stat block (by identity) and
     # per Ubiquitous Dodging lock: a lock taken, a new round, or another block must all show.
-    import game.rules.aff as aff_module
+    import game.rules.aff.ruleset as aff_module
 
     s = stats(armour=ARMOUR, talents=["swashbuckler"])
     r, b = duel(target=s, ubiquitous=True)

@@ -1,4 +1,4 @@
-"""Cortex ruleset (game.rules.cortex), held to shared/rules/cortex-actions-defense-damage.txt.
+"""Cortex ruleset (game.rules.cortex.ruleset), held to shared/rules/cortex-actions-defense-damage.txt.
 
 Table-driven checks of every number of the text (cover, visibility, range steps,
 movement tiers, action penalty, all-out defence, passing out, dying, seriously
@@ -20,11 +20,11 @@ from pydantic import ValidationError
 
 from components.sight import Arc, CoverLevel
 from components.spatial import Posture
-from game.cli.odds_cortex import cortex as cortex_cli
+from game.cli.odds import odds
 from game.core.commands import Attack, Decision, Defend, Maneuver
 from game.dice.cortex import hit_damage, p_meet_or_beat, step_dice, trait_pool
 from game.rules import get_ruleset
-from game.rules.cortex import (
+from game.rules.cortex.ruleset import (
     ALL_OUT_DEFENCE_STEPS,
     BASE_MOVE_FEET,
     CONSCIOUS_DIFFICULTY,
@@ -428,7 +428,7 @@ def test_run_tier(ap: int, moves: list[float], cost: int | None) -> None:
     b.add("a", "red", (0.0, 0.0))
     script(b, [4, 2])  # Agility d8 + Athletics d4 (no Running specialty): 30 + 6 = 36 ft = 12 yd
     assert r.start_turn(b, "a")
-    assert b.u["a"].turn.extra["cortex_run_feet"] == 36
+    assert b.u["a"].turn.record.run_feet == 36
     b.u["a"].ap.current = ap
     x = 0.0
     for step in moves[:-1]:
@@ -648,7 +648,7 @@ def test_attack_options_are_fast() -> None:
 
 
 def run_cli(*args: str) -> Any:
-    return CliRunner().invoke(cortex_cli, list(args))
+    return CliRunner().invoke(odds, ["cortex", *args])
 
 
 def test_cli_json() -> None:

@@ -19,11 +19,11 @@ from click.testing import CliRunner
 from pydantic import ValidationError
 
 from components.sight import CoverLevel
-from game.cli.odds_defence_dice import defence_dice as dd_cli
+from game.cli.odds import odds
 from game.core.commands import Attack
 from game.dice.aims import land_odds
 from game.rules import get_ruleset
-from game.rules.defence_dice import (
+from game.rules.defence_dice.ruleset import (
     DEFAULT_AIM_DIE,
     FIGHT_OR_FLIGHT,
     HIDDEN_ATTACK_DICE,
@@ -394,7 +394,7 @@ def test_attack_monte_carlo_matches_exact_odds() -> None:
 
 
 def run_cli(*args: str) -> Any:
-    return CliRunner().invoke(dd_cli, list(args))
+    return CliRunner().invoke(odds, ["defence-dice", *args])
 
 
 def test_cli_json_text_example() -> None:

@@ -20,6 +20,7 @@ from game.core.commands import Attack
 from game.dice.gurps import p_success
 from game.rules.gurps.damage import basic_damage, injury, injury_pmf
 from game.rules.gurps.ruleset import COVER_PENALTY, GurpsRuleset
+from game.rules.gurps.state import turn_record
 from game.rules.gurps.stats import DAMAGE_BY_ST, parse_damage, range_penalty, rof_bonus
 from tests.rules.fakes import FakeBattle, run_flow
 from tests.rules.fakes import mc_bound as bound
@@ -158,7 +159,7 @@ def test_aim_adds_acc_next_turn() -> None:
     opts = {o.command.name: o for o in rules.maneuver_options(b, "a")}
     assert opts["aim:bow:d"].detail["eff_next_turn"] == 12 - 4 + 2
     run_flow(rules.maneuver(b, opts["aim:bow:d"].command), lambda d: None)
-    assert b.ap("a").current == 0 and b.turn("a").maneuver == "aim"
+    assert b.ap("a").current == 0 and turn_record(b, "a").maneuver == "aim"
     b.u["a"].ap.current = 1
     b.u["a"].turn = type(b.u["a"].turn)()
     assert rules.start_turn(b, "a")

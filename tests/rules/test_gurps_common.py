@@ -105,7 +105,7 @@ def duel(
 
 def attack_info(b: FakeBattle, attacker: str, target: str, weapon: str, hits: int = 1) -> AttackInfo:
     w = b.stats(attacker).weapon(weapon)
-    return AttackInfo(attacker, w, b.sight(attacker, target), hits, w.skill)
+    return AttackInfo(attacker, w, b.sight(attacker, target), hits)
 
 
 def choices_by_label(b: FakeBattle, uid: str, info: AttackInfo) -> dict[str, DefenceChoice]:

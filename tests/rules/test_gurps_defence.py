@@ -28,6 +28,7 @@ from game.rules.gurps.defence import (
     reach_limit_yards,
     retreat_block_reason,
 )
+from game.rules.gurps.state import defence_record
 from game.rules.gurps.stats import GurpsStats
 from tests.rules.test_gurps_common import BOW, SWORD, attack_info, choices_by_label, duel, mk, profiles
 
@@ -156,7 +157,6 @@ def test_retreat_bonuses() -> None:
         ("sitting", "cannot retreat while sitting"),
         ("kneeling", "cannot retreat while kneeling"),
         ("stunned", "cannot retreat while stunned"),
-        ("sprinted", "moved faster than Basic Move last turn"),
     ],
 )
 def test_retreat_forbidden(change: str, reason: str) -> None:
@@ -164,15 +164,13 @@ def test_retreat_forbidden(change: str, reason: str) -> None:
     weapon = "bow" if change == "ranged" else "sword"
     u = b.u["d"]
     if change == "retreated":
-        u.defense.retreated = True
+        defence_record(b, "d").retreated = True
     elif change == "interposed":
-        u.defense.extra["interposed"] = True
+        defence_record(b, "d").interposed = True
     elif change in ("sitting", "kneeling"):
         u.posture = Posture(change)
     elif change == "stunned":
         u.health.status.add("stunned")
-    elif change == "sprinted":
-        u.turn.sprinted = True
     info = attack_info(b, "a", "d", weapon)
     assert retreat_block_reason(b, "d", info) == reason
     assert not any(c.retreat for c in defence_choices(b, "d", info))
@@ -198,7 +196,7 @@ def test_acrobatic_dodge() -> None:
     ) * Fraction(p_success(6)).limit_denominator(216)
     assert acro.p_success == pytest.approx(float(exact), abs=1e-15)
     assert "acrobatic dodge and retreat" in c  # may combine with a retreat (text)
-    b.u["d"].defense.acrobatic = True  # once per turn
+    defence_record(b, "d").acrobatic = True  # once per turn
     assert "acrobatic dodge" not in choices_by_label(b, "d", attack_info(b, "a", "d", "sword"))
     _, b = duel()  # no Acrobatics skill: no acrobatic dodge
     assert not any(c.acrobatic for c in defence_choices(b, "d", attack_info(b, "a", "d", "sword")))
@@ -216,11 +214,11 @@ def test_dodge_and_drop_only_against_ranged() -> None:
 
 def test_earlier_retreat_and_drop_carry_over() -> None:
     _, b = duel()
-    b.u["d"].defense.retreat_bonus_vs.add("a")
+    defence_record(b, "d").retreat_bonus_vs.add("a")
     c = choices_by_label(b, "d", attack_info(b, "a", "d", "sword"))
     assert c["dodge"].eff == 8 + 3 and c["parry (sword)"].eff == 9 + 1
     _, b = duel(dist=10.0)
-    b.u["d"].defense.drop_bonus_vs.add("a")
+    defence_record(b, "d").drop_bonus_vs.add("a")
     assert choices_by_label(b, "d", attack_info(b, "a", "d", "bow"))["dodge"].eff == 8 + 3
 
 
@@ -243,7 +241,7 @@ def test_multiple_parries(fencing: bool, master: bool, parries: int, mod: int) -
         weapons=[{"name": "blade", "skill": skill, "damage": "thr imp"}],
     )
     _, b = duel(d=d)
-    b.u["d"].defense.parries["blade"] = parries
+    defence_record(b, "d").parries["blade"] = parries
     assert choices_by_label(b, "d", attack_info(b, "a", "d", "sword"))["parry (blade)"].eff == 9 + mod
 
 
@@ -353,7 +351,7 @@ def test_block_against(kind: str, projectile: str | None, allowed: bool) -> None
 
 def test_block_once_per_turn() -> None:
     _, b = duel(d=mk(shield={"skill": "Shield"}, extra_skills={"Shield": 12}))
-    b.u["d"].defense.blocked = True
+    defence_record(b, "d").blocked = True
     assert not any(c.kind == "block" for c in defence_choices(b, "d", attack_info(b, "a", "d", "sword")))
 
 
@@ -458,7 +456,7 @@ def test_memoised_bare_hand_parry_follows_the_situation() -> None:
         weapon, arc, allow, posture, used, carried = situation
         b.u["d"].facing = 180.0 if arc == Arc.FRONT else 60.0  # the attacker is due west
         b.u["d"].posture = posture
-        d = b.defense("d")
+        d = defence_record(b, "d")
         d.parries[BARE_HANDS] = used
         d.retreat_bonus_vs = {"a"} if carried else set()
         info = attack_info(b, "a", "d", weapon)

@@ -22,6 +22,7 @@ from components.spatial import Posture
 from components.state import DefenseState, TurnState
 from game.core.commands import Attack, Decision, Maneuver
 from game.rules.gurps.ruleset import GurpsRuleset
+from game.rules.gurps.state import defence_record, turn_record
 from tests.rules.fakes import FakeBattle, run_flow
 from tests.rules.fakes import mc_bound as bound
 from tests.rules.test_gurps_common import ScriptedDice, chooser, duel, mk, profiles
@@ -48,8 +49,8 @@ def test_retreat_moves_and_attacker_follows() -> None:
     dice = script(b, [10, 5])  # attack 10 vs 12: hit; dodge 5 vs 8+3: made
     seen = attack(rules, b, "sword", {"defence": "dodge and retreat", "follow": "follow"})
     assert [d.kind for d in seen] == ["defence", "follow"]
-    assert b.pos("d") != (1.0, 0.0) and b.u["d"].defense.retreated
-    assert "a" in b.u["d"].defense.retreat_bonus_vs
+    assert b.pos("d") != (1.0, 0.0) and defence_record(b, "d").retreated
+    assert "a" in defence_record(b, "d").retreat_bonus_vs
     assert events(b, "defense")[-1]["eff"] == 11
     assert b.turn("a").stepped and events(b, "step")
     assert not dice.script and not events(b, "damage")
@@ -70,7 +71,7 @@ def test_dodge_and_drop_leaves_the_defender_prone() -> None:
     ev = events(b, "defense")[-1]
     assert ev["eff"] == 11 and ev["success"] and ev["drop"]
     d = b.u["d"]
-    assert d.posture == Posture.PRONE and d.defense.dropped and "a" in d.defense.drop_bonus_vs
+    assert d.posture == Posture.PRONE and "a" in defence_record(b, "d").drop_bonus_vs
     assert events(b, "drop_prone")
 
 
@@ -86,7 +87,7 @@ def test_critical_hit_allows_no_defence() -> None:
 def test_all_out_defence_second_different_defence() -> None:
     seen2: list[Decision] = []
     rules, b = duel()
-    b.u["d"].turn.maneuver = "all_out_defence"
+    turn_record(b, "d").maneuver = "all_out_defence"
     script(b, [10, 15, 5])  # hit; dodge fails; parry made
 
     def answer(d: Decision) -> Any:
@@ -119,7 +120,7 @@ def test_sacrificial_dodge_takes_the_hit() -> None:
     seen = attack(rules, b, "sword", {"interpose": "sacrificial dodge"})
     assert [d.kind for d in seen] == ["interpose"]
     assert b.u["f"].health.tracks["hp"] == 4 and b.u["d"].health.tracks["hp"] == 10
-    assert b.u["f"].defense.extra["interposed"]
+    assert defence_record(b, "f").interposed
     assert events(b, "interpose")
     # Having moved, the friend cannot retreat before its next turn.
     from game.rules.gurps.defence import AttackInfo, retreat_block_reason
@@ -178,9 +179,9 @@ def test_block_and_parry_bookkeeping() -> None:
     rules, b = duel(d=shield)
     script(b, [10, 5, 10, 5])
     attack(rules, b, "sword", {"defence": "block 9"})
-    assert b.u["d"].defense.blocked
+    assert defence_record(b, "d").blocked
     attack(rules, b, "sword", {"defence": "parry (sword) 9"})
-    assert b.u["d"].defense.parries == {"sword": 1}
+    assert defence_record(b, "d").parries == {"sword": 1}
 
 
 def test_acrobatic_dodge_flow() -> None:
@@ -188,7 +189,7 @@ def test_acrobatic_dodge_flow() -> None:
     script(b, [10, 15, 6])  # hit; Acrobatics fails (-2); dodge 6 vs 8 - 2: made
     attack(rules, b, "sword", {"defence": "acrobatic dodge 8"})
     ev = events(b, "defense")[-1]
-    assert ev["eff"] == 6 and ev["success"] and b.u["d"].defense.acrobatic
+    assert ev["eff"] == 6 and ev["success"] and defence_record(b, "d").acrobatic
 
 
 def test_failed_retreat_from_the_ground() -> None:
@@ -197,7 +198,11 @@ def test_failed_retreat_from_the_ground() -> None:
     script(b, [10, 14, 5])  # hit; DX 10 roll to retreat fails; dodge 5 vs 5 made
     attack(rules, b, "sword", {"defence": "dodge and retreat"})
     d = b.u["d"]
-    assert d.pos == (1.0, 0.0) and d.defense.retreated and "a" not in d.defense.retreat_bonus_vs
+    assert (
+        d.pos == (1.0, 0.0)
+        and defence_record(b, "d").retreated
+        and "a" not in defence_record(b, "d").retreat_bonus_vs
+    )
     assert events(b, "defense")[-1]["eff"] == 5
 
 
@@ -231,7 +236,7 @@ def test_shock_applies_to_next_turn_attacks() -> None:
     assert b.u["d"].health.tracks["hp"] == 6
     b.u["d"].turn = TurnState()
     assert rules.start_turn(b, "d")
-    assert b.turn("d").extra["shock"] == 4
+    assert turn_record(b, "d").shock == 4
     b.active = "d"
     opts = {o.command.weapon: o for o in rules.attack_options(b, "d") if o.command.target == "a"}
     assert opts["sword"].detail["eff"] == 12 - 4
@@ -292,7 +297,7 @@ def test_injury_spoils_aim() -> None:
     rules._wound_effects(b, "a", 1)
     b.u["a"].turn = TurnState()
     rules.start_turn(b, "a")
-    assert "aim" not in b.turn("a").extra
+    assert turn_record(b, "a").aim is None
 
 
 # ---- turn economy --------------------------------------------------------------------------
@@ -303,10 +308,12 @@ def test_action_costs() -> None:
     assert rules.action_costs(b, "a") == {"attack": 1, "step": 0, "posture": 1, "face": 0}
     b.u["a"].turn.stepped = True
     assert rules.action_costs(b, "a") == {"attack": 1, "face": 0}  # no posture change after a step
-    b.u["a"].turn = TurnState(maneuver="attack")
+    b.u["a"].turn = TurnState()
+    turn_record(b, "a").maneuver = "attack"
     b.u["a"].ap.current = 0
     assert rules.action_costs(b, "a") == {"attack": 1, "step": 0, "face": 0}  # the attack's free step
-    b.u["a"].turn = TurnState(maneuver="move")
+    b.u["a"].turn = TurnState()
+    turn_record(b, "a").maneuver = "move"
     assert rules.action_costs(b, "a") == {"attack": 1}
 
 
@@ -337,7 +344,7 @@ def test_move_cost_and_step_budget() -> None:
     rules.on_moved(b, "a", "step", 1.0)
     assert rules.move_ap_cost(b, "a", 3.5) is None and rules.move_ap_cost(b, "a", 3.0) == 1
     rules.on_moved(b, "a", "move", 3.0)
-    assert b.turn("a").maneuver == "move"
+    assert turn_record(b, "a").maneuver == "move"
 
 
 @pytest.mark.parametrize(
@@ -376,7 +383,7 @@ def test_setup_and_all_out_defence_maneuver() -> None:
     opts = {o.command.name for o in rules.maneuver_options(b, "a")}
     assert "all_out_defence" in opts and "aim:bow:d" in opts
     run_flow(rules.maneuver(b, Maneuver("a", "all_out_defence")), lambda d: None)
-    assert b.ap("a").current == 0 and b.turn("a").maneuver == "all_out_defence"
+    assert b.ap("a").current == 0 and turn_record(b, "a").maneuver == "all_out_defence"
     assert rules.maneuver_options(b, "a") == [] and rules.attack_options(b, "a") == []
     with pytest.raises(ValueError):
         run_flow(rules.maneuver(b, Maneuver("a", "dance")), lambda d: None)

@@ -16,8 +16,10 @@ import pytest
 from click.testing import CliRunner
 
 from game.cli import cli
-from game.cli import odds as odds_mod
 from game.cli.odds import odds
+from game.rules import REGISTRY, RULESET_NAMES, ruleset_class
+from game.rules.odds import OddsAnswer, OddsForbidden, OddsParam, OddsQuery, OddsUsageError
+from tests.engine.simple_rules import SimpleRuleset
 
 CUM = {2: 4, 4: 4, 8: 56, 9: 81, 10: 108, 11: 135, 12: 160, 16: 212, 20: 212}
 
@@ -130,23 +132,60 @@ def test_through_the_top_level_cli() -> None:
     assert res.exit_code == 2
 
 
-@click.command("fake")
-def fake_cmd() -> None:
-    click.echo("fake odds")
+def _double(n: int, loud: bool, side: str, tag: tuple[str, ...]) -> OddsAnswer:
+    if n > 9:
+        raise OddsForbidden("the rules stop at 9")
+    if n < 0:
+        raise OddsUsageError("--n must not be negative")
+    return OddsAnswer({"p_success": n / 10, "side": side, "tags": list(tag)}, (f"n={n}", f"loud={loud}"))
 
 
-def test_external_subcommands_are_optional(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(
-        odds_mod,
-        "EXTERNAL",
-        {
-            "fake": ("tests.rules.test_odds_cli", "fake_cmd"),
-            "missing": ("game.cli.odds_no_such_module", "missing"),
-        },
-    )
+class _WithOdds(SimpleRuleset):
+    """A ruleset whose odds query is declared here."""
+
+    name = "test-odds"
+
+    @classmethod
+    def odds(cls) -> OddsQuery:
+        return OddsQuery(
+            "Fake odds: n tenths.",
+            (
+                OddsParam("n", ("--n", "--number"), int, required=True, help="How many tenths."),
+                OddsParam("loud", ("--loud",), bool),
+                OddsParam("side", ("--side",), default="left", choices=("left", "right"), show_default=True),
+                OddsParam("tag", ("--tag",), multiple=True, metavar="T"),
+            ),
+            _double,
+        )
+
+
+def test_a_rulesets_odds_query_becomes_its_subcommand(monkeypatch: pytest.MonkeyPatch) -> None:
     ctx = click.Context(odds)
+    assert odds.list_commands(ctx) == ["aff", "ap-pool", "cortex", "defence-dice", "gurps"]
+    monkeypatch.setitem(REGISTRY, "test-odds", f"{__name__}:_WithOdds")
+    monkeypatch.setitem(REGISTRY, "test-simple", "tests.engine.simple_rules:SimpleRuleset")
     names = odds.list_commands(ctx)
-    assert "fake" in names and "missing" not in names and {"gurps", "ap-pool"} <= set(names)
-    assert odds.get_command(ctx, "missing") is None
-    assert run("fake") == (0, "fake odds\n", "")
-    assert run("missing")[0] == 2
+    assert "test-odds" in names and "test-simple" not in names  # no query, no subcommand
+    assert odds.get_command(ctx, "test-simple") is None and odds.get_command(ctx, "nope") is None
+    assert run("test-odds", "--number", "3", "--side", "right", "--tag", "a", "--tag", "b", "--json") == (
+        0,
+        '{"p_success": 0.3, "side": "right", "tags": ["a", "b"]}\n',
+        "",
+    )
+    assert run("test-odds", "--n", "4", "--loud") == (0, "n=4\nloud=True\n", "")
+    code, out, err = run("test-odds", "--n", "12")
+    assert (code, out, err) == (2, "", "Error: the rules stop at 9\n")  # forbidden: one line
+    code, _, err = run("test-odds", "--n", "-1")
+    assert code == 2 and err.startswith("Usage: ") and "--n must not be negative" in err
+    assert run("test-odds")[0] == 2 and "Missing option '--n'" in run("test-odds")[2]
+    assert run("test-odds", "--n", "1", "--side", "up")[0] == 2
+    code, out, _ = run("test-odds", "--help")
+    assert code == 0 and "Fake odds: n tenths." in out and "[default: left]" in out and "--tag T" in out
+
+
+def test_every_shipped_ruleset_answers_odds() -> None:
+    for name in RULESET_NAMES:
+        query = ruleset_class(name).odds()
+        assert query is not None, name
+        assert len({p.name for p in query.params}) == len(query.params)
+        assert all(p.flags and all(f.startswith("--") for f in p.flags) for p in query.params)

@@ -23,11 +23,11 @@ from typing import Any
 
 from components.sight import Arc, SightFacts
 from components.spatial import LYING_DOWN, Posture
-from components.state import DefenseState
 from game.core.battle import Battle
 from game.core.commands import Modifier
 from game.dice.gurps import ACROBATIC_BONUS, dodge_success_removed, p_success
 from game.rules.base import BlockMemo
+from game.rules.gurps.state import GurpsDefence, defence_record
 from game.rules.gurps.stats import (
     JUDO_KARATE,
     POSTURES,
@@ -88,7 +88,6 @@ class AttackInfo:
     weapon: GurpsWeapon
     sight: SightFacts  # attacker -> defender, read when the attack began
     hits: int = 1
-    attacker_skill: str = ""
 
     @property
     def ranged(self) -> bool:
@@ -196,20 +195,18 @@ def no_defence_reason(battle: Battle, uid: str, info: AttackInfo) -> str | None:
 
 def retreat_block_reason(battle: Battle, uid: str, info: AttackInfo) -> str | None:
     """Why ``uid`` may not retreat from this attack (None: it may)."""
-    d = battle.defense(uid)
+    d = defence_record(battle, uid)
     if info.ranged:
         return "retreat only against melee attacks"
     if d.retreated:
         return "already retreated this turn"
-    if d.extra.get("interposed"):
+    if d.interposed:
         return "moved to interpose (sacrificial dodge) this turn"
     posture = battle.posture(uid)
     if posture in (Posture.SITTING, Posture.KNEELING):
         return f"cannot retreat while {posture.value}"
     if "stunned" in battle.health(uid).status:
         return "cannot retreat while stunned"
-    if battle.turn(uid).sprinted:
-        return "moved faster than Basic Move last turn"
     return None
 
 
@@ -242,7 +239,7 @@ def dodge_base(battle: Battle, uid: str) -> list[Modifier]:
     return mods
 
 
-def _carried(d: DefenseState, info: AttackInfo, kind: str, retreat_value: int) -> list[Modifier]:
+def _carried(d: GurpsDefence, info: AttackInfo, kind: str, retreat_value: int) -> list[Modifier]:
     """Bonuses an earlier retreat / dodge-and-drop against the same foe still gives."""
     mods = []
     if _retreat_carries(d, info):
@@ -252,7 +249,7 @@ def _carried(d: DefenseState, info: AttackInfo, kind: str, retreat_value: int) -
     return mods
 
 
-def _retreat_carries(d: DefenseState, info: AttackInfo) -> bool:
+def _retreat_carries(d: GurpsDefence, info: AttackInfo) -> bool:
     """An earlier retreat from this attacker still gives its bonus (melee attacks only)."""
     return not info.ranged and info.attacker in d.retreat_bonus_vs
 
@@ -333,7 +330,7 @@ def defence_choices(
     if no_defence_reason(battle, uid, info) is not None:
         return []
     stats: GurpsStats = battle.stats(uid)
-    d = battle.defense(uid)
+    d = defence_record(battle, uid)
     common = common_modifiers(battle, uid, info)
     can_retreat = allow_retreat and retreat_block_reason(battle, uid, info) is None
     lying = battle.posture(uid) in LYING_DOWN
@@ -452,7 +449,7 @@ def _best_bare_hand(
 
 def _parry_situational(
     stats: GurpsStats,
-    d: DefenseState,
+    d: GurpsDefence,
     info: AttackInfo,
     name: str,
     fencing: bool,

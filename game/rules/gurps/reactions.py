@@ -19,8 +19,9 @@ from typing import Any
 from components.sight import SightFacts
 from components.spatial import LYING_DOWN, Posture
 from game.core.battle import Battle
-from game.core.commands import Decision, Defend, Follow, Interpose, Modifier, Option
+from game.core.commands import Decision, Defend, Modifier, Option
 from game.dice.gurps import RollResult, hits_dodged, judge, p_margin_at_least, p_success
+from game.rules.gurps.commands import Follow, Interpose, defence_flags, defend
 from game.rules.gurps.damage import GurpsCore
 from game.rules.gurps.defence import (
     BARE_HANDS,
@@ -33,6 +34,7 @@ from game.rules.gurps.defence import (
     gap_yards,
     no_defence_reason,
 )
+from game.rules.gurps.state import defence_record, turn_record
 from game.rules.gurps.stats import GurpsStats, GurpsWeapon
 
 AOD = "all_out_defence"
@@ -53,7 +55,7 @@ class GurpsReactions(GurpsCore):
     def attack_info(
         self, battle: Battle, uid: str, w: GurpsWeapon, sight: SightFacts, hits: int = 1
     ) -> AttackInfo:
-        return AttackInfo(uid, w, sight, hits, w.skill)
+        return AttackInfo(uid, w, sight, hits)
 
     # ---- sacrificial dodge ------------------------------------------------------------------------
     def _sacrificial(
@@ -141,9 +143,7 @@ class GurpsReactions(GurpsCore):
         hits: int,
     ) -> tuple[str | None, int]:
         battle.move_unit(f, choice.to, "interpose")  # type: ignore[arg-type]
-        d = battle.defense(f)
-        d.extra["interposed"] = True  # it moved: no retreat until its next turn
-        d.dodged = True
+        defence_record(battle, f).interposed = True  # it moved: no retreat until its next turn
         if choice.drop:
             eff += DROP_DODGE
             mods = (*mods, Modifier("dodge and drop", DROP_DODGE, "defence"))
@@ -191,7 +191,7 @@ class GurpsReactions(GurpsCore):
             battle.emit("defense", unit=uid, kind="none", attacker=info.attacker, reason=reason)
             return hits
         tried: set[tuple[str, str | None]] = set()
-        stages = 2 if battle.turn(uid).maneuver == AOD else 1
+        stages = 2 if turn_record(battle, uid).maneuver == AOD else 1
         for stage in range(1, stages + 1):
             choices = defence_choices(battle, uid, info, exclude=frozenset(tried))
             options, table = self._defence_options(battle, uid, info, choices)
@@ -214,7 +214,7 @@ class GurpsReactions(GurpsCore):
                     "stage": stage,
                 },
             )
-            chosen = table.get((cmd.kind, cmd.weapon, cmd.drop, cmd.acrobatic, cmd.retreat_to is not None))
+            chosen = table.get((cmd.kind, cmd.weapon, *defence_flags(cmd), cmd.retreat_to is not None))
             if chosen is None:
                 battle.emit(
                     "defense", unit=uid, kind="none", attacker=info.attacker, reason="chose no defence"
@@ -242,7 +242,7 @@ class GurpsReactions(GurpsCore):
         for c in choices:
             if c.retreat and region is None:
                 continue
-            cmd = Defend(uid, c.kind, c.weapon, None, c.drop, c.acrobatic)
+            cmd = defend(uid, c.kind, c.weapon, c.drop, c.acrobatic)
             detail = {"eff": c.eff, "effs": [list(x) for x in c.effs]}
             if c.retreat:
                 assert region is not None
@@ -265,7 +265,7 @@ class GurpsReactions(GurpsCore):
     def _roll_defence(
         self, battle: Battle, uid: str, info: AttackInfo, c: DefenceChoice, cmd: Defend, hits: int
     ) -> Generator[Decision, Any, tuple[int, RollResult]]:
-        d = battle.defense(uid)
+        d = defence_record(battle, uid)
         stats: GurpsStats = battle.stats(uid)
         eff = c.eff
         mods = list(c.modifiers)
@@ -292,7 +292,6 @@ class GurpsReactions(GurpsCore):
             mods.append(Modifier("Acrobatics roll " + ("made" if made else "failed"), bonus, "defence"))
         res = judge(battle.dice.total(3, 6, f"{c.kind} defence", uid), eff)
         if c.kind == "dodge":
-            d.dodged = True
             removed = hits_dodged(hits, res)
         else:
             removed = min(hits, 1) if res.success else 0
@@ -321,7 +320,6 @@ class GurpsReactions(GurpsCore):
             modifiers=[{"source": m.source, "value": m.value} for m in mods],
         )
         if c.drop:
-            d.dropped = True
             d.drop_bonus_vs.add(info.attacker)
             battle.set_posture(uid, Posture.PRONE, kind="drop_prone")
         if retreated:
@@ -334,7 +332,11 @@ class GurpsReactions(GurpsCore):
     def _follow(self, battle: Battle, attacker: str, defender: str) -> Generator[Decision, Any, None]:
         """The attacker may take its unused step after a retreating defender."""
         turn = battle.turn(attacker)
-        if turn.stepped or battle.active_unit() != attacker or turn.maneuver not in STEP_MANEUVERS:
+        if (
+            turn.stepped
+            or battle.active_unit() != attacker
+            or turn_record(battle, attacker).maneuver not in STEP_MANEUVERS
+        ):
             return
         region = battle.step_region(attacker, 1.0 / battle.yards_per_inch)
         choice = yield Decision(

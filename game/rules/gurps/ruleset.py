@@ -40,8 +40,8 @@ documented in docs/rulesets/gurps.md):
   standing or crouching takes two), All-Out Defence (Double Defense, free step),
   Aim (at one target with one ranged weapon: +Acc on next turn's attack, free
   step). Facing changes are free while a maneuver or step remains. No
-  sprinting (Move never exceeds Basic Move, so ``TurnState.sprinted`` stays
-  false). Initiative: Basic Speed, then DX, then a 3d6 roll-off.
+  sprinting (Move never exceeds Basic Move, so the text's "moved faster than
+  Basic Move" bar to retreating never applies). Initiative: Basic Speed, then DX, then a 3d6 roll-off.
 """
 
 from __future__ import annotations
@@ -67,6 +67,7 @@ from game.rules.gurps.defence import (
     reach_limit_yards,
 )
 from game.rules.gurps.reactions import AIM, AOD, STEP_MANEUVERS, GurpsReactions
+from game.rules.gurps.state import turn_record
 from game.rules.gurps.stats import (
     POSTURES,
     PRONE_MOVE_YARDS,
@@ -76,6 +77,8 @@ from game.rules.gurps.stats import (
     range_penalty,
     rof_bonus,
 )
+from game.rules.limits import Reaction, defence_event
+from game.rules.odds import OddsQuery
 
 AP_MAX = 1  # one maneuver per turn
 #: Cover level -> to-hit penalty (decision: GURPS partial-cover/hit-location scale).
@@ -163,6 +166,21 @@ class GurpsRuleset(GurpsReactions, Ruleset):
     name: ClassVar[str] = "gurps"
     source: ClassVar[str] = "gurps-active-defense.txt"
     Stats: ClassVar[type[StrictModel]] = GurpsStats
+    # "You can retreat only once during your turn" (an attempt counts, even if the roll to
+    # retreat from the ground fails), and not after a sacrificial dodge ("since you moved, you
+    # cannot retreat ... before your next turn"); "You may attempt to block only one attack per
+    # turn"; an acrobatic dodge "once during your turn".
+    reaction_limits: ClassVar[tuple[Reaction, ...]] = (
+        Reaction("retreat", defence_event(retreat=True), spent_by=defence_event("sacrificial dodge")),
+        Reaction("block", defence_event("block")),
+        Reaction("acrobatic dodge", defence_event(acrobatic=True)),
+    )
+
+    @classmethod
+    def odds(cls) -> OddsQuery:
+        from game.rules.gurps.odds import QUERY  # imported when asked: only the odds CLI asks
+
+        return QUERY
 
     @classmethod
     def default_stats(cls) -> GurpsStats:
@@ -186,11 +204,11 @@ class GurpsRuleset(GurpsReactions, Ruleset):
             return False
         stats: GurpsStats = battle.stats(uid)
         mem = self._mem(battle, uid)
-        turn = battle.turn(uid)
+        turn = turn_record(battle, uid)
         if mem.get("shock"):
-            turn.extra["shock"] = mem.pop("shock")
+            turn.shock = mem.pop("shock")
         if mem.get("aim"):
-            turn.extra["aim"] = mem.pop("aim")
+            turn.aim = mem.pop("aim")
         hp = h.tracks[HP]
         if hp <= 0:
             penalty = -((-hp) // stats.hp_max)
@@ -219,7 +237,7 @@ class GurpsRuleset(GurpsReactions, Ruleset):
 
     def move_ap_cost(self, battle: Battle, uid: str, length: float) -> int | None:
         # One Move maneuver covers the whole Move; a step taken first uses part of it.
-        budget = self.inches_per_ap(battle, uid) - battle.turn(uid).extra.get("step_in", 0.0)
+        budget = self.inches_per_ap(battle, uid) - turn_record(battle, uid).step_in
         if battle.ap(uid).current < 1 or budget <= 0 or length > budget + 1e-9:
             return None
         return 1
@@ -228,7 +246,7 @@ class GurpsRuleset(GurpsReactions, Ruleset):
         turn = battle.turn(uid)
         ap = battle.ap(uid).current
         costs = {"attack": 1}
-        step_ok = not turn.stepped and (ap >= 1 or turn.maneuver in STEP_MANEUVERS)
+        step_ok = not turn.stepped and (ap >= 1 or turn_record(battle, uid).maneuver in STEP_MANEUVERS)
         if step_ok:
             costs["step"] = 0
         if ap >= 1 and not turn.stepped:
@@ -246,11 +264,11 @@ class GurpsRuleset(GurpsReactions, Ruleset):
     def on_moved(self, battle: Battle, uid: str, kind: str, length: float) -> None:
         if uid != battle.active_unit():
             return
-        turn = battle.turn(uid)
+        turn = turn_record(battle, uid)
         if kind == "move" and not turn.maneuver:
             turn.maneuver = "move"
         elif kind == "step":
-            turn.extra["step_in"] = turn.extra.get("step_in", 0.0) + length
+            turn.step_in += length
 
     # ---- attack odds ------------------------------------------------------------------------
     def attack_profile(
@@ -277,9 +295,9 @@ class GurpsRuleset(GurpsReactions, Ruleset):
             if yards > w.max_range + 1e-9:
                 return f"out of range ({yards:.0f} > {w.max_range:g} yd)"
         stats: GurpsStats = battle.stats(uid)
-        extra = battle.turn(uid).extra
+        turn = turn_record(battle, uid)
         mods = [Modifier(w.skill, stats.skills[w.skill], "skill")]
-        shock = extra.get("shock")
+        shock = turn.shock
         if shock:
             mods.append(Modifier("shock", -shock, "skill"))
         if melee:
@@ -302,7 +320,7 @@ class GurpsRuleset(GurpsReactions, Ruleset):
                     )
                 )
             if aimed is None:
-                aimed = extra.get("aim") == (target, w.name)
+                aimed = turn.aim == (target, w.name)
             if aimed and w.acc:
                 mods.append(Modifier("aimed (Acc)", w.acc, "skill"))
             rof = rof_bonus(w.rof)
@@ -330,7 +348,7 @@ class GurpsRuleset(GurpsReactions, Ruleset):
         p_pen, expected = _injury_summary(dice, adds, w.dmg.type, tstats.dr, halved)
         info = self.attack_info(battle, uid, w, sight)
         choices = defence_choices(battle, target, info)
-        stages = best_stages(choices, battle.turn(target).maneuver == AOD)
+        stages = best_stages(choices, turn_record(battle, target).maneuver == AOD)
         key = tuple((c.kind == "dodge", c.effs) for c in stages)
         p_hurt, hits = _hurt_odds(eff, w.rof, w.recoil, key, p_pen)
         return p_hurt, expected, hits
@@ -388,7 +406,7 @@ class GurpsRuleset(GurpsReactions, Ruleset):
 
     def maneuver(self, battle: Battle, cmd: Maneuver) -> Flow:
         uid = cmd.unit
-        turn = battle.turn(uid)
+        turn = turn_record(battle, uid)
         if cmd.name == AOD:
             battle.spend_ap(uid, 1, AOD)
             turn.maneuver = AOD
@@ -417,10 +435,10 @@ class GurpsRuleset(GurpsReactions, Ruleset):
         if isinstance(got, str):
             raise ValueError(f"{uid} cannot attack {target} with {w.name}: {got}")
         eff, mods = got
-        turn = battle.turn(uid)
+        battle.turn(uid).attacked_with.add(w.name)
+        turn = turn_record(battle, uid)
         turn.maneuver = "attack"
-        turn.attacked_with.add(w.name)
-        turn.extra.pop("aim", None)
+        turn.aim = None
         res = judge(battle.dice.total(3, 6, "attack", uid), eff)
         hits = hits_scored(res.margin, w.rof, w.recoil) if res.success else 0
         battle.emit(

@@ -64,8 +64,6 @@ DAMAGE_BY_ST: dict[int, tuple[tuple[int, int], tuple[int, int]]] = {
     20: ((2, -1), (3, 2)),
 }
 
-DamageType = Literal["cr", "cut", "imp", "pi-", "pi", "pi+", "pi++", "burn"]
-
 #: Wound modifiers by damage type (B379): injury = penetrating damage x this, rounded down.
 WOUND_MULTIPLIER: dict[str, float] = {
     "cr": 1.0,

@@ -75,6 +75,8 @@ from game.dice.aff import (
     track_value,
 )
 from game.rules.base import BlockMemo, Ruleset, StrictModel, UnitSetup
+from game.rules.limits import Binding
+from game.rules.odds import OddsQuery
 
 # ---- rule data (text) ----------------------------------------------------------------------------
 
@@ -309,6 +311,13 @@ _BY_STATS = BlockMemo()
 # ---- the ruleset ---------------------------------------------------------------------------------
 
 
+def _protection_chosen(e: dict[str, Any]) -> str | None:
+    """The protection (armour or dodge) a ``defense`` event shows the unit rolled."""
+    if e.get("type") == "defense" and e.get("kind") in ("armour", "dodge"):
+        return str(e["kind"])
+    return None
+
+
 class AffRuleset(Ruleset):
     """Advanced Fighting Fantasy: opposed 2d6 melee, damage tracks, armour or dodge protection."""
 
@@ -316,6 +325,17 @@ class AffRuleset(Ruleset):
     source: ClassVar[str] = "aff-dodge-protection.md"
     Stats: ClassVar[type[StrictModel]] = AffStats
     Options: ClassVar[type[StrictModel]] = AffOptions
+    # Ubiquitous Dodging: "choose at the start of each round whether to reduce damage with
+    # their armour or their Dodge".
+    choice_bindings: ClassVar[tuple[Binding, ...]] = (
+        Binding("armour-or-dodge", _protection_chosen, "round", lambda o: bool(o.get("ubiquitous"))),
+    )
+
+    @classmethod
+    def odds(cls) -> OddsQuery:
+        from game.rules.aff.odds import QUERY  # imported when asked: it imports this module
+
+        return QUERY
 
     @property
     def ubiquitous(self) -> bool:

@@ -107,6 +107,8 @@ from game.dice.cortex import (
     trait_pool,
 )
 from game.rules.base import BlockMemo, Ruleset, StrictModel, UnitSetup
+from game.rules.odds import OddsQuery
+from game.rules.unit_state import own_record
 
 # ---- rule data (text) ----------------------------------------------------------------------------
 
@@ -323,6 +325,30 @@ class _Track:
     dying_rolls: dict[str, int] = field(default_factory=dict)
 
 
+@dataclass(slots=True)
+class CortexTurn:
+    """A unit's movement this turn (kept on its ``TurnState``, see game.rules.unit_state)."""
+
+    run_feet: float | None = None  # the run distance rolled at the turn's start
+    moved: float = 0.0  # inches of Move commands this turn (steps and reactions are free)
+    move_paid: int = 0  # actions paid for movement this turn
+
+
+@dataclass(slots=True)
+class CortexDefence:
+    """A unit's defence since its turn began (kept on its ``DefenseState``)."""
+
+    all_out_defence: bool = False  # chose All-Out Defence: free dodges and blocks at +2 steps
+
+
+def _turn(battle: Battle, uid: str) -> CortexTurn:
+    return own_record(battle.turn(uid), CortexTurn)
+
+
+def _defence(battle: Battle, uid: str) -> CortexDefence:
+    return own_record(battle.defense(uid), CortexDefence)
+
+
 @dataclass(frozen=True)
 class Defence:
     """One way to set the Difficulty: a pool to roll (or a fixed number) plus modifiers."""
@@ -343,6 +369,12 @@ class CortexRuleset(Ruleset):
     source: ClassVar[str] = "cortex-actions-defense-damage.txt"
     Stats: ClassVar[type[StrictModel]] = CortexStats
     Options: ClassVar[type[StrictModel]] = CortexOptions
+
+    @classmethod
+    def odds(cls) -> OddsQuery:
+        from game.rules.cortex.odds import QUERY  # imported when asked: it imports this module
+
+        return QUERY
 
     @property
     def visibility(self) -> str:
@@ -420,7 +452,7 @@ class CortexRuleset(Ruleset):
         # front so that pricing a move (a query the engine repeats) never rolls dice.
         pool = self._run_pool(battle, uid)
         feet = HUSTLE_FEET + self._roll_total(battle, pool, "run distance", uid)
-        battle.turn(uid).extra["cortex_run_feet"] = feet
+        _turn(battle, uid).run_feet = feet
         return True
 
     # ---- movement --------------------------------------------------------------------------------
@@ -436,15 +468,14 @@ class CortexRuleset(Ruleset):
             (self._inches(battle, BASE_MOVE_FEET / FEET_PER_YARD), 0),
             (self._inches(battle, HUSTLE_FEET / FEET_PER_YARD), HUSTLE_ACTIONS),
         ]
-        run_feet = battle.turn(uid).extra.get("cortex_run_feet")
+        run_feet = _turn(battle, uid).run_feet
         if run_feet is not None:
             tiers.append((self._inches(battle, float(run_feet) / FEET_PER_YARD), RUN_ACTIONS))
         return tiers
 
     def move_allowance(self, battle: Battle, uid: str) -> float:
         """The furthest total distance (inches) this turn the unit can still pay for."""
-        extra = battle.turn(uid).extra
-        paid = int(extra.get("cortex_move_paid", 0))
+        paid = _turn(battle, uid).move_paid
         ap = battle.ap(uid).current
         return max(limit for limit, actions in self.move_tiers(battle, uid) if actions - paid <= ap)
 
@@ -458,7 +489,7 @@ class CortexRuleset(Ruleset):
         ap = battle.ap(uid).current
         if ap <= 0:
             return 0.0
-        left = self.move_allowance(battle, uid) - float(battle.turn(uid).extra.get("cortex_moved", 0.0))
+        left = self.move_allowance(battle, uid) - _turn(battle, uid).moved
         return max(0.0, left) / ap
 
     def move_ap_cost(self, battle: Battle, uid: str, length: float) -> int | None:
@@ -467,9 +498,9 @@ class CortexRuleset(Ruleset):
         Moves add up over the turn; actions already paid for movement this turn
         count toward the tier reached. Beyond the run distance: not this turn.
         """
-        extra = battle.turn(uid).extra
-        total = float(extra.get("cortex_moved", 0.0)) + length
-        paid = int(extra.get("cortex_move_paid", 0))
+        turn = _turn(battle, uid)
+        total = turn.moved + length
+        paid = turn.move_paid
         for limit, actions in self.move_tiers(battle, uid):
             if total <= limit + 1e-9:
                 cost = max(0, actions - paid)
@@ -479,11 +510,10 @@ class CortexRuleset(Ruleset):
     def on_moved(self, battle: Battle, uid: str, kind: str, length: float) -> None:
         if kind != "move":
             return
-        extra = battle.turn(uid).extra
-        moved = float(extra.get("cortex_moved", 0.0)) + length
-        extra["cortex_moved"] = moved
+        turn = _turn(battle, uid)
+        moved = turn.moved = turn.moved + length
         tier = next((a for limit, a in self.move_tiers(battle, uid) if moved <= limit + 1e-9), RUN_ACTIONS)
-        extra["cortex_move_paid"] = max(int(extra.get("cortex_move_paid", 0)), tier)
+        turn.move_paid = max(turn.move_paid, tier)
 
     def action_costs(self, battle: Battle, uid: str) -> dict[str, int]:
         return dict(ACTION_COSTS)
@@ -615,7 +645,7 @@ class CortexRuleset(Ruleset):
             )
         if not sees:
             return out
-        aod = bool(battle.defense(target).extra.get("all_out_defence"))
+        aod = _defence(battle, target).all_out_defence
         if not aod and battle.ap(target).current < 1:
             return out
         if aod:
@@ -943,7 +973,7 @@ class CortexRuleset(Ruleset):
     def maneuver_options(self, battle: Battle, uid: str) -> list[Option]:
         out: list[Option] = []
         ap = battle.ap(uid).current
-        if ap >= 1 and not battle.defense(uid).extra.get("all_out_defence"):
+        if ap >= 1 and not _defence(battle, uid).all_out_defence:
             out.append(
                 Option(
                     Maneuver(uid, "all_out_defence"),
@@ -964,7 +994,7 @@ class CortexRuleset(Ruleset):
         if cmd.name not in legal:
             raise ValueError(f"{uid} cannot {cmd.name!r} now (legal: {', '.join(sorted(legal)) or 'none'})")
         battle.spend_ap(uid, battle.ap(uid).current, "all-out defence")
-        battle.defense(uid).extra["all_out_defence"] = True
+        _defence(battle, uid).all_out_defence = True
         battle.emit("maneuver", unit=uid, name="all_out_defence", steps=ALL_OUT_DEFENCE_STEPS)
         return
         yield  # pragma: no cover - makes this a generator

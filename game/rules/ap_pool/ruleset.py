@@ -49,9 +49,12 @@ from components.sight import CoverLevel, SightFacts
 from components.spatial import Posture
 from components.state import Health
 from game.core.battle import Battle, Flow
-from game.core.commands import Attack, Decision, Defend, DodgeMove, Modifier, Option
+from game.core.commands import Attack, Decision, Defend, Modifier, Option
 from game.dice.pools import count_successes, p_at_least, successes_pmf
+from game.rules.ap_pool.commands import DodgeMove, PoolDodge
 from game.rules.base import Ruleset, StrictModel, UnitSetup
+from game.rules.limits import Reaction, defence_event
+from game.rules.odds import OddsQuery
 
 # ---- rule data -------------------------------------------------------------------------
 
@@ -225,6 +228,14 @@ class ApPoolRuleset(Ruleset):
     name: ClassVar[str] = "ap-pool"
     source: ClassVar[str] = "ap-dodge-reaction.txt"
     Stats: ClassVar[type[StrictModel]] = ApPoolStats
+    # "A unit can only Dodge once per turn", read as the game round (see the module docstring).
+    reaction_limits: ClassVar[tuple[Reaction, ...]] = (Reaction("dodge", defence_event("dodge"), "round"),)
+
+    @classmethod
+    def odds(cls) -> OddsQuery:
+        from game.rules.ap_pool.odds import QUERY  # imported when asked: only the odds CLI asks
+
+        return QUERY
 
     # ---- set-up ------------------------------------------------------------------------------
     @classmethod
@@ -370,7 +381,7 @@ class ApPoolRuleset(Ruleset):
             )
             opts.append(
                 Option(
-                    Defend(uid, "dodge", combo=combo),
+                    PoolDodge(uid, "dodge", combo=combo),
                     f"dodge {attribute}+{talent} ({dice} dice vs {successes}, {DODGE_AP} AP)",
                     p_success=p_at_least(dice, successes),
                     modifiers=mods,

@@ -1,0 +1,91 @@
+"""Load one scenario file (or YAML text) into a frozen :class:`~components.specs.ScenarioSpec`.
+
+Contract: :func:`load_scenario` / :func:`load_scenario_text` return the validated spec or
+raise :class:`~game.core.errors.ScenarioError` with every problem found (see the package
+docstring); an unknown ``ruleset`` argument is an :class:`~game.core.errors.UnknownName`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Collection, Iterable
+from pathlib import Path
+
+from components.specs import ScenarioSpec
+from game.core.errors import Problem, ScenarioError, UnknownName
+from game.rules import RULESET_NAMES
+from game.scenario.checks import ScenarioChecker
+from game.scenario.messages import ordered
+from game.scenario.yaml_source import parse_yaml
+
+
+def load_scenario(
+    path: str | os.PathLike[str],
+    ruleset: str | None = None,
+    profiles_path: Path | None = None,
+    *,
+    check_rulesets: Iterable[str] = (),
+    policies: Collection[str] | None = None,
+) -> ScenarioSpec:
+    """Load and validate a scenario file.
+
+    Args:
+        path: the YAML file.
+        ruleset: overrides the file's ``ruleset:`` (the CLI's ``--ruleset``).
+        profiles_path: shared profiles file (default ``scenarios/profiles.yaml``).
+        check_rulesets: further rulesets under which every unit's profile must have
+            a valid block (``skirmish check --all-rulesets``).
+        policies: AI policy names ``controllers:`` may use (the CLI passes
+            ``game.ai.policy_names()``; this module sits below ``game.ai`` and does not
+            import it). None skips that check.
+
+    Returns:
+        The validated, frozen scenario.
+
+    Raises:
+        ScenarioError: with every problem found, each located by file:line and key path.
+        UnknownName: ``ruleset`` (the argument) is not a ruleset name.
+    """
+    source = str(path)
+    try:
+        data = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise ScenarioError([Problem(source, 0, "", "no such file")]) from None
+    except IsADirectoryError:
+        raise ScenarioError([Problem(source, 0, "", "is a directory, expected a scenario file")]) from None
+    except OSError as e:
+        raise ScenarioError([Problem(source, 0, "", f"cannot read: {e.strerror or e}")]) from None
+    return load_scenario_text(
+        data,
+        source,
+        ruleset=ruleset,
+        profiles_path=profiles_path,
+        check_rulesets=check_rulesets,
+        policies=policies,
+    )
+
+
+def load_scenario_text(
+    text: str | bytes,
+    source: str = "<memory>",
+    ruleset: str | None = None,
+    profiles_path: Path | None = None,
+    *,
+    check_rulesets: Iterable[str] = (),
+    policies: Collection[str] | None = None,
+) -> ScenarioSpec:
+    """Validate scenario YAML given as text or bytes; see :func:`load_scenario`.
+
+    ``source`` names the file in problems and in the spec; ``sha256`` is taken over
+    the bytes (text is encoded as UTF-8 first).
+    """
+    if ruleset is not None and ruleset not in RULESET_NAMES:
+        raise UnknownName(f"unknown ruleset {ruleset!r}; choose one of {', '.join(RULESET_NAMES)}")
+    raw = text.encode("utf-8") if isinstance(text, str) else bytes(text)
+    doc = parse_yaml(raw, source)
+    checker = ScenarioChecker(doc, ruleset, profiles_path, tuple(check_rulesets), policies)
+    spec = checker.run(hashlib.sha256(raw).hexdigest())
+    if checker.problems or spec is None:
+        raise ScenarioError(ordered(checker.problems))
+    return spec
