@@ -17,7 +17,7 @@ from typing import Any
 
 import click
 
-from game.rules import REGISTRY, ruleset_class
+from game.rules import REGISTRY, odds_query
 from game.rules.odds import OddsForbidden, OddsParam, OddsQuery, OddsUsageError
 
 
@@ -28,7 +28,7 @@ class OddsError(click.ClickException):
 
 
 def _query(name: str) -> OddsQuery | None:
-    return ruleset_class(name).odds() if name in REGISTRY else None
+    return odds_query(name) if name in REGISTRY else None
 
 
 class OddsGroup(click.Group):

@@ -15,6 +15,7 @@ from typing import Any
 
 from game.core.errors import UnknownName
 from game.rules.base import Ruleset
+from game.rules.odds import OddsQuery
 
 #: ruleset name -> "module:Class"
 REGISTRY: dict[str, str] = {
@@ -35,6 +36,27 @@ COMMAND_MODULES: dict[str, str] = {
 }
 for _module in COMMAND_MODULES.values():
     importlib.import_module(_module)
+
+
+#: ruleset name -> "module:QUERY", the exact-odds query ``skirmish odds <name>`` answers
+#: (game.rules.odds). Named here rather than by the ruleset class, because the query module
+#: reads the ruleset's tables: the dependency runs one way, odds -> ruleset.
+ODDS_QUERIES: dict[str, str] = {
+    "gurps": "game.rules.gurps.odds:QUERY",
+    "defence-dice": "game.rules.defence_dice.odds:QUERY",
+    "cortex": "game.rules.cortex.odds:QUERY",
+    "aff": "game.rules.aff.odds:QUERY",
+    "ap-pool": "game.rules.ap_pool.odds:QUERY",
+}
+
+
+def odds_query(name: str) -> OddsQuery | None:
+    """The odds query of ruleset ``name`` (None: the ruleset declares none)."""
+    target = ODDS_QUERIES.get(name)
+    if target is None:
+        return None
+    module, _, attr = target.partition(":")
+    return getattr(importlib.import_module(module), attr)  # type: ignore[no-any-return]
 
 
 def ruleset_class(name: str) -> type[Ruleset]:

@@ -23,7 +23,7 @@ Contract:
   lists), per-unit bookkeeping (a record in the per-turn components,
   ``game.rules.unit_state``), its reaction windows and limits (:attr:`Ruleset.reaction_limits`,
   :attr:`Ruleset.choice_bindings`, ``game.rules.limits``) and its ``skirmish odds`` query
-  (:meth:`Ruleset.odds`, ``game.rules.odds``).
+  (a module ``game.rules.ODDS_QUERIES`` names, ``game.rules.odds``).
 """
 
 from __future__ import annotations
@@ -41,7 +41,6 @@ from components.state import Health
 from game.core.battle import Battle, Flow
 from game.core.commands import Attack, Maneuver, Option
 from game.rules.limits import Binding, Reaction
-from game.rules.odds import OddsQuery
 
 T = TypeVar("T")
 
@@ -197,8 +196,3 @@ class Ruleset(ABC):
 
     def on_damaged(self, battle: Battle, uid: str) -> None:
         """Hook after ``uid`` took damage (e.g. cover dice reroll). Default: nothing."""
-
-    @classmethod
-    def odds(cls) -> OddsQuery | None:
-        """The exact-odds query ``skirmish odds <name>`` answers (game.rules.odds); None: none."""
-        return None

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 
 from game.cli import cli
 from game.cli.odds import odds
-from game.rules import REGISTRY, RULESET_NAMES, ruleset_class
+from game.rules import ODDS_QUERIES, REGISTRY, RULESET_NAMES, odds_query
 from game.rules.odds import OddsAnswer, OddsForbidden, OddsParam, OddsQuery, OddsUsageError
 from tests.engine.simple_rules import SimpleRuleset
 
@@ -145,24 +145,24 @@ class _WithOdds(SimpleRuleset):
 
     name = "test-odds"
 
-    @classmethod
-    def odds(cls) -> OddsQuery:
-        return OddsQuery(
-            "Fake odds: n tenths.",
-            (
-                OddsParam("n", ("--n", "--number"), int, required=True, help="How many tenths."),
-                OddsParam("loud", ("--loud",), bool),
-                OddsParam("side", ("--side",), default="left", choices=("left", "right"), show_default=True),
-                OddsParam("tag", ("--tag",), multiple=True, metavar="T"),
-            ),
-            _double,
-        )
+
+QUERY = OddsQuery(
+    "Fake odds: n tenths.",
+    (
+        OddsParam("n", ("--n", "--number"), int, required=True, help="How many tenths."),
+        OddsParam("loud", ("--loud",), bool),
+        OddsParam("side", ("--side",), default="left", choices=("left", "right"), show_default=True),
+        OddsParam("tag", ("--tag",), multiple=True, metavar="T"),
+    ),
+    _double,
+)
 
 
 def test_a_rulesets_odds_query_becomes_its_subcommand(monkeypatch: pytest.MonkeyPatch) -> None:
     ctx = click.Context(odds)
     assert odds.list_commands(ctx) == ["aff", "ap-pool", "cortex", "defence-dice", "gurps"]
     monkeypatch.setitem(REGISTRY, "test-odds", f"{__name__}:_WithOdds")
+    monkeypatch.setitem(ODDS_QUERIES, "test-odds", f"{__name__}:QUERY")
     monkeypatch.setitem(REGISTRY, "test-simple", "tests.engine.simple_rules:SimpleRuleset")
     names = odds.list_commands(ctx)
     assert "test-odds" in names and "test-simple" not in names  # no query, no subcommand
@@ -185,7 +185,7 @@ def test_a_rulesets_odds_query_becomes_its_subcommand(monkeypatch: pytest.Monkey
 
 def test_every_shipped_ruleset_answers_odds() -> None:
     for name in RULESET_NAMES:
-        query = ruleset_class(name).odds()
+        query = odds_query(name)
         assert query is not None, name
         assert len({p.name for p in query.params}) == len(query.params)
         assert all(p.flags and all(f.startswith("--") for f in p.flags) for p in query.params)

@@ -76,7 +76,6 @@ from game.dice.aff import (
 )
 from game.rules.base import BlockMemo, Ruleset, StrictModel, UnitSetup
 from game.rules.limits import Binding
-from game.rules.odds import OddsQuery
 
 # ---- rule data (text) ----------------------------------------------------------------------------
 
@@ -330,12 +329,6 @@ class AffRuleset(Ruleset):
     choice_bindings: ClassVar[tuple[Binding, ...]] = (
         Binding("armour-or-dodge", _protection_chosen, "round", lambda o: bool(o.get("ubiquitous"))),
     )
-
-    @classmethod
-    def odds(cls) -> OddsQuery:
-        from game.rules.aff.odds import QUERY  # imported when asked: it imports this module
-
-        return QUERY
 
     @property
     def ubiquitous(self) -> bool:

@@ -54,7 +54,6 @@ from game.dice.pools import count_successes, p_at_least, successes_pmf
 from game.rules.ap_pool.commands import DodgeMove, PoolDodge
 from game.rules.base import Ruleset, StrictModel, UnitSetup
 from game.rules.limits import Reaction, defence_event
-from game.rules.odds import OddsQuery
 
 # ---- rule data -------------------------------------------------------------------------
 
@@ -230,12 +229,6 @@ class ApPoolRuleset(Ruleset):
     Stats: ClassVar[type[StrictModel]] = ApPoolStats
     # "A unit can only Dodge once per turn", read as the game round (see the module docstring).
     reaction_limits: ClassVar[tuple[Reaction, ...]] = (Reaction("dodge", defence_event("dodge"), "round"),)
-
-    @classmethod
-    def odds(cls) -> OddsQuery:
-        from game.rules.ap_pool.odds import QUERY  # imported when asked: only the odds CLI asks
-
-        return QUERY
 
     # ---- set-up ------------------------------------------------------------------------------
     @classmethod

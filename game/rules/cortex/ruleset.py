@@ -107,7 +107,6 @@ from game.dice.cortex import (
     trait_pool,
 )
 from game.rules.base import BlockMemo, Ruleset, StrictModel, UnitSetup
-from game.rules.odds import OddsQuery
 from game.rules.unit_state import own_record
 
 # ---- rule data (text) ----------------------------------------------------------------------------
@@ -369,12 +368,6 @@ class CortexRuleset(Ruleset):
     source: ClassVar[str] = "cortex-actions-defense-damage.txt"
     Stats: ClassVar[type[StrictModel]] = CortexStats
     Options: ClassVar[type[StrictModel]] = CortexOptions
-
-    @classmethod
-    def odds(cls) -> OddsQuery:
-        from game.rules.cortex.odds import QUERY  # imported when asked: it imports this module
-
-        return QUERY
 
     @property
     def visibility(self) -> str:

@@ -71,7 +71,6 @@ from game.core.battle import Battle, Flow
 from game.core.commands import Attack, Modifier, Option
 from game.dice.aims import AIM_DIE_SIZES, AimOdds, land_odds, parse_aimline
 from game.rules.base import Ruleset, StrictModel, UnitSetup
-from game.rules.odds import OddsQuery
 
 # ---- rule data (text) ----------------------------------------------------------------------------
 
@@ -248,12 +247,6 @@ class DefenceDiceRuleset(Ruleset):
     source: ClassVar[str] = "defence-dice-and-cover-units.txt"
     Stats: ClassVar[type[StrictModel]] = DDStats
     Options: ClassVar[type[StrictModel]] = DDOptions
-
-    @classmethod
-    def odds(cls) -> OddsQuery:
-        from game.rules.defence_dice.odds import QUERY  # imported when asked: only the odds CLI asks
-
-        return QUERY
 
     @property
     def aim_die(self) -> int:

@@ -78,7 +78,6 @@ from game.rules.gurps.stats import (
     rof_bonus,
 )
 from game.rules.limits import Reaction, defence_event
-from game.rules.odds import OddsQuery
 
 AP_MAX = 1  # one maneuver per turn
 #: Cover level -> to-hit penalty (decision: GURPS partial-cover/hit-location scale).
@@ -175,12 +174,6 @@ class GurpsRuleset(GurpsReactions, Ruleset):
         Reaction("block", defence_event("block")),
         Reaction("acrobatic dodge", defence_event(acrobatic=True)),
     )
-
-    @classmethod
-    def odds(cls) -> OddsQuery:
-        from game.rules.gurps.odds import QUERY  # imported when asked: only the odds CLI asks
-
-        return QUERY
 
     @classmethod
     def default_stats(cls) -> GurpsStats:
