@@ -1,7 +1,7 @@
 """Mutable per-match state of a unit: action points, health, defence, turn.
 
 Rulesets own the meaning of the numbers in ``Health`` and of the ``record`` a ruleset keeps
-on ``DefenseState`` and ``TurnState``; the engine only checks the health ledger (every
+on ``DefenceState`` and ``TurnState``; the engine only checks the health ledger (every
 change is explained by a ``damage`` event).
 """
 
@@ -39,8 +39,8 @@ class Health:
 
 
 @dataclass(slots=True)
-class DefenseState:
-    """A unit's reaction bookkeeping for one turn: the engine puts a fresh ``DefenseState()`` on
+class DefenceState:
+    """A unit's reaction bookkeeping for one turn: the engine puts a fresh ``DefenceState()`` on
     the unit at the start of the unit's own turn.
 
     ``record`` is the match's ruleset's own record (its type belongs to the ruleset, e.g. the
@@ -56,7 +56,7 @@ class TurnState:
     """What the unit did on its current/last turn: the engine puts a fresh ``TurnState()`` on
     the unit at the start of its turn.
 
-    ``record`` is the ruleset's own record of the turn (as :attr:`DefenseState.record`).
+    ``record`` is the ruleset's own record of the turn (as :attr:`DefenceState.record`).
     """
 
     moved: float = 0.0  # inches moved this turn

@@ -10,7 +10,7 @@ Contract:
   is over: on ``EndTurn``, when no AP (and no free step) is left, when the unit is out of
   action, or when it has been asked more than ``MAX_COMMANDS_PER_TURN`` times. Then
   ``turn_end``, and the next unit of the round's order starts its turn: its
-  ``DefenseState`` and ``TurnState`` are replaced by fresh ones, ``turn_start`` is logged
+  ``DefenceState`` and ``TurnState`` are replaced by fresh ones, ``turn_start`` is logged
   and the ruleset's ``start_turn`` may say it cannot act.
 - Round start (the order is empty): every unit in action gets its AP back, the ruleset
   rolls the activation order (``initiative``), ``round_start`` logs it with a state hash
@@ -26,7 +26,7 @@ from components.changes import Revisions
 from components.decisions import PendingDecision, RunningFlow
 from components.outcome import Outcome
 from components.spatial import Position
-from components.state import ActionPoints, DefenseState, Health, TurnState
+from components.state import ActionPoints, DefenceState, Health, TurnState
 from components.turns import ActiveTurn, Round
 from game.core.battle import Battle
 from game.core.errors import IllegalCommand
@@ -109,7 +109,7 @@ class TurnSystem(esper.Processor):
 
     def _start_turn(self, battle: Battle, turn: ActiveTurn, uid: str) -> None:
         turn.unit, turn.over, turn.commands = uid, False, 0
-        self._world.replace(self._world.eid[uid], DefenseState(), TurnState())
+        self._world.replace(self._world.eid[uid], DefenceState(), TurnState())
         t = self._world.units[uid]
         p: Position = t[Position]
         battle.emit("turn_start", unit=uid, ap=t[ActionPoints].current, at=[p.x, p.y])

@@ -5,7 +5,7 @@ Contract:
   units through it and asks for every change through it (move, posture, facing, AP, damage,
   status, events); the match (``game.engine.match.Match``) hands each request to the system
   that owns that change, which writes the components and the event. Reads return the live
-  components; the per-turn bookkeeping objects (``DefenseState``, ``TurnState``) are the only
+  components; the per-turn bookkeeping objects (``DefenceState``, ``TurnState``) are the only
   ones a ruleset may change in place.
 - :data:`Flow` is what an attack or maneuver is: a generator that yields a
   :class:`~game.core.commands.Decision` whenever a unit must choose and is sent the chosen
@@ -24,7 +24,7 @@ from typing import Any, Protocol
 
 from components.sight import SightFacts
 from components.spatial import Body, Posture
-from components.state import ActionPoints, DefenseState, Health, TurnState
+from components.state import ActionPoints, DefenceState, Health, TurnState
 from game.core.commands import Decision, Point
 
 #: What an attack/maneuver generator yields and receives.
@@ -75,7 +75,7 @@ class Battle(Protocol):
     def body(self, uid: str) -> Body: ...
     def health(self, uid: str) -> Health: ...
     def ap(self, uid: str) -> ActionPoints: ...
-    def defense(self, uid: str) -> DefenseState: ...
+    def defence(self, uid: str) -> DefenceState: ...
     def turn(self, uid: str) -> TurnState: ...
     def active_unit(self) -> str | None: ...
     def sight(self, attacker: str, target: str) -> SightFacts:
@@ -104,7 +104,7 @@ class Battle(Protocol):
 
     # ---- changing (each writes its event) -------------------------------
     def emit(self, type: str, **fields: Any) -> None:
-        """Append an event of ``type`` (``attack``, ``defense``, ``status``, ...)."""
+        """Append an event of ``type`` (``attack``, ``defence``, ``status``, ...)."""
         ...
 
     def damage(self, uid: str, deltas: dict[str, int], source: str | None, **detail: Any) -> None:

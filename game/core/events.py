@@ -7,8 +7,10 @@ Contract:
 - Types include ``match_start`` (seed, scenario hash, ruleset, version, every
   unit's id/side/position/facing/posture), ``round_start`` (with a state hash),
   ``turn_start``, ``command``, ``move``, ``step``, ``posture``, ``facing``,
-  ``attack``, ``roll``, ``defense``, ``retreat``, ``dodge_move``, ``drop_prone``,
+  ``attack``, ``roll``, ``defence``, ``retreat``, ``dodge_move``, ``drop_prone``,
   ``damage``, ``status``, ``casualty``, ``ap``, ``turn_end``, ``match_end``.
+- Reading a log (:func:`read_log`) renames the event types of :data:`RENAMED_TYPES`, so logs
+  written before a rename still replay and check.
 - The same seed, scenario and version give a byte-identical log: serialisation
   is ``json.dumps(event, separators=(",", ":"))`` in insertion order, and
   nothing time- or address-dependent is ever logged.
@@ -24,6 +26,10 @@ from pathlib import Path
 from typing import Any
 
 POS_DECIMALS = 6
+
+#: Event types renamed since logs were first written: old name -> name written today. Logs before
+#: the project settled on one spelling called the defence event ``defense``.
+RENAMED_TYPES: dict[str, str] = {"defense": "defence"}
 
 
 def round_pos(p: Iterable[float]) -> list[float]:
@@ -149,5 +155,8 @@ def read_log(path: str | Path) -> list[dict[str, Any]]:
                 raise ValueError(f"{path}:{n}: not JSON ({e.msg})") from None
             if not isinstance(obj, dict) or not {"seq", "round", "type"} <= obj.keys():
                 raise ValueError(f"{path}:{n}: not an event (needs seq, round, type)")
+            renamed = RENAMED_TYPES.get(obj["type"]) if isinstance(obj["type"], str) else None
+            if renamed is not None:
+                obj["type"] = renamed
             events.append(obj)
     return events

@@ -189,5 +189,5 @@ def p_acrobatic_dodge(dodge_eff: int, acrobatics: int) -> float:
 
 
 def p_double_defence(p_first: float, p_second: float) -> float:
-    """All-Out Defence (Double Defense): a second, different defence if the first fails."""
+    """All-Out Defence (Double Defence): a second, different defence if the first fails."""
     return 1.0 - (1.0 - p_first) * (1.0 - p_second)

@@ -43,7 +43,7 @@ from components.outcome import Outcome
 from components.sight import SightFacts
 from components.spatial import Body, Facing, Position, Posture, Stance
 from components.specs import ScenarioSpec
-from components.state import ActionPoints, DefenseState, Health, RuleStats, TurnState
+from components.state import ActionPoints, DefenceState, Health, RuleStats, TurnState
 from components.turns import ActiveTurn, Round
 from game import __version__
 from game.battlefield.arena import Arena
@@ -306,8 +306,8 @@ class Match:
             a = self.world.unit(uid)[ActionPoints]
         return a
 
-    def defense(self, uid: str) -> DefenseState:
-        d: DefenseState = self.world.unit(uid)[DefenseState]
+    def defence(self, uid: str) -> DefenceState:
+        d: DefenceState = self.world.unit(uid)[DefenceState]
         return d
 
     def turn(self, uid: str) -> TurnState:

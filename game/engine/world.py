@@ -2,7 +2,7 @@
 
 Contract: :func:`build_world` makes a fresh :class:`~systems.world.World` with one entity
 per unit of the scenario, in its order (``Identity``, ``Position``, ``Body``, ``Facing``,
-``Stance``, ``ActionPoints``, the ruleset's ``Health``, ``DefenseState``, ``TurnState``,
+``Stance``, ``ActionPoints``, the ruleset's ``Health``, ``DefenceState``, ``TurnState``,
 ``RuleStats``, ``Controller``), then the battle entity (``Round``, ``ActiveTurn``,
 ``PendingDecision``, ``Inbox``, ``RunningFlow``, ``Revisions``, ``TableChanges``). Stat blocks
 are validated once per process and shared between matches (they are frozen).
@@ -17,7 +17,7 @@ from components.decisions import Inbox, PendingDecision, RunningFlow
 from components.identity import Controller, Identity
 from components.spatial import Body, Facing, Position, Posture, Stance, normalize_degrees
 from components.specs import ScenarioSpec, UnitSpec
-from components.state import ActionPoints, DefenseState, RuleStats, TurnState
+from components.state import ActionPoints, DefenceState, RuleStats, TurnState
 from components.turns import ActiveTurn, Round
 from game.rules.base import Ruleset
 from game.scenario import DEFAULT_PROFILE, resolve_stats
@@ -65,7 +65,7 @@ def _populate(
             Stance(Posture(u.posture)),
             ActionPoints(setup.ap_max, setup.ap_max),
             setup.health,
-            DefenseState(),
+            DefenceState(),
             TurnState(),
             RuleStats(u.profile or "trooper", stats),
             Controller(controllers.get(u.side, "random")),

@@ -137,7 +137,7 @@ def _attack(e: Event) -> str:
     return f"{head}{tail}."
 
 
-def _defense(e: Event) -> str:
+def _defence(e: Event) -> str:
     kind = e.get("kind", "defence")
     head = f"{e.get('unit')} tries to {kind}" if kind != "none" else f"{e.get('unit')} does not defend"
     extras = []
@@ -194,7 +194,7 @@ _PHRASES: dict[str, Callable[[Event], str]] = {
     "drop_prone": _posture,
     "facing": _facing,
     "attack": _attack,
-    "defense": _defense,
+    "defence": _defence,
     "roll": _roll,
     "damage": _damage,
     "status": _status,

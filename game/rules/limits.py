@@ -52,10 +52,10 @@ class Binding:
 
 
 def defence_event(*kinds: str, **flags: Any) -> Matcher:
-    """A matcher for ``defense`` events of one of ``kinds`` (any kind if none) with ``flags`` set."""
+    """A matcher for ``defence`` events of one of ``kinds`` (any kind if none) with ``flags`` set."""
 
     def used(e: dict[str, Any]) -> bool:
-        if e.get("type") != "defense":
+        if e.get("type") != "defence":
             return False
         if kinds and e.get("kind") not in kinds:
             return False

@@ -96,7 +96,7 @@ class SimpleRuleset(Ruleset):
             battle.move_unit(t, choice.retreat_to, "retreat")
         if choice.kind == "dodge":
             ok = battle.dice.total(1, 6, "dodge", t) >= 5
-            battle.emit("defense", unit=t, kind="dodge", success=ok)
+            battle.emit("defence", unit=t, kind="dodge", success=ok)
             if ok:
                 disc = battle.dodge_region(t, 2.0)
                 mv = yield Decision(

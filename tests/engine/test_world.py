@@ -8,7 +8,7 @@ import esper
 from components.decisions import PendingDecision
 from components.identity import Controller
 from components.spatial import Position
-from components.state import DefenseState, TurnState
+from components.state import DefenceState, TurnState
 from components.turns import ActiveTurn, Round
 from game.core.commands import EndTurn
 from game.engine.match import Match
@@ -50,7 +50,7 @@ def test_the_loop_state_is_the_battle_entity_in_esper(spec):
 def test_a_turn_start_replaces_the_turn_components_in_esper(spec):
     m = Match(spec, seed=3)
     first = m.pending.unit
-    old_turn, old_defense = m.turn(first), m.defense(first)
+    old_turn, old_defence = m.turn(first), m.defence(first)
     while True:  # every unit ends its turn until ``first`` acts again
         m.apply(EndTurn(m.pending.unit))
         if m.active == first:
@@ -58,5 +58,5 @@ def test_a_turn_start_replaces_the_turn_components_in_esper(spec):
     eid = m.world.eid[first]
     with m.activated():
         assert esper.component_for_entity(eid, TurnState) is m.turn(first) is not old_turn
-        assert esper.component_for_entity(eid, DefenseState) is m.defense(first) is not old_defense
+        assert esper.component_for_entity(eid, DefenceState) is m.defence(first) is not old_defence
     m.close()

@@ -48,3 +48,18 @@ def test_every_case_has_a_fixture() -> None:
     recorded = {p.name for p in LOGS.iterdir()}
     assert recorded == {name(sc, rs, seed) for sc, rs, seed, _ in cases()}
     assert os.path.getsize(HERE / "saved-game.json") > 0
+
+
+def test_a_log_written_before_the_defence_rename_still_verifies(tmp_path: Path) -> None:
+    # Recorded before the event type ``defense`` became ``defence``: reading renames it, and the
+    # battle replays to the same events.
+    from game.core.events import read_log
+    from game.tools.replay import load, verify
+
+    old = gzip.decompress((HERE / "before-rename" / "duel-gurps-1.jsonl.gz").read_bytes()).decode()
+    assert '"type":"defense"' in old
+    path = tmp_path / "old.jsonl"
+    path.write_text(old)
+    assert all(e["type"] != "defense" for e in read_log(path))
+    events, spec = load(path)
+    assert verify(events, spec).ok

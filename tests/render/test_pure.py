@@ -153,7 +153,7 @@ EVENTS = [
         "faces": [1, 2, 3],
     },
     {"seq": 8, "round": 1, "type": "attack", "attacker": "a", "target": "b", "weapon": "sword", "hit": True},
-    {"seq": 9, "round": 1, "type": "defense", "unit": "b", "kind": "dodge", "success": False},
+    {"seq": 9, "round": 1, "type": "defence", "unit": "b", "kind": "dodge", "success": False},
     {
         "seq": 10,
         "round": 1,

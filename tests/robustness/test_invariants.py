@@ -233,7 +233,7 @@ def test_posture_and_facing_events_must_chain():
 
 def test_gurps_retreat_only_once_between_own_turns():
     assert [r.name for r in ruleset_class("gurps").reaction_limits] == ["retreat", "block", "acrobatic dodge"]
-    retreat = {"type": "defense", "unit": "red-1", "kind": "dodge", "retreat": True, "success": True}
+    retreat = {"type": "defence", "unit": "red-1", "kind": "dodge", "retreat": True, "success": True}
     twice = check_log(_log(retreat, retreat, ruleset="gurps"))
     assert _names(twice) == {"reaction-twice"} and "retreat again in one turn" in twice[0]
     own_turn = {"type": "turn_start", "unit": "red-1"}
@@ -242,24 +242,24 @@ def test_gurps_retreat_only_once_between_own_turns():
     other = {"type": "turn_start", "unit": "blue-1"}
     assert _names(check_log(_log(retreat, other, retreat, ruleset="gurps"))) == {"reaction-twice"}
     # A sacrificial dodge uses the retreat up; dodging without retreat twice is fine.
-    sacrificial = {"type": "defense", "unit": "red-1", "kind": "sacrificial dodge", "success": True}
+    sacrificial = {"type": "defence", "unit": "red-1", "kind": "sacrificial dodge", "success": True}
     after = check_log(_log(sacrificial, retreat, ruleset="gurps"))
     assert _names(after) == {"reaction-twice"} and "sacrificial dodge at event 1" in after[0]
-    plain = {"type": "defense", "unit": "red-1", "kind": "dodge", "retreat": False}
+    plain = {"type": "defence", "unit": "red-1", "kind": "dodge", "retreat": False}
     assert check_log(_log(plain, plain, sacrificial, sacrificial, ruleset="gurps")) == []
 
 
 def test_gurps_block_and_acrobatic_dodge_once_per_turn():
-    block = {"type": "defense", "unit": "blue-1", "kind": "block", "retreat": False}
+    block = {"type": "defence", "unit": "blue-1", "kind": "block", "retreat": False}
     assert _names(check_log(_log(block, block, ruleset="gurps"))) == {"reaction-twice"}
-    acro = {"type": "defense", "unit": "blue-1", "kind": "dodge", "acrobatic": True}
+    acro = {"type": "defence", "unit": "blue-1", "kind": "dodge", "acrobatic": True}
     assert _names(check_log(_log(acro, acro, ruleset="gurps"))) == {"reaction-twice"}
     assert check_log(_log(acro, block, ruleset="gurps")) == []
 
 
 def test_aff_armour_or_dodge_binds_for_the_round_under_ubiquitous_dodging():
-    armour = {"type": "defense", "unit": "red-1", "kind": "armour"}
-    dodge = {"type": "defense", "unit": "red-1", "kind": "dodge"}
+    armour = {"type": "defence", "unit": "red-1", "kind": "armour"}
+    dodge = {"type": "defence", "unit": "red-1", "kind": "dodge"}
     events = _log(armour, dodge, ruleset="aff")
     events[0]["options"] = {"ubiquitous": True, "riposte": False}
     got = check_log(events)
@@ -272,7 +272,7 @@ def test_aff_armour_or_dodge_binds_for_the_round_under_ubiquitous_dodging():
 
 
 def test_ap_pool_dodge_once_per_round():
-    dodge = {"type": "defense", "unit": "blue-1", "kind": "dodge", "success": False}
+    dodge = {"type": "defence", "unit": "blue-1", "kind": "dodge", "success": False}
     assert _names(check_log(_log(dodge, dodge, ruleset="ap-pool"))) == {"reaction-twice"}
     new_round = {"type": "round_start", "order": ["red-1", "blue-1"]}
     assert check_log(_log(dodge, new_round, dodge, ruleset="ap-pool")) == []
@@ -291,8 +291,8 @@ class _Limited(SimpleRuleset):
 
 
 def test_the_ruleset_declares_its_limits_and_the_checker_asks_it(monkeypatch: pytest.MonkeyPatch):
-    parry = {"type": "defense", "unit": "red-1", "kind": "parry"}
-    stance = [{"type": "defense", "unit": "red-1", "kind": "dodge", "stance": s} for s in ("low", "high")]
+    parry = {"type": "defence", "unit": "red-1", "kind": "parry"}
+    stance = [{"type": "defence", "unit": "red-1", "kind": "dodge", "stance": s} for s in ("low", "high")]
     # by class (as check() passes match.rules) and by the name in match_start (as check_log reads)
     checker = LogChecker(None, _Limited)
     checker.feed(_log(parry, parry, ruleset="test-limited"))

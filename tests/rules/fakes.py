@@ -19,7 +19,7 @@ from shapely.geometry import Point as SPoint
 
 from components.sight import Arc, CoverLevel, SightFacts
 from components.spatial import Body, Posture
-from components.state import ActionPoints, DefenseState, Health, TurnState
+from components.state import ActionPoints, DefenceState, Health, TurnState
 from game.core.battle import Flow, Region
 from game.core.commands import Decision
 from game.dice import Dice
@@ -37,7 +37,7 @@ class FakeUnit:
     body: Body = field(default_factory=Body)
     health: Health = field(default_factory=Health)
     ap: ActionPoints = field(default_factory=lambda: ActionPoints(0, 0))
-    defense: DefenseState = field(default_factory=DefenseState)
+    defence: DefenceState = field(default_factory=DefenceState)
     turn: TurnState = field(default_factory=TurnState)
     profile: str = "trooper"
 
@@ -109,8 +109,8 @@ class FakeBattle:
     def ap(self, uid: str) -> ActionPoints:
         return self.u[uid].ap
 
-    def defense(self, uid: str) -> DefenseState:
-        return self.u[uid].defense
+    def defence(self, uid: str) -> DefenceState:
+        return self.u[uid].defence
 
     def turn(self, uid: str) -> TurnState:
         return self.u[uid].turn

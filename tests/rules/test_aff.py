@@ -206,7 +206,7 @@ def test_defender_win_strikes_back(facing: float, riposte: bool, struck_back: bo
     if struck_back:
         assert decisions[0].unit == "a"
         assert b.u["a"].health.tracks["stamina"] == 12 - 4  # sword rolls 5 -> 4
-    defence = next(e for e in b.events if e["type"] == "defense")
+    defence = next(e for e in b.events if e["type"] == "defence")
     rear = [m for m in defence["modifiers"] if m["source"] == "attacked from the rear"]
     assert [m["value"] for m in rear] == ([REAR_DEFENCE_MODIFIER] if facing == 0.0 else [])
 
@@ -299,7 +299,7 @@ def test_melee_flow_monte_carlo() -> None:
         if decisions:
             hits += 1
             calib += next(x.p_success or 0.0 for x in decisions[0].options if x.command.kind == "dodge")
-            succ += next(e for e in b.events if e["type"] == "defense" and e["kind"] == "dodge")["success"]
+            succ += next(e for e in b.events if e["type"] == "defence" and e["kind"] == "dodge")["success"]
         hurts += any(e["type"] == "damage" for e in b.events)
         b.u["t"].health.tracks["stamina"] = 12
     assert mc_ok(hits / N_MC, o.p_success, N_MC)

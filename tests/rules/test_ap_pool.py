@@ -141,7 +141,7 @@ def test_worked_example_melee() -> None:
     assert [d.kind for d in seen] == ["defence", "dodge_move"]
     body = next(o for o in seen[0].options if getattr(o.command, "combo", None) == "body")
     assert body.p_success == pytest.approx(1697 / 6561)
-    ev = events(b, "defense")[0]
+    ev = events(b, "defence")[0]
     assert (ev["dice"], ev["successes"], ev["vs"], ev["success"]) == (8, 5, 4, True)
     assert b.ap("d").current == 4 - DODGE_AP
     assert math.dist(b.pos("d"), (1.0, 0.0)) <= 2.0 + 1e-9 and b.pos("d") != (1.0, 0.0)
@@ -157,7 +157,7 @@ def test_worked_example_ranged() -> None:
     )
     mind = next(o for o in seen[0].options if getattr(o.command, "combo", None) == "mind")
     assert mind.p_success == float(Fraction(3489, 6561))
-    assert events(b, "defense")[0]["success"] and b.pos("d") == (6.0, 0.0)
+    assert events(b, "defence")[0]["success"] and b.pos("d") == (6.0, 0.0)
 
 
 def test_tie_goes_to_the_dodge_and_failure_costs_ap() -> None:
@@ -166,7 +166,7 @@ def test_tie_goes_to_the_dodge_and_failure_costs_ap() -> None:
     run_flow(
         rules.attack(b, Attack("a", "d", "sword")), answer({"defence": "dodge body", "dodge_move": "stay"}, b)
     )
-    assert events(b, "defense")[0]["success"]
+    assert events(b, "defence")[0]["success"]
     rules, b = duel(d=mk(armour=0))
     b.dice = ScriptedDice(b, [faces(3, 7), faces(1, 5)])
     run_flow(rules.attack(b, Attack("a", "d", "sword")), answer({"defence": "dodge body"}, b))

@@ -614,7 +614,7 @@ def test_flow_monte_carlo_matches_exact_odds(kind: str, cover: CoverLevel) -> No
         dmg = [e for e in b.events if e["type"] == "damage"]
         hits += bool(dmg)
         hurts += bool(dmg) and sum(dmg[0]["deltas"].values()) > 0
-        succ += next(e for e in b.events if e["type"] == "defense")["success"]
+        succ += next(e for e in b.events if e["type"] == "defence")["success"]
         b.u["t"].health.tracks.update(stun=0, wounds=0, shock=0)
         b.u["t"].health.status.clear()
     assert mc_ok(hits / N_MC, p_hit, N_MC)

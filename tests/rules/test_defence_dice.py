@@ -378,7 +378,7 @@ def test_attack_monte_carlo_matches_exact_odds() -> None:
         b.u["t"].health.tracks.update({MEMORIES: 3, FIGHT_OR_FLIGHT: 0})
         b.u["t"].health.status.clear()
         attack(r, b, "t", "volley")
-        d = next(e for e in b.events if e["type"] == "defense")
+        d = next(e for e in b.events if e["type"] == "defence")
         landed = any(x["result"] == "hit" for x in d["outcome"])
         lost = sum(1 for e in b.events if e["type"] == "damage" and e["unit"] == "t")
         lands += landed

@@ -192,7 +192,7 @@ def _mc_attack(a, d, weapon: str, dist: float, n: int, seed: int, **sight):  # t
         b.u["d"].health.status.clear()
         b.u["d"].pos = (dist, 0.0)
         b.u["d"].posture = Posture.STANDING
-        b.u["d"].defense = type(b.u["d"].defense)()
+        b.u["d"].defence = type(b.u["d"].defence)()
         b.u["a"].turn = type(b.u["a"].turn)()
         b.u["a"].pos = (0.0, 0.0)
         start = len(b.events)

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from components.spatial import Posture
-from components.state import DefenseState, TurnState
+from components.state import DefenceState, TurnState
 from game.core.commands import Attack, Decision, Maneuver
 from game.rules.gurps.ruleset import GurpsRuleset
 from game.rules.gurps.state import defence_record, turn_record
@@ -51,7 +51,7 @@ def test_retreat_moves_and_attacker_follows() -> None:
     assert [d.kind for d in seen] == ["defence", "follow"]
     assert b.pos("d") != (1.0, 0.0) and defence_record(b, "d").retreated
     assert "a" in defence_record(b, "d").retreat_bonus_vs
-    assert events(b, "defense")[-1]["eff"] == 11
+    assert events(b, "defence")[-1]["eff"] == 11
     assert b.turn("a").stepped and events(b, "step")
     assert not dice.script and not events(b, "damage")
 
@@ -68,7 +68,7 @@ def test_dodge_and_drop_leaves_the_defender_prone() -> None:
     rules, b = duel(dist=10.0)
     script(b, [8, 11])  # bow at 10 yd: skill 8; dodge 8 + 3 = 11
     attack(rules, b, "bow", {"defence": "dodge and drop"})
-    ev = events(b, "defense")[-1]
+    ev = events(b, "defence")[-1]
     assert ev["eff"] == 11 and ev["success"] and ev["drop"]
     d = b.u["d"]
     assert d.posture == Posture.PRONE and "a" in defence_record(b, "d").drop_bonus_vs
@@ -80,7 +80,7 @@ def test_critical_hit_allows_no_defence() -> None:
     script(b, [3, 3, 10])  # critical; damage 1d+1 = 4 cut -> 6 injury (major wound); HT 10 made
     seen = attack(rules, b, "sword", {})
     assert seen == []
-    assert events(b, "defense")[-1]["reason"] == "critical hit: no defence"
+    assert events(b, "defence")[-1]["reason"] == "critical hit: no defence"
     assert b.u["d"].health.tracks["hp"] == 10 - 6
 
 
@@ -98,7 +98,7 @@ def test_all_out_defence_second_different_defence() -> None:
     run_flow(rules.attack(b, Attack("a", "d", "sword")), answer)
     assert len(seen2) == 2
     assert not any(o.label.startswith("dodge") for o in seen2[1].options)
-    assert [e["kind"] for e in events(b, "defense")] == ["dodge", "parry"]
+    assert [e["kind"] for e in events(b, "defence")] == ["dodge", "parry"]
     assert not events(b, "damage")
 
 
@@ -188,7 +188,7 @@ def test_acrobatic_dodge_flow() -> None:
     rules, b = duel(d=mk(extra_skills={"Acrobatics": 12}))
     script(b, [10, 15, 6])  # hit; Acrobatics fails (-2); dodge 6 vs 8 - 2: made
     attack(rules, b, "sword", {"defence": "acrobatic dodge 8"})
-    ev = events(b, "defense")[-1]
+    ev = events(b, "defence")[-1]
     assert ev["eff"] == 6 and ev["success"] and defence_record(b, "d").acrobatic
 
 
@@ -203,7 +203,7 @@ def test_failed_retreat_from_the_ground() -> None:
         and defence_record(b, "d").retreated
         and "a" not in defence_record(b, "d").retreat_bonus_vs
     )
-    assert events(b, "defense")[-1]["eff"] == 5
+    assert events(b, "defence")[-1]["eff"] == 5
 
 
 def test_rapid_fire_dodge_removes_one_plus_margin() -> None:
@@ -222,7 +222,7 @@ def test_rapid_fire_dodge_removes_one_plus_margin() -> None:
     script(b, [10, 7, 2, 2, 2])
     attack(rules, b, "smg", {"defence": "dodge 8"})
     assert events(b, "attack")[0]["hits"] == 5
-    assert events(b, "defense")[-1]["hits_stopped"] == 2
+    assert events(b, "defence")[-1]["hits_stopped"] == 2
     assert len(events(b, "damage")) == 3
 
 
@@ -398,7 +398,7 @@ def test_monte_carlo_mixed_defence_odds() -> None:
     p = None
     for _ in range(n):
         u = b.u["d"]
-        u.pos, u.posture, u.defense = (1.0, 0.0), Posture.PRONE, DefenseState()
+        u.pos, u.posture, u.defence = (1.0, 0.0), Posture.PRONE, DefenceState()
         u.health.tracks["hp"] = 10
         u.health.status.clear()
         b.u["a"].turn = TurnState(stepped=True)
@@ -407,7 +407,7 @@ def test_monte_carlo_mixed_defence_odds() -> None:
         if seen:
             opt = next(o for o in seen[0].options if o.label.startswith(want))
             p = opt.p_success
-            made += next(e for e in b.events[start:] if e["type"] == "defense")["success"]
+            made += next(e for e in b.events[start:] if e["type"] == "defence")["success"]
     assert p is not None
     trials = sum(1 for e in b.events if e["type"] == "attack" and e["hit"] and e["result"] == "success")
     assert abs(made / trials - p) <= bound(p, trials)

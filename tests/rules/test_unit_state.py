@@ -1,7 +1,7 @@
 """A ruleset keeps its per-unit bookkeeping in the ``record`` slot of the engine's per-turn state.
 
 ``own_record`` makes the ruleset's record on first use and returns the same one after; a fresh
-``DefenseState()`` / ``TurnState()`` (what the engine puts on a unit at its turn start) has none,
+``DefenceState()`` / ``TurnState()`` (what the engine puts on a unit at its turn start) has none,
 so the ruleset's once-per-turn limits reset with the turn without the engine knowing them.
 """
 
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from components.state import DefenseState, TurnState
+from components.state import DefenceState, TurnState
 from game.ai import get_policy
 from game.engine.match import Match
 from game.engine.view import MatchView
@@ -29,12 +29,12 @@ class Mine:
 
 
 def test_own_record_is_made_once_per_state() -> None:
-    state = DefenseState()
+    state = DefenceState()
     assert state.record is None
     rec = own_record(state, Mine)
     rec.n += 1
     assert own_record(state, Mine) is rec and state.record is rec
-    assert own_record(DefenseState(), Mine).n == 0  # a fresh state: a fresh record
+    assert own_record(DefenceState(), Mine).n == 0  # a fresh state: a fresh record
     turn = TurnState()
     assert own_record(turn, Mine) is not rec
     with pytest.raises(TypeError, match="holds a Mine, not a GurpsTurn"):

@@ -311,8 +311,8 @@ _BY_STATS = BlockMemo()
 
 
 def _protection_chosen(e: dict[str, Any]) -> str | None:
-    """The protection (armour or dodge) a ``defense`` event shows the unit rolled."""
-    if e.get("type") == "defense" and e.get("kind") in ("armour", "dodge"):
+    """The protection (armour or dodge) a ``defence`` event shows the unit rolled."""
+    if e.get("type") == "defence" and e.get("kind") in ("armour", "dodge"):
         return str(e["kind"])
     return None
 
@@ -572,7 +572,7 @@ class AffRuleset(Ruleset):
             )
         )
         battle.emit(
-            "defense",
+            "defence",
             unit=target,
             attacker=uid,
             kind="melee",
@@ -637,7 +637,7 @@ class AffRuleset(Ruleset):
             prot = track_value(chosen.track, p_roll + chosen.bonus)
         dmg = max(0, raw - prot)
         battle.emit(
-            "defense",
+            "defence",
             unit=target,
             attacker=attacker,
             kind=chosen.kind,

@@ -436,7 +436,7 @@ class ApPoolRuleset(Ruleset):
         attribute, talent = DODGE_COMBOS[combo]
         spec = DODGE_SPEC[attack_kind]
         battle.emit(
-            "defense",
+            "defence",
             unit=uid,
             kind="dodge",
             combo=combo,

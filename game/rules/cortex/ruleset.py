@@ -335,7 +335,7 @@ class CortexTurn:
 
 @dataclass(slots=True)
 class CortexDefence:
-    """A unit's defence since its turn began (kept on its ``DefenseState``)."""
+    """A unit's defence since its turn began (kept on its ``DefenceState``)."""
 
     all_out_defence: bool = False  # chose All-Out Defence: free dodges and blocks at +2 steps
 
@@ -345,7 +345,7 @@ def _turn(battle: Battle, uid: str) -> CortexTurn:
 
 
 def _defence(battle: Battle, uid: str) -> CortexDefence:
-    return own_record(battle.defense(uid), CortexDefence)
+    return own_record(battle.defence(uid), CortexDefence)
 
 
 @dataclass(frozen=True)
@@ -818,7 +818,7 @@ class CortexRuleset(Ruleset):
         hit = total >= difficulty
         p = next(o.p_success for o in options if o.command.kind == chosen.kind)
         battle.emit(
-            "defense",
+            "defence",
             unit=target,
             attacker=uid,
             kind=chosen.kind,
@@ -864,7 +864,7 @@ class CortexRuleset(Ruleset):
         difficulty = low + cover
         hit = total >= difficulty
         battle.emit(
-            "defense",
+            "defence",
             unit=struck,
             attacker=uid,
             kind="pitch_black",

@@ -472,7 +472,7 @@ class DefenceDiceRuleset(Ruleset):
                 outcome.append({"aim": aim, "result": "hit"})
                 landed.append((target, aim))
         battle.emit(
-            "defense",
+            "defence",
             unit=target,
             attacker=uid,
             kind="defence dice",

@@ -149,7 +149,7 @@ class GurpsReactions(GurpsCore):
             mods = (*mods, Modifier("dodge and drop", DROP_DODGE, "defence"))
         res = judge(battle.dice.total(3, 6, "sacrificial dodge", f), eff)
         battle.emit(
-            "defense",
+            "defence",
             unit=f,
             kind="sacrificial dodge",
             protects=target,
@@ -171,7 +171,7 @@ class GurpsReactions(GurpsCore):
                 battle.set_posture(target, Posture.PRONE, kind="drop_prone")
             if res.margin >= SACRIFICIAL_DROP_MARGIN:
                 battle.emit(
-                    "defense",
+                    "defence",
                     unit=target,
                     kind="none",
                     attacker=attacker,
@@ -188,7 +188,7 @@ class GurpsReactions(GurpsCore):
         hits = info.hits
         reason = no_defence_reason(battle, uid, info)
         if reason is not None:
-            battle.emit("defense", unit=uid, kind="none", attacker=info.attacker, reason=reason)
+            battle.emit("defence", unit=uid, kind="none", attacker=info.attacker, reason=reason)
             return hits
         tried: set[tuple[str, str | None]] = set()
         stages = 2 if turn_record(battle, uid).maneuver == AOD else 1
@@ -197,7 +197,7 @@ class GurpsReactions(GurpsCore):
             options, table = self._defence_options(battle, uid, info, choices)
             if len(options) == 1:  # only "no defence" is left
                 battle.emit(
-                    "defense", unit=uid, kind="none", attacker=info.attacker, reason="no defence left"
+                    "defence", unit=uid, kind="none", attacker=info.attacker, reason="no defence left"
                 )
                 return hits
             cmd = yield Decision(
@@ -217,7 +217,7 @@ class GurpsReactions(GurpsCore):
             chosen = table.get((cmd.kind, cmd.weapon, *defence_flags(cmd), cmd.retreat_to is not None))
             if chosen is None:
                 battle.emit(
-                    "defense", unit=uid, kind="none", attacker=info.attacker, reason="chose no defence"
+                    "defence", unit=uid, kind="none", attacker=info.attacker, reason="chose no defence"
                 )
                 return hits
             removed, res = yield from self._roll_defence(battle, uid, info, chosen, cmd, hits)
@@ -301,7 +301,7 @@ class GurpsReactions(GurpsCore):
             else:
                 d.blocked = True
         battle.emit(
-            "defense",
+            "defence",
             unit=uid,
             kind=c.kind,
             weapon=c.weapon,

@@ -7,7 +7,7 @@ bare-handed and missile-within-reach rules), Block (3 + half Shield/Cloak skill,
 once per turn, not against bullets or beams), the 3-4 / 17-18 defence roll,
 no defence when unaware, unconscious or immobilized, rapid fire against a
 Dodge, Acrobatic Dodge, Sacrificial Dodge (and dodge-and-drop), Retreat (with
-the follow step), Dodge-and-Drop and All-Out Defence (Double Defense). The
+the follow step), Dodge-and-Drop and All-Out Defence (Double Defence). The
 defence side lives in :mod:`game.rules.gurps.defence`, the data in
 :mod:`game.rules.gurps.stats`, the exact odds in :mod:`game.dice.gurps`.
 
@@ -37,7 +37,7 @@ documented in docs/rulesets/gurps.md):
 - Turn economy: 1 AP = one maneuver. Move (up to Move yards, scaled by
   posture: crouching 2/3, kneeling and crawling 1/3, sitting none, prone one
   yard), Attack (one free step before or after), Change Posture (lying down to
-  standing or crouching takes two), All-Out Defence (Double Defense, free step),
+  standing or crouching takes two), All-Out Defence (Double Defence, free step),
   Aim (at one target with one ranged weapon: +Acc on next turn's attack, free
   step). Facing changes are free while a maneuver or step remains. No
   sprinting (Move never exceeds Basic Move, so the text's "moved faster than
@@ -379,7 +379,7 @@ class GurpsRuleset(GurpsReactions, Ruleset):
     def maneuver_options(self, battle: Battle, uid: str) -> list[Option]:
         if battle.ap(uid).current < 1:
             return []
-        out = [Option(Maneuver(uid, AOD), "All-Out Defence (Double Defense)")]
+        out = [Option(Maneuver(uid, AOD), "All-Out Defence (Double Defence)")]
         stats: GurpsStats = battle.stats(uid)
         for w in stats.weapons:
             if not w.ranged or not w.acc:
@@ -458,7 +458,7 @@ class GurpsRuleset(GurpsReactions, Ruleset):
             info = self.attack_info(battle, uid, w, sight, hits)
             hits = yield from self._defend(battle, target, info, res)
         else:
-            battle.emit("defense", unit=target, kind="none", attacker=uid, reason="critical hit: no defence")
+            battle.emit("defence", unit=target, kind="none", attacker=uid, reason="critical hit: no defence")
         for _ in range(hits):
             if battle.health(target).out_of_action:
                 break

@@ -39,7 +39,7 @@ class GurpsTurn:
 
 def defence_record(battle: Battle, uid: str) -> GurpsDefence:
     """``uid``'s :class:`GurpsDefence` (made on first use this turn)."""
-    state = battle.defense(uid)
+    state = battle.defence(uid)
     record = state.record
     # Read for every option of every decision: the made record is returned without a call.
     return record if type(record) is GurpsDefence else own_record(state, GurpsDefence)
