@@ -51,9 +51,6 @@ class Position:
     x: float
     y: float
 
-    def as_tuple(self) -> tuple[float, float]:
-        return (self.x, self.y)
-
 
 @dataclass(slots=True)
 class Body:

@@ -221,12 +221,6 @@ class Arena:
             self.memoised(lambda p: regions.is_legal_step(self.nav, p, start, r, max_len, blk, ids)),
         )
 
-    def exact_step_region(self, uid: str, max_len: float) -> Any:
-        """The exact set of legal step destinations (for drawing)."""
-        start, r = self._me(uid)
-        blk, _ = self.blockers(uid)
-        return regions.step_region(self.nav, start, r, max_len, blk)
-
     def _disc(self, centre: Point, radius: float, max_len: float, lazy: bool) -> Any:
         disc = self.clipped_disc(centre, radius, max_len)
         return LazyRegion(disc) if lazy else disc()

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -81,11 +81,6 @@ class EventLog:
 
     def __init__(self) -> None:
         self.events: list[dict[str, Any]] = []
-        self._listeners: list[Callable[[dict[str, Any]], None]] = []
-
-    def subscribe(self, fn: Callable[[dict[str, Any]], None]) -> None:
-        """Call ``fn(event)`` for every event appended from now on."""
-        self._listeners.append(fn)
 
     def append(self, round_no: int, type_: str, fields: dict[str, Any]) -> dict[str, Any]:
         if not _RESERVED.isdisjoint(fields):
@@ -96,8 +91,6 @@ class EventLog:
         for k, v in fields.items():
             event[k] = v if type(v) in plain else _clean(v)
         self.events.append(event)
-        for fn in self._listeners:
-            fn(event)
         return event
 
     def __len__(self) -> int:

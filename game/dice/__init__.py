@@ -53,14 +53,6 @@ def convolve_all(pmfs: list[np.ndarray]) -> np.ndarray:
     return out
 
 
-def cdf_le(pmf: np.ndarray, k: float) -> float:
-    """P(total <= k)."""
-    k = int(np.floor(k))
-    if k < 0:
-        return 0.0
-    return float(pmf[: k + 1].sum())
-
-
 class Dice:
     """Seeded, logged dice for one match.
 

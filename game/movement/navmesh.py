@@ -626,11 +626,6 @@ class NavMesh:
         """Graph nodes of the obstacle inflation for ``radius`` (for debugging and drawing)."""
         return self._static(_check_radius(radius)).nodes.copy()
 
-    def clear_cache(self) -> None:
-        """Forget the cached static geometry and attachments."""
-        self._static_cache.clear()
-        self._attach_cache.clear()
-
     # ----------------------------------------------------------------- exact checks
 
     def _points_free(self, pts: FloatArray, r: float, blockers: FloatArray) -> NDArray[np.bool_]:
