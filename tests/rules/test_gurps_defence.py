@@ -178,8 +178,7 @@ def test_retreat_forbidden(change: str, reason: str) -> None:
 
 
 def test_retreat_while_lying_down_is_by_rolling_over() -> None:
-    # Text: "You can retreat (by rolling) if you are lying down": rolling over on the ground, no
-    # dice. The prone -3 applies, the retreat's +3 too.
+    # The text: lying down, a defender retreats by rolling over on the ground, no dice. The prone -3 applies, the retreat's +3 too.
     _, b = duel(d=mk(dx=11, extra_skills={"Acrobatics": 13}))
     b.u["d"].posture = Posture.PRONE
     c = choices_by_label(b, "d", attack_info(b, "a", "d", "sword"))
@@ -313,6 +312,13 @@ def test_unbalanced_weapon_cannot_parry_after_attacking() -> None:
     assert "parry (sword)" in choices_by_label(b, "d", info)
 
 
+def test_weapon_parry_bonus() -> None:
+    # The text: long, well-balanced weapons get +1 or +2 to parry.
+    staff = {"name": "staff", "skill": "Broadsword", "damage": "sw+2 cr", "reach": 2, "parry": 2, "hands": 2}
+    _, b = duel(d=mk(weapons=[staff]))
+    assert choices_by_label(b, "d", attack_info(b, "a", "d", "sword"))["parry (staff)"].eff == 3 + 6 + 2
+
+
 def test_weapon_that_cannot_parry() -> None:
     _, b = duel()
     assert not any(c.weapon == "bow" for c in defence_choices(b, "d", attack_info(b, "a", "d", "sword")))
@@ -342,7 +348,7 @@ def test_bare_handed_parry(attack: str, skills: dict[str, int], expected: int) -
 
 
 def test_wrestling_parries_only_with_both_hands_free() -> None:
-    # Text: "You can also parry with Sumo Wrestling or Wrestling skill, but this requires both hands."
+    # The text: Sumo Wrestling and Wrestling parry too, with both hands.
     assert ("Wrestling", 3 + 7) in mk(weapons=[BOW], extra_skills={"Wrestling": 14}).bare_hand_parry()
     assert ("Sumo Wrestling", 3 + 6) in mk(
         weapons=[BOW], extra_skills={"Sumo Wrestling": 12}
@@ -393,8 +399,8 @@ def test_block_once_per_turn() -> None:
 
 
 def test_all_out_defence_second_defence() -> None:
-    # Text: "a second defense" if the first fails; "You only get one Dodge roll against a given
-    # attack"; a parry with the same weapon again takes the multiple-parry penalty.
+    # The text: a second defence if the first fails; one Dodge roll per attack; a parry with the
+    # same weapon again takes the multiple-parry penalty.
     _, b = duel()
     info = attack_info(b, "a", "d", "sword")
     rest = defence_choices(b, "d", info, exclude=frozenset({("dodge", None)}))

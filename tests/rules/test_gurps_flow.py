@@ -74,6 +74,11 @@ def test_dodge_and_drop_leaves_the_defender_prone() -> None:
     d = b.u["d"]
     assert d.posture == Posture.PRONE and "a" in defence_record(b, "d").drop_bonus_vs
     assert events(b, "drop_prone")
+    # The new posture counts against this attack's damage only through its sight facts, read when
+    # it began (the roll was made standing); a later attack sees the defender prone.
+    assert all("target" not in m["source"] for m in events(b, "attack")[-1]["modifiers"])
+    got = rules.attack_profile(b, "a", "d", b.stats("a").weapon("bow"), b.sight("a", "d"))
+    assert not isinstance(got, str) and any(m.source == "target prone" for m in got[1])
 
 
 def test_critical_hit_allows_no_defence() -> None:
@@ -86,7 +91,7 @@ def test_critical_hit_allows_no_defence() -> None:
 
 
 def test_all_out_defence_second_parry_with_the_same_weapon() -> None:
-    # Text: "a second defense" if the first fails; the same weapon again is a further parry (-4).
+    # The text: a second defence if the first fails; the same weapon again is a further parry (-4).
     seen2: list[Decision] = []
     rules, b = duel(d=mk(weapons=[SWORD]))
     turn_record(b, "d").maneuver = "all_out_defence"

@@ -5,8 +5,8 @@ three fixed seeds each, are played once for the module; each test finds one mech
 shared/rules/gurps-active-defense.txt in the event logs and checks that the events around it
 follow the text:
 
-- Retreat: the defender moved straight away from a melee attacker, exactly one yard (Move under
-  10 yd: "at least one yard, but not more than 1/10 your Move"), ending farther from it, at most
+- Retreat: the defender moved straight away from a melee attacker, exactly one yard (at least a
+  yard, at most a tenth of Move, which is under 10 yd), ending farther from it, at most
   once until its next turn, not while sitting, kneeling or stunned, with +3 to a Dodge (+1 to a
   parry or block, +3 with a fencing weapon).
 - Dodge and drop: only against a ranged attack, +3 to the Dodge, the defender ends prone.

@@ -1,7 +1,7 @@
 """GURPS retreats in a real match: the exact retreat arcs, the AI's choice on them, the snapped move.
 
-shared/rules/gurps-active-defense.txt, "Retreat": "you must move away from your attacker: at
-least one yard, but not more than 1/10 your Move". With Move under 10 yd that is exactly one
+shared/rules/gurps-active-defense.txt, "Retreat": the defender moves away from the attacker by
+at least one yard and at most a tenth of its Move. With Move under 10 yd that is exactly one
 yard. The region handed to the AI is the arc of legal points at that distance
 (:func:`game.movement.regions.retreat_arcs`); a point within the snapping tolerance of it is
 legal and the unit moves to the point snapped onto it, exactly one yard away.

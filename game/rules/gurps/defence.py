@@ -542,7 +542,7 @@ def _landing(hits: int, stages: tuple[tuple[bool, tuple[tuple[float, int], ...]]
 
 def may_repeat(kind: str, different: bool) -> bool:
     """Whether All-Out Defence's second defence may be the same as the first: never a second
-    Dodge ("You only get one Dodge roll against a given attack") nor Block (one block per turn);
+    Dodge (the text: one Dodge roll per attack) nor Block (one block per turn);
     a parry with the same weapon unless ``different`` (the ``double_defence_different`` option)."""
     return kind == "parry" and not different
 

@@ -4,14 +4,14 @@ The defaults follow shared/rules/gurps-active-defense.txt; each option restores 
 that is a reasonable house rule (docs/rulesets/gurps.md lists them with the rule they vary):
 
 - ``ground_retreat_roll``: a defender lying down needs a roll against the better of DX and
-  Acrobatics to retreat (a failed roll: no move, no bonus, the retreat is spent). The text's
-  "You can retreat (by rolling) if you are lying down" means rolling over on the ground: by
-  default a lying defender retreats like anyone else, without a roll.
+  Acrobatics to retreat (a failed roll: no move, no bonus, the retreat is spent). In the text a
+  defender lying down retreats by rolling over on the ground, with no dice: by default it
+  retreats like anyone else.
 - ``double_defence_different``: All-Out Defence's second defence against an attack must differ
   from the first (another kind, or a parry with another weapon), as in the Basic Set. The text
-  only says "a second defense"; by default a second parry with the same weapon is allowed (at the
-  cumulative multiple-parry penalty), while a second Dodge is not ("You only get one Dodge roll
-  against a given attack") and a second Block cannot happen (one block per turn).
+  only asks for a second defence; by default a second parry with the same weapon is allowed (at
+  the cumulative multiple-parry penalty), while a second Dodge is not (one Dodge roll per attack)
+  and a second Block cannot happen (one block per turn).
 """
 
 from __future__ import annotations
