@@ -158,6 +158,8 @@ def _defend(view: MatchView, decision: Decision, rng: np.random.Generator) -> Co
     attacker = (decision.context or {}).get("attacker")
     q_melee, q_any = later_attack_odds(view, uid, attacker if isinstance(attacker, str) else None)
     s = stakes(view, uid)
+    # Options sharing one region (a retreat's arcs, offered with every defence) share its point.
+    points: dict[tuple[int, int], tuple[t.Point, float] | None] = {}
     for i, opt in enumerate(decision.options):
         score = defence_score(view, opt, uid) - spent_bonus_cost(decision.options, opt, s, q_melee, q_any)
         if getattr(opt.command, "drop", False):
@@ -170,7 +172,10 @@ def _defend(view: MatchView, decision: Decision, rng: np.random.Generator) -> Co
                 continue  # a free number in a defence: not something this policy can weigh
             if threat_here is None:
                 threat_here = _threat_here(view, uid)
-            got = best_cover_point(view, uid, opt, rng)
+            key = (id(opt.lazy_region or opt.region), id(opt.validate))
+            if key not in points:
+                points[key] = best_cover_point(view, uid, opt, rng)
+            got = points[key]
             if got is None:
                 continue
             point, there = got

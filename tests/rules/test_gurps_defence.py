@@ -178,7 +178,8 @@ def test_retreat_forbidden(change: str, reason: str) -> None:
 
 
 def test_retreat_while_lying_down_is_by_rolling_over() -> None:
-    # The text: lying down, a defender retreats by rolling over on the ground, no dice. The prone -3 applies, the retreat's +3 too.
+    # The text: lying down, a defender retreats by rolling over on the ground, no dice. The prone
+    # -3 applies, the retreat's +3 too.
     _, b = duel(d=mk(dx=11, extra_skills={"Acrobatics": 13}))
     b.u["d"].posture = Posture.PRONE
     c = choices_by_label(b, "d", attack_info(b, "a", "d", "sword"))
