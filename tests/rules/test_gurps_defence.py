@@ -28,8 +28,8 @@ from game.rules.gurps.defence import (
     reach_limit_yards,
     retreat_block_reason,
 )
-from game.rules.gurps.state import defence_record
 from game.rules.gurps.ruleset import GurpsRuleset
+from game.rules.gurps.state import defence_record
 from game.rules.gurps.stats import GurpsStats
 from tests.rules.test_gurps_common import BOW, SWORD, attack_info, choices_by_label, duel, mk, profiles
 

@@ -49,8 +49,8 @@ from game.rules.gurps.defence import (
     may_repeat,
     no_defence_reason,
 )
-from game.rules.gurps.state import defence_record, turn_record
 from game.rules.gurps.options import GurpsOptions
+from game.rules.gurps.state import defence_record, turn_record
 from game.rules.gurps.stats import GurpsStats, GurpsWeapon
 
 AOD = "all_out_defence"
@@ -175,7 +175,8 @@ class GurpsReactions(GurpsCore):
             and battle.posture(f) not in LYING_DOWN
             and gap_yards(battle, f, target) <= step * battle.yards_per_inch + 1e-9
         )
-        for acrobatic in (False, True) if acro is not None and not defence_record(battle, f).acrobatic else (False,):
+        acrobatics = acro is not None and not defence_record(battle, f).acrobatic
+        for acrobatic in (False, True) if acrobatics else (False,):
             for drop in (False, True) if can_drop else (False,):
                 deff = eff + (DROP_DODGE if drop else 0)
                 extra = (Modifier("dodge and drop", DROP_DODGE, "defence"),) if drop else ()
