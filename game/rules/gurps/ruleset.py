@@ -59,13 +59,8 @@ from game.core.commands import Attack, Maneuver, Modifier, Option
 from game.dice.gurps import attack_outcomes, hits_scored, judge, p_success
 from game.rules.base import Ruleset, StrictModel, UnitSetup
 from game.rules.gurps.damage import HP, injury_pmf
-from game.rules.gurps.defence import (
-    best_stages,
-    defence_choices,
-    gap_yards,
-    landing_odds,
-    reach_limit_yards,
-)
+from game.rules.gurps.defence import gap_yards, landing_odds, reach_limit_yards
+from game.rules.gurps.options import GurpsOptions
 from game.rules.gurps.reactions import AIM, AOD, STEP_MANEUVERS, GurpsReactions
 from game.rules.gurps.state import turn_record
 from game.rules.gurps.stats import (
@@ -174,6 +169,8 @@ class GurpsRuleset(GurpsReactions, Ruleset):
         Reaction("block", defence_event("block")),
         Reaction("acrobatic dodge", defence_event(acrobatic=True)),
     )
+    Options: ClassVar[type[StrictModel]] = GurpsOptions
+    options: GurpsOptions
 
     @classmethod
     def default_stats(cls) -> GurpsStats:
@@ -340,8 +337,7 @@ class GurpsRuleset(GurpsReactions, Ruleset):
         halved = self._halved(battle, w, sight)
         p_pen, expected = _injury_summary(dice, adds, w.dmg.type, tstats.dr, halved)
         info = self.attack_info(battle, uid, w, sight)
-        choices = defence_choices(battle, target, info)
-        stages = best_stages(choices, turn_record(battle, target).maneuver == AOD)
+        stages = self.best_defences(battle, target, info)
         key = tuple((c.kind == "dodge", c.effs) for c in stages)
         p_hurt, hits = _hurt_odds(eff, w.rof, w.recoil, key, p_pen)
         return p_hurt, expected, hits
