@@ -160,10 +160,9 @@ class GurpsRuleset(GurpsReactions, Ruleset):
     name: ClassVar[str] = "gurps"
     source: ClassVar[str] = "gurps-active-defense.txt"
     Stats: ClassVar[type[StrictModel]] = GurpsStats
-    # "You can retreat only once during your turn" (an attempt counts, even if the roll to
-    # retreat from the ground fails), and not after a sacrificial dodge ("since you moved, you
-    # cannot retreat ... before your next turn"); "You may attempt to block only one attack per
-    # turn"; an acrobatic dodge "once during your turn".
+    # Once per own turn (gurps-active-defense.txt; ledger G63, G28, G54, G18): one retreat (an
+    # attempt counts), none after a sacrificial dodge until the unit's next turn, one block, one
+    # acrobatic dodge.
     reaction_limits: ClassVar[tuple[Reaction, ...]] = (
         Reaction("retreat", defence_event(retreat=True), spent_by=defence_event("sacrificial dodge")),
         Reaction("block", defence_event("block")),
