@@ -9,16 +9,19 @@ given ``rng``; it reads only the view and the options.
   with the exact ``p_success`` the ruleset attached (retreat, drop and acrobatic bonuses
   and any roll that comes first included). ``stakes`` grows as the defender's health
   runs out (a hit that may finish it is worth more to stop). Costs: the AP the defence
-  spends (``detail["ap"]``); for a dodge-and-drop, lying prone afterwards
+  spends (``detail["ap"]``); the actions of the unit's own turn it gives up
+  (``detail["forfeits"]``, e.g. a Cortex declaration); for a dodge-and-drop, lying prone afterwards
   (:data:`DROP_COST`, less the cover lying down buys where it stands); for a bonus the unit
   may use once until its next turn (a GURPS retreat, an Acrobatic Dodge), what keeping it
   would be worth: the same gain in ``p_success`` times the chance that another enemy attacks
   it before its next turn and hits (:func:`spent_bonus_cost`). A retreat's score also counts
-  the cover of its best legal point. The highest score wins; "no defence" scores 0.
-- Retreat points and dodge moves: the legal point (a sample of the region plus
-  the current spot) that minimizes :func:`~game.ai.tactics.threat`: how much of
-  the unit every enemy that can see it would see there, nearer enemies
-  weighted more. A dodge move is taken only if it lowers that threat.
+  the cover of its best legal point. The highest score wins, then the least
+  ``detail["expected_damage"]`` (AFF protections); "no defence" scores 0.
+- Retreat points: the legal point (a sample of the region plus the current spot)
+  that minimizes :func:`~game.ai.tactics.threat`: how much of the unit every enemy
+  that can see it would see there, nearer enemies weighted more. Dodge moves:
+  :func:`game.ai.dodge_move.dodge_move`, the same measure over rings and samples of
+  the 2" region, taken only if it lowers the threat.
 - Follow: follow to the legal point nearest the retreating unit (keeping melee
   contact), else stay.
 - Interpose (a sacrificial dodge for a friend): by expected harm. A hit costs a unit its
@@ -39,6 +42,7 @@ import math
 import numpy as np
 
 from game.ai import tactics as t
+from game.ai.dodge_move import dodge_move
 from game.ai.random_policy import random_policy
 from game.core.commands import Command, Decision, Defend, Option
 from game.engine.view import MatchView
@@ -46,14 +50,14 @@ from game.rules.gurps.commands import Follow, Interpose
 
 #: Score lost per AP a defence spends (AP are the unit's next actions).
 AP_COST = 0.04
+#: Score lost per action of the unit's own turn a defence gives up (about one attack's worth).
+FORFEIT_COST = 0.3
 #: Score lost by a dodge-and-drop: the unit lies prone until it spends a turn getting up.
 DROP_COST = 0.20
 #: Score of a retreat per unit of threat its best point removes.
 RETREAT_COVER_WEIGHT = 0.05
 #: Candidate points sampled per point choice.
 SAMPLES = 16
-#: A dodge move must lower the threat by this much to be worth taking.
-MOVE_GAIN = 0.05
 #: Chance that an enemy's later attack (before the defender's next turn) succeeds, so that a
 #: once-per-turn defence bonus kept for it would be used.
 LATER_HIT = 0.5
@@ -66,7 +70,7 @@ def react(view: MatchView, decision: Decision, rng: np.random.Generator) -> Comm
     """A legal answer to a reaction decision (see the module docstring)."""
     kind = decision.kind
     if kind == "dodge_move":
-        cmd = _dodge_move(view, decision, rng)
+        cmd = dodge_move(view, decision, rng)
     elif kind == "follow":
         cmd = _follow(view, decision, rng)
     elif kind == "interpose":
@@ -85,7 +89,10 @@ def stakes(view: MatchView, uid: str) -> float:
 def defence_score(view: MatchView, opt: Option, uid: str) -> float:
     """``p_success × stakes − costs`` of one defence option (no point bonus)."""
     p = float(opt.p_success or 0.0)
-    score = p * stakes(view, uid) - AP_COST * float((opt.detail or {}).get("ap", 0))
+    d = opt.detail or {}
+    score = (
+        p * stakes(view, uid) - AP_COST * float(d.get("ap", 0)) - FORFEIT_COST * float(d.get("forfeits", 0))
+    )
     if getattr(opt.command, "drop", False):
         score -= DROP_COST
     return score
@@ -153,7 +160,7 @@ def spent_bonus_cost(
 
 def _defend(view: MatchView, decision: Decision, rng: np.random.Generator) -> Command | None:
     uid = decision.unit
-    scored: list[tuple[float, int, Option, t.Point | None]] = []
+    scored: list[tuple[float, float, int, Option, t.Point | None]] = []
     threat_here: float | None = None
     attacker = (decision.context or {}).get("attacker")
     q_melee, q_any = later_attack_odds(view, uid, attacker if isinstance(attacker, str) else None)
@@ -180,11 +187,12 @@ def _defend(view: MatchView, decision: Decision, rng: np.random.Generator) -> Co
                 continue
             point, there = got
             score += RETREAT_COVER_WEIGHT * (threat_here - there)
-        scored.append((score, -i, opt, point))
+        harm = -float((opt.detail or {}).get("expected_damage", 0.0))
+        scored.append((score, harm, -i, opt, point))
     if not scored:
         return None
-    scored.sort(key=lambda s: (s[0], s[1]), reverse=True)
-    _, _, opt, point = scored[0]
+    scored.sort(key=lambda s: (s[0], s[1], s[2]), reverse=True)
+    _, _, _, opt, point = scored[0]
     return opt.with_point(point) if opt.point_field is not None else opt.command
 
 
@@ -222,21 +230,6 @@ def best_cover_point(
 
 
 # --------------------------------------------------------------------------- moves
-def _dodge_move(view: MatchView, decision: Decision, rng: np.random.Generator) -> Command | None:
-    uid = decision.unit
-    stay = next((o for o in decision.options if o.point_field is None), None)
-    move = next((o for o in decision.options if o.point_field is not None and o.region is not None), None)
-    if move is None:
-        return stay.command if stay is not None else None
-    got = best_cover_point(view, uid, move, rng)
-    if got is None:
-        return stay.command if stay is not None else None
-    point, there = got
-    if stay is not None and there > _threat_here(view, uid) - MOVE_GAIN:
-        return stay.command
-    return move.with_point(point)
-
-
 def _nearest_legal(view: MatchView, opt: Option, rng: np.random.Generator, goal: t.Point) -> t.Point | None:
     pts = t.candidates(opt, rng, SAMPLES)
     if len(pts) == 0:
