@@ -160,6 +160,10 @@ class App:
             self.tick(pg.event.get())
             pg.display.flip()
             clock.tick(FPS)
+        self.close()
+
+    def close(self) -> None:
+        """Stop the renderer's background work and close the match's world."""
         self.renderer.close()
         self.session.close()
 
