@@ -27,7 +27,7 @@ from game.render.camera import Camera
 from game.render.inspect import path_preview, resolve_point
 from game.render.renderer import Renderer
 from game.render.scene import CachedView
-from game.render.ui import ACTION_KEYS, KEYED_ROWS, OVERLAY_KEYS, UiState, menu_rows
+from game.render.ui import ACTION_KEYS, DIGIT_ROWS, KEYED_ROWS, OVERLAY_KEYS, UiState, menu_rows
 
 #: A click within this many pixels of a region snaps onto it.
 SNAP_PX = 10.0
@@ -159,7 +159,7 @@ class InputHandler:
         elif t == pygame.MOUSEWHEEL:
             self._wheel(event.y)
         elif t == pygame.KEYDOWN:
-            return self._key(event.key)
+            return self._key(event.key, getattr(event, "mod", 0))
         return None
 
     def _motion(self, pos: tuple[int, int], rel: tuple[int, int]) -> None:
@@ -328,7 +328,7 @@ class InputHandler:
         return None
 
     # ------------------------------------------------------------------ keys
-    def _key(self, key: int) -> Any:
+    def _key(self, key: int, mod: int = 0) -> Any:
         ui = self.ui
         if key in self._overlay_keys:
             ui.toggle(self._overlay_keys[key])
@@ -337,7 +337,7 @@ class InputHandler:
         if key in _DIGITS:
             d = self.my_decision()
             rows = menu_rows(d, ui)
-            r = _DIGITS[key]
+            r = _DIGITS[key] + (DIGIT_ROWS if mod & pygame.KMOD_SHIFT else 0)
             if d is not None and r < min(len(rows), KEYED_ROWS):
                 return self.choose(rows[r])
             return None

@@ -3,7 +3,8 @@
 Contract: a script is one action per line; ``#`` starts a comment, blank lines are skipped.
 
 - ``key NAME``: press and release the key ``NAME`` (a pygame key name, as
-  ``pygame.key.key_code`` reads it: ``return``, ``e``, ``1``, ``escape``, ``f5`` ...).
+  ``pygame.key.key_code`` reads it: ``return``, ``e``, ``1``, ``escape``, ``f5`` ...);
+  ``key shift+NAME`` holds Shift (``key shift+1`` chooses the eleventh option).
 - ``click X Y`` / ``click UNIT``: move the mouse to table point (X, Y) in inches (or to the centre
   of unit ``UNIT``) and left-click there; ``rclick`` right-clicks (face that way).
 - ``hover X Y`` / ``hover UNIT``: move the mouse there without clicking (the target under the
@@ -91,7 +92,7 @@ def parse_script(text: str, name: str = "script") -> list[Action]:
             try:
                 with warnings.catch_warnings():  # names resolve without a started display
                     warnings.simplefilter("ignore")
-                    pygame.key.key_code(args[0])
+                    pygame.key.key_code(_key_name(args[0])[0])
             except ValueError:
                 raise act.fail(
                     f"unknown key name {args[0]!r} (a pygame key name, e.g. return, e, 1)"
@@ -104,6 +105,13 @@ def parse_script(text: str, name: str = "script") -> list[Action]:
             raise act.fail(f"shot name {args[0]!r} must be letters, digits, '.', '_' or '-'")
         actions.append(act)
     return actions
+
+
+def _key_name(arg: str) -> tuple[str, bool]:
+    """(pygame key name, shift held) of a ``key`` argument."""
+    if arg.lower().startswith("shift+") and len(arg) > len("shift+"):
+        return arg[len("shift+") :], True
+    return arg, False
 
 
 def read_script(path: str | Path) -> list[Action]:
@@ -157,8 +165,13 @@ class ScriptRunner:
 
     def _do_key(self, act: Action) -> None:
         pg = self.pg
-        code = pg.key.key_code(act.args[0])
-        common = {"key": code, "mod": 0, "unicode": "", "scancode": 0}
+        name, shift = _key_name(act.args[0])
+        common = {
+            "key": pg.key.key_code(name),
+            "mod": pg.KMOD_SHIFT if shift else 0,
+            "unicode": "",
+            "scancode": 0,
+        }
         self._tick(pg.event.Event(pg.KEYDOWN, **common))
         self._tick(pg.event.Event(pg.KEYUP, **common))
 

@@ -97,8 +97,17 @@ KEY_LABELS: dict[str, str] = {
     "down": "arrows",
 }
 
-#: Number of option rows that number keys reach (1-9, then 0 for the tenth).
-KEYED_ROWS = 10
+#: Number of option rows that number keys reach: 1-9 and 0 for the first ten, then Shift+1 ..
+#: Shift+0 for the next ten (:func:`row_key`).
+DIGIT_ROWS = 10
+KEYED_ROWS = 2 * DIGIT_ROWS
+
+
+def row_key(row: int) -> tuple[int, bool] | None:
+    """(digit, shift) that chooses the ``row``-th listed option, or None past the twentieth."""
+    if not 0 <= row < KEYED_ROWS:
+        return None
+    return (row % DIGIT_ROWS + 1) % 10, row >= DIGIT_ROWS
 
 
 @dataclass
@@ -176,7 +185,7 @@ def help_rows(overlays: set[str]) -> list[tuple[str, str, str]]:
         ("Keys", " ".join(keys) if group == "pan" else ", ".join(keys), texts[group])
         for group, keys in grouped.items()
     ]
-    rows.append(("Keys", "1-9, 0", "choose a numbered option in the panel"))
+    rows.append(("Keys", "1-9, 0, Shift+1-0", "choose a numbered option in the panel (Shift: 11th-20th)"))
     for key, name in OVERLAY_KEYS.items():
         state = "on" if name in overlays else "off"
         rows.append(("Overlays (key toggles)", key.upper(), f"[{state}] {name}: {OVERLAYS[name]}"))
