@@ -201,6 +201,8 @@ class Renderer:
             draw_path(surface, self.text, cam, preview.points, preview.label, preview.reason is None)
         if ui.armed is not None and ui.hover is not None and ui.point_ok is not None:
             draw_cross(surface, cam, ui.hover, ui.point_ok)
+        if viewer is not None and ("sight" in on or "threat" in on):
+            self._legend(surface, map_rect)
         if ui.message:
             self._message(surface, map_rect, ui)
         surface.set_clip(None)
@@ -443,6 +445,22 @@ class Renderer:
         pygame.draw.rect(surface, colors.PANEL, box, border_radius=5)
         surface.blit(img, img.get_rect(center=box.center))
 
+    def _legend(self, surface: pygame.Surface, map_rect: pygame.Rect) -> None:
+        """The cover scale, top left of the map: one swatch and name per level."""
+        x, y = map_rect.x + 8, map_rect.y + 6
+        items = [(str(level), c) for level, c in colors.COVER_COLORS.items()]
+        w = 50 + sum(16 + self.text.width(name, 13) + 8 for name, _ in items)
+        box = pygame.Rect(x - 4, y - 3, w, 20)
+        shade = pygame.Surface(box.size, pygame.SRCALPHA)
+        shade.fill((16, 18, 22, 190))
+        surface.blit(shade, box)
+        self.text.draw(surface, "cover:", (x, y), 13, colors.PANEL_DIM)
+        x += 46
+        for name, c in items:
+            pygame.draw.rect(surface, c, (x, y + 2, 12, 10))
+            self.text.draw(surface, name, (x + 15, y), 13, colors.PANEL_TEXT)
+            x += 16 + self.text.width(name, 13) + 8
+
     def _help(self, surface: pygame.Surface, map_rect: pygame.Rect, ui: UiState) -> None:
         box = map_rect.inflate(-30, -30)
         shade = pygame.Surface(box.size, pygame.SRCALPHA)
@@ -464,7 +482,7 @@ class Renderer:
         y += 4
         self.text.draw(
             surface,
-            "Cover levels (sight fans; the threat map goes red to green)",
+            "Cover levels (sight fans, target line and threat map: one scale)",
             (x, y),
             17,
             colors.PANEL_ACCENT,

@@ -21,12 +21,13 @@ Point = tuple[float, float]
 
 #: Overlay name -> what it shows (help text and ``skirmish render --overlays``).
 OVERLAYS: dict[str, str] = {
-    "sight": "sight fans from the selected unit to every enemy, coloured by cover level",
+    "sight": "sight fans from the selected unit to every enemy, coloured by cover level "
+    "(red: in the open .. green: near-total)",
     "silhouette": "hidden (dark) and exposed (light) parts of the target's silhouette",
     "cover-units": "units in the way of the selected unit's shots, outlined in orange",
-    "arcs": "front / side / rear arcs of the selected unit and the target",
+    "arcs": "front (light) / side (grey) / rear (dark) arcs of the selected unit and the target",
     "retreat": "legal retreat region of a pending defence",
-    "dodge": "legal dodge-move disc (and interposition points) of a pending reaction",
+    "dodge": "legal dodge-move disc (violet; and interposition points) of a pending reaction",
     "move": "move and step regions of the unit whose turn it is",
     "threat": "threat map: how many enemies see each point (opacity), its cover from the most exposing one "
     "(red: in the open .. green: near-total)",

@@ -108,3 +108,21 @@ def test_shift_digit_chooses_the_eleventh_option(pg):
     else:
         assert app.ui.armed == rows[10]
     app.close()
+
+
+def test_short_labels_and_one_cover_scale():
+    from components.sight import CoverLevel
+    from game.render import colors
+    from game.render.units import short_label
+
+    assert [short_label(u) for u in ("red-m2", "blue-3", "vasco", "a-")] == ["rm2", "b3", "vasc", "a-"]
+    # the sight fans and the threat map share one scale: red in the open, green near-total
+    assert colors.THREAT_COLORS is colors.COVER_COLORS
+    assert colors.COVER_COLORS[CoverLevel.NONE][0] > colors.COVER_COLORS[CoverLevel.NONE][1]
+    assert colors.COVER_COLORS[CoverLevel.NEAR_TOTAL][1] > colors.COVER_COLORS[CoverLevel.NEAR_TOTAL][0]
+    # the dodge disc is no arc shade and no cover colour
+    dodge = colors.REGION_DODGE[:3]
+    assert (
+        dodge not in [c[:3] for c in colors.ARC_COLORS.values()] and dodge not in colors.COVER_COLORS.values()
+    )
+    assert all(c[0] == c[1] or abs(c[0] - c[1]) < 15 for c in colors.ARC_COLORS.values())  # greys
