@@ -9,6 +9,8 @@ Contract: a script is one action per line; ``#`` starts a comment, blank lines a
   of unit ``UNIT``) and left-click there; ``rclick`` right-clicks (face that way).
 - ``hover X Y`` / ``hover UNIT``: move the mouse there without clicking (the target under the
   cursor, the path preview).
+- ``drag X1 Y1 X2 Y2`` / ``drag UNIT X2 Y2``: press the left button there, move to (X2, Y2),
+  release (with the tape armed, ``key l``, this stretches the measuring tape).
 - ``wait``: run the window's frame loop until a human decision is pending or the match has
   ended (the AI sides and the reactions answer meanwhile).
 - ``shot NAME``: draw one complete frame (threat map and exact reach finished) and save the
@@ -41,6 +43,7 @@ ARITY: dict[str, tuple[int, int]] = {
     "click": (1, 2),
     "rclick": (1, 2),
     "hover": (1, 2),
+    "drag": (3, 4),
     "wait": (0, 0),
     "shot": (1, 1),
 }
@@ -101,6 +104,10 @@ def parse_script(text: str, name: str = "script") -> list[Action]:
             bad = [a for a in args if not _is_number(a)]
             if bad:
                 raise act.fail(f"{kind} X Y needs two numbers (inches), got {bad[0]!r}")
+        elif (kind == "drag" and not all(_is_number(a) for a in args[-2:])) or (
+            kind == "drag" and len(args) == 4 and not _is_number(args[0])
+        ):
+            raise act.fail("drag needs X1 Y1 X2 Y2 or UNIT X2 Y2 (inches)")
         elif kind == "shot" and not _SHOT_NAME.match(args[0]):
             raise act.fail(f"shot name {args[0]!r} must be letters, digits, '.', '_' or '-'")
         actions.append(act)
@@ -175,16 +182,17 @@ class ScriptRunner:
         self._tick(pg.event.Event(pg.KEYDOWN, **common))
         self._tick(pg.event.Event(pg.KEYUP, **common))
 
-    def _screen_point(self, act: Action) -> tuple[int, int]:
+    def _screen_point(self, act: Action, args: tuple[str, ...] | None = None) -> tuple[int, int]:
         app = self.app
-        if len(act.args) == 1:
-            uid = act.args[0]
+        args = act.args if args is None else args
+        if len(args) == 1:
+            uid = args[0]
             known = {u.id for u in app.view.units()}
             if uid not in known:
                 raise act.fail(f"no living unit {uid!r} (units: {', '.join(sorted(known))})")
             x, y = app.view.unit(uid).pos
         else:
-            x, y = float(act.args[0]), float(act.args[1])
+            x, y = float(args[0]), float(args[1])
         cam = app.renderer.camera
         sx, sy = cam.world_to_screen(x, y)
         pos = (round(sx), round(sy))
@@ -211,6 +219,16 @@ class ScriptRunner:
 
     def _do_rclick(self, act: Action) -> None:
         self._click(act, 3)
+
+    def _do_drag(self, act: Action) -> None:
+        pg = self.pg
+        a = self._screen_point(act, act.args[:-2])
+        b = self._screen_point(act, act.args[-2:])
+        self._move_to(a)
+        self._tick(pg.event.Event(pg.MOUSEBUTTONDOWN, pos=a, button=1))
+        rel = (b[0] - a[0], b[1] - a[1])
+        self._tick(pg.event.Event(pg.MOUSEMOTION, pos=b, rel=rel, buttons=(1, 0, 0)))
+        self._tick(pg.event.Event(pg.MOUSEBUTTONUP, pos=b, button=1))
 
     def _do_wait(self, act: Action) -> None:
         for _ in range(WAIT_FRAMES):

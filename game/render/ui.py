@@ -61,6 +61,7 @@ ACTION_KEYS: dict[str, tuple[str, str]] = {
     "q": ("posture_up", "stand up one posture"),
     "z": ("posture_down", "go down one posture"),
     "tab": ("next_unit", "select the next unit"),
+    "l": ("tape", "measuring tape: drag from a unit or a point (L again or Esc: put it away)"),
     "escape": ("cancel", "cancel the chosen option / close menus"),
     "h": ("help", "this help"),
     "f1": ("help", "this help"),
@@ -135,6 +136,8 @@ class UiState:
         point_ok: while an option is armed, whether the point under the cursor is legal.
         preview: path preview to the point under the cursor
             (a :class:`game.render.inspect.PathPreview`).
+        tape: the measuring tape shown: (start, end, unit it starts on), inches.
+        tape_on: L was pressed: a left drag stretches the tape instead of giving commands.
     """
 
     overlays: set[str] = field(default_factory=lambda: set(DEFAULT_OVERLAYS))
@@ -153,6 +156,8 @@ class UiState:
     request: str | None = None
     point_ok: bool | None = None
     preview: Any = None
+    tape: tuple[Point, Point, str | None] | None = None
+    tape_on: bool = False
 
     def say(self, text: str, error: bool = False) -> None:
         """Show ``text`` on the message line."""

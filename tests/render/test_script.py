@@ -131,7 +131,7 @@ def test_play_script_error_exits_2_naming_the_line(tmp_path, capsys):
     assert code == 2
     assert (
         err.strip()
-        == "error: script.txt:7: unknown action 'klick' (one of: key, click, rclick, hover, wait, shot)"
+        == "error: script.txt:7: unknown action 'klick' (one of: key, click, rclick, hover, drag, wait, shot)"
     )
 
 
