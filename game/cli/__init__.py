@@ -26,6 +26,8 @@ SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
     "odds": ("game.cli.odds", "odds", "Exact odds of a defence under a ruleset."),
     "battle": ("game.cli.battle", "battle", "Run headless AI-vs-AI battles."),
     "replay": ("game.cli.replay", "replay", "Verify (or view) a recorded battle."),
+    "reach": ("game.cli.reach", "reach", "The exact region a unit can move to."),
+    "path": ("game.cli.path", "path", "Whether a unit may move to a point, and the path."),
     "render": ("game.cli.render", "render", "Draw a scenario to a PNG."),
     "play": ("game.cli.play", "play", "Play a scenario in a window."),
     "rulesets": ("game.cli.rulesets", "rulesets", "List the rulesets and their options."),

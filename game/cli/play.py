@@ -10,17 +10,43 @@ Contract (DESIGN §4, issue 7):
   F5 / F9 save to / load from ``--save-file`` (default ``skirmish-save.json``);
   ``--load SAVE`` starts from a saved game.
 - The controls are listed in the window (H) and in ``docs/window.md``.
+- ``--script FILE`` plays the actions of FILE (:mod:`game.render.script`: ``key``, ``click``,
+  ``hover``, ``wait``, ``shot``) in the window and exits at its end; ``--headless`` runs the
+  same window code without a display (SDL's dummy video driver, set before pygame starts) and
+  needs ``--script``; ``--shots DIR`` is where ``shot NAME`` saves ``DIR/NAME.png``. A script
+  error names its line (``script.txt:7: unknown action 'klick'``) and exits 2.
+- Without ``--headless`` and without a display (Linux: neither ``DISPLAY`` nor
+  ``WAYLAND_DISPLAY`` set, and no ``SDL_VIDEODRIVER`` chosen) ``play`` exits 2 at once with one
+  line saying so, instead of failing or hanging invisibly.
 - Bad input (missing or invalid scenario, unknown ruleset or policy, a malformed size, plain
   pygame instead of pygame-ce) exits 2 with one line before any window opens.
 """
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 
 import click
 
 from game.cli.render import parse_size
+from game.core.errors import SkirmishError
+
+
+def no_display_reason(env: dict[str, str] | None = None, platform: str | None = None) -> str | None:
+    """Why a window cannot open here (None if it can): on Linux, no X11 or Wayland display and no
+    SDL video driver chosen."""
+    env = dict(os.environ) if env is None else env
+    platform = sys.platform if platform is None else platform
+    if not platform.startswith("linux"):
+        return None
+    if env.get("DISPLAY") or env.get("WAYLAND_DISPLAY") or env.get("SDL_VIDEODRIVER"):
+        return None
+    return (
+        "no display to open a window on (neither DISPLAY nor WAYLAND_DISPLAY is set); "
+        "use --headless --script FILE to play without one"
+    )
 
 
 def _controller(value: str | None, option: str) -> str | None:
@@ -57,6 +83,20 @@ def _controller(value: str | None, option: str) -> str | None:
     type=click.Path(dir_okay=False, path_type=Path),
     help="Continue a saved game (F5 writes one); SCENARIO must be the file it was saved from.",
 )
+@click.option(
+    "--script",
+    "script_path",
+    default=None,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Play the actions in FILE (key, click, hover, wait, shot), then exit.",
+)
+@click.option(
+    "--shots",
+    default=None,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Folder where the script's 'shot NAME' saves NAME.png.",
+)
+@click.option("--headless", is_flag=True, help="Run without a display (needs --script).")
 def play(
     scenario: Path,
     ruleset: str | None,
@@ -66,12 +106,30 @@ def play(
     size: str,
     save_file: Path,
     load_path: Path | None,
+    script_path: Path | None,
+    shots: Path | None,
+    headless: bool,
 ) -> None:
     """Play SCENARIO in a window."""
+    if headless:
+        if script_path is None:
+            raise SkirmishError("--headless needs --script FILE (nobody could play otherwise)")
+        # before pygame starts its video: the window code then draws on SDL's dummy display
+        os.environ["SDL_VIDEODRIVER"] = "dummy"
+        os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+    else:
+        reason = no_display_reason()
+        if reason is not None:
+            raise SkirmishError(reason)
     from game.render import require_pygame_ce
 
     require_pygame_ce()
     dims = parse_size(size)
+    actions = None
+    if script_path is not None:
+        from game.render.script import read_script
+
+        actions = read_script(script_path)  # every line is checked before the window opens
     first, second = _controller(red, "--red"), _controller(blue, "--blue")
     from game.ai import policy_names
     from game.render.window import App
@@ -97,4 +155,16 @@ def play(
     if load_path is None:
         match = Setup(ruleset=ruleset, seed=seed, controllers=controllers).build(spec)
     # The window plays the match through a game.tools.session.Session with these controllers.
-    App(match, controllers, size=dims, save_path=save_file).run()
+    app = App(match, controllers, size=dims, save_path=save_file)
+    if actions is None:
+        app.run()
+        return
+    from game.render.script import ScriptRunner
+
+    runner = ScriptRunner(app, shots)
+    try:
+        runner.run(actions)
+    finally:
+        app.close()
+    for path in runner.saved:
+        click.echo(f"wrote {path}")

@@ -15,6 +15,10 @@ Contract (DESIGN §4, issue 7):
   first / second side); ``--until KIND`` keeps
   going until a decision of that kind (``turn``, ``defence``, ``dodge_move``, ``follow``,
   ``interpose``) is pending, which shows reaction regions such as a retreat or a dodge disc.
+- ``--true-scale --dpi N`` draws the table at exactly N pixels per table inch (the picture is as
+  large as the table needs, plus the panel) and writes N dpi into the PNG (``pHYs``), so one
+  table inch prints as one inch: a printable battle map. ``--dpi`` is 10 .. 200; ``--size`` is
+  then ignored.
 - Runs with ``SDL_VIDEODRIVER=dummy`` (no window). The PNG is written atomically: a temp file
   in the target folder renamed over ``FILE`` (nothing half-written on failure). Prints
   ``wrote FILE (W x H)``.
@@ -51,6 +55,35 @@ def parse_size(text: str) -> tuple[int, int]:
     if not (640 <= w <= 8192 and 420 <= h <= 8192):
         raise click.BadParameter(f"{w}x{h} is outside 640x420 .. 8192x8192", param_hint="--size")
     return w, h
+
+
+#: Pixels of table edge around a true-scale map.
+TRUE_SCALE_MARGIN_PX = 24
+
+
+def true_scale_size(width: float, height: float, dpi: int) -> tuple[int, int]:
+    """Picture size that holds a ``width`` x ``height`` inch table at ``dpi`` pixels per inch
+    beside the panel."""
+    import math
+
+    from game.render.panel import PANEL_W
+
+    w = math.ceil(width * dpi) + 2 * TRUE_SCALE_MARGIN_PX + PANEL_W
+    h = max(420, math.ceil(height * dpi) + 2 * TRUE_SCALE_MARGIN_PX)
+    if w > 20_000 or h > 20_000:
+        raise click.BadParameter(
+            f"a {width:g} x {height:g} in table at {dpi} dpi is {w} x {h} px (over 20000)", param_hint="--dpi"
+        )
+    return w, h
+
+
+def pin_true_scale(renderer: object, dpi: int) -> None:
+    """Set the renderer's camera to exactly ``dpi`` pixels per table inch, the table's corner
+    :data:`TRUE_SCALE_MARGIN_PX` inside the map area."""
+    cam = renderer.camera  # type: ignore[attr-defined]
+    cam.scale = float(dpi)
+    cam.origin_x = -TRUE_SCALE_MARGIN_PX / float(dpi)
+    cam.origin_y = -TRUE_SCALE_MARGIN_PX / float(dpi)
 
 
 def parse_overlays(text: str | None) -> set[str]:
@@ -117,6 +150,14 @@ def advance(session: Session, steps: int, until: str | None) -> int:
     "--red", default=None, help="AI policy of the first side for --steps/--until [default: the scenario's]."
 )
 @click.option("--blue", default=None, help="AI policy of the second side [default: the scenario's].")
+@click.option("--true-scale", is_flag=True, help="One table inch = one printed inch (with --dpi).")
+@click.option(
+    "--dpi",
+    type=click.IntRange(10, 200),
+    default=100,
+    show_default=True,
+    help="Pixels per inch for --true-scale.",
+)
 def render(
     scenario: Path,
     out: Path,
@@ -130,6 +171,8 @@ def render(
     until: str | None,
     red: str | None,
     blue: str | None,
+    true_scale: bool,
+    dpi: int,
 ) -> None:
     """Draw SCENARIO as the window shows it, to a PNG file."""
     from game.render.png import init_headless
@@ -163,10 +206,15 @@ def render(
                 raise UnknownName(f"{name}: no unit {uid!r} in {scenario}; units are {', '.join(ids)}")
         advance(session, steps, until)
         ui = UiState(overlays=shown, selected=from_id, target=target)
+        if true_scale:
+            dims = true_scale_size(spec.width, spec.height, dpi)
         renderer = Renderer(session.view, dims)
+        if true_scale:
+            pin_true_scale(renderer, dpi)
         surface = draw_frame(renderer, ui, humans=spec.sides, controllers=dict(session.match.controllers))
         try:
-            write_png(surface, out)
+            write_png(surface, out, dpi=dpi if true_scale else None)
         except OSError as e:
             raise click.ClickException(f"cannot write {out}: {e.strerror or e}") from None
-    click.echo(f"wrote {out} ({dims[0]} x {dims[1]})")
+    scale = f", {dpi} dpi: 1 table inch = 1 printed inch" if true_scale else ""
+    click.echo(f"wrote {out} ({dims[0]} x {dims[1]}{scale})")

@@ -1112,13 +1112,14 @@ class NavMesh:
         """Points reachable from ``start`` by a legal path of length at most ``max_length``.
 
         The geodesic disc: the union, over graph nodes v whose shortest-path distance L_v is below
-        ``max_length``, of the points visible from v within ``max_length - L_v``. An inner
-        approximation for drawing; legality of a particular goal is decided by :meth:`path`.
-
-        A shortest path only bends at v round v's own corner, so from each node only the thin
-        sector between the incoming direction and v's corner can add points (everything else is
-        reached more cheaply without bending at v); computing just that sector makes this
-        several times faster than full visibility discs.
+        ``max_length``, of the points visible from v within ``max_length - L_v`` (each a full
+        star, :meth:`_star`). A goal is legal exactly when :meth:`path` finds a path of length at
+        most ``max_length``, i.e. when it is visible from some node v within ``max_length - L_v``:
+        this union is that set, up to the chords of the polygonal discs (an inner band of
+        ``max_length * (1 - cos(pi / DISC_SEGMENTS))`` at the rim). Restricting each node to the
+        sector a path can bend into there (as this did before) left holes of legal points
+        between the sectors of neighbouring nodes round a unit's base (issue 19: 240 holes in
+        red-m2's reach on firing-line), so every node contributes its whole star.
         """
         r = _check_radius(radius)
         s = _pt(start)
@@ -1129,30 +1130,11 @@ class NavMesh:
         st = self._static(r)
         qg = self._query_graph(st, r, bl, range(len(bl)), s[None])
         src = len(qg.coords) - 1
-        stars = []
-        for v, (d, parent) in sorted(self._dijkstra(qg, src, length).items()):
-            sector = None if v == src else self._bend_sector(qg, parent, v)
-            # contact tangent points (see _contact) have no ring directions: a full star there
-            tangent_point = v >= qg.n_static and not qg.up[v].any() and not qg.un[v].any()
-            if v == src or sector is not None or tangent_point:
-                stars.append(self._star(st, qg.coords[v], length - d, bl, sector, known_free=True))
+        stars = [
+            self._star(st, qg.coords[v], length - d, bl, None, known_free=True)
+            for v, (d, _parent) in sorted(self._dijkstra(qg, src, length).items())
+        ]
         return polygonal(shapely.union_all([g for g in stars if not g.is_empty]))
-
-    @staticmethod
-    def _bend_sector(qg: _QueryGraph, parent: int, v: int) -> tuple[float, float] | None:
-        """(start angle, signed width) of the directions in which a path arriving at node ``v``
-        from ``parent`` can leave by bending round v's corner, or None if there are none."""
-        d = qg.coords[v] - qg.coords[parent]
-        if math.hypot(d[0], d[1]) < 1e-12:
-            return None
-        best = None
-        for e in (qg.up[v], qg.un[v]):
-            ang = math.atan2(d[0] * e[1] - d[1] * e[0], d[0] * e[0] + d[1] * e[1])
-            if abs(ang) > 1e-12 and (best is None or abs(ang) < abs(best)):
-                best = ang
-        if best is None:
-            return None
-        return math.atan2(d[1], d[0]), best
 
     def __repr__(self) -> str:
         return f"NavMesh({len(self.obstacle_ids)} obstacles, {self.width:g}x{self.height:g})"

@@ -40,7 +40,8 @@ HEALTH_LOW: RGB = (230, 70, 60)
 HIDDEN_PART: RGB = (70, 70, 78)
 EXPOSED_PART: RGB = (250, 240, 200)
 REGION_RETREAT: RGBA = (90, 170, 255, 90)
-REGION_DODGE: RGBA = (120, 255, 160, 90)
+#: Violet: not a cover colour and not an arc shade, so the disc never reads as either.
+REGION_DODGE: RGBA = (190, 120, 255, 90)
 REGION_MOVE: RGBA = (255, 255, 255, 40)
 REGION_EDGE: RGB = (200, 230, 255)
 #: Silhouette wedges on the map: rays that see part of the target / none of it.
@@ -51,36 +52,31 @@ WEDGE_HIDDEN: RGBA = (20, 20, 30, 110)
 NAMED_SIDES: dict[str, RGB] = {"red": (214, 58, 52), "blue": (52, 110, 226)}
 EXTRA_SIDES: tuple[RGB, ...] = ((236, 196, 40), (150, 84, 210), (40, 190, 190), (235, 130, 40))
 
-#: Sight-fan colour per cover level: green (clear shot) through red, grey for no line of sight.
+#: THE cover scale, one colour per cover level, for every overlay that shows cover (sight fans,
+#: the target line, the threat map) and its legend: red in the open, through orange and yellow,
+#: to green for near-total cover; grey for no line of sight. A colour means the same cover
+#: wherever it appears (issue 19: the fans and the threat map used opposite scales).
 COVER_COLORS: dict[CoverLevel, RGB] = {
-    CoverLevel.NONE: (70, 230, 90),
-    CoverLevel.LIGHT: (180, 235, 70),
-    CoverLevel.MEDIUM: (250, 210, 50),
-    CoverLevel.HEAVY: (250, 130, 40),
-    CoverLevel.NEAR_TOTAL: (230, 50, 50),
-    CoverLevel.TOTAL: (110, 110, 120),
-}
-
-#: Threat-map colour per cover level of the most exposing enemy: red (in the open) to green
-#: (near-total cover); points no enemy sees are left clear.
-THREAT_COLORS: dict[CoverLevel, RGB] = {
     CoverLevel.NONE: (235, 50, 40),
     CoverLevel.LIGHT: (245, 130, 40),
     CoverLevel.MEDIUM: (245, 210, 50),
     CoverLevel.HEAVY: (170, 225, 70),
     CoverLevel.NEAR_TOTAL: (80, 210, 110),
-    CoverLevel.TOTAL: (0, 0, 0),
+    CoverLevel.TOTAL: (110, 110, 120),
 }
+#: The threat map uses the cover scale (its TOTAL points are never drawn: no enemy sees them).
+THREAT_COLORS: dict[CoverLevel, RGB] = COVER_COLORS
 #: Threat-map alpha: this much for the first enemy that sees a point, plus this per further enemy.
 THREAT_ALPHA_FIRST = 60
 THREAT_ALPHA_EACH = 16
 THREAT_ALPHA_MAX = 150
 
-#: Facing-arc sector colours (front, side, rear).
+#: Facing-arc sector shades (front light, side mid, rear dark): grey, so they never read as
+#: cover levels or as a region.
 ARC_COLORS: dict[Arc, RGBA] = {
-    Arc.FRONT: (90, 220, 120, 60),
-    Arc.SIDE: (250, 210, 60, 60),
-    Arc.REAR: (240, 70, 60, 70),
+    Arc.FRONT: (235, 235, 235, 55),
+    Arc.SIDE: (150, 150, 160, 60),
+    Arc.REAR: (15, 15, 25, 110),
 }
 
 #: Obstacle shade end points: the lowest obstacles are light sand, the tallest dark stone.

@@ -27,7 +27,7 @@ from game.render.camera import Camera
 from game.render.inspect import path_preview, resolve_point
 from game.render.renderer import Renderer
 from game.render.scene import CachedView
-from game.render.ui import ACTION_KEYS, KEYED_ROWS, OVERLAY_KEYS, UiState, menu_rows
+from game.render.ui import ACTION_KEYS, DIGIT_ROWS, KEYED_ROWS, OVERLAY_KEYS, UiState, menu_rows
 
 #: A click within this many pixels of a region snaps onto it.
 SNAP_PX = 10.0
@@ -75,6 +75,7 @@ class InputHandler:
         self._decision: Decision | None = None
         self._drag_from: tuple[int, int] | None = None
         self._dragged = False
+        self._taping = False
         self._mouse: tuple[int, int] = (0, 0)
         self._dirty = True
         self.sync_decision()
@@ -148,8 +149,13 @@ class InputHandler:
             self._motion(event.pos, event.rel)
         elif t == pygame.MOUSEBUTTONDOWN:
             self._mouse = event.pos
+            if event.button == 1 and self.ui.tape_on:
+                self._tape_start(event.pos)
+                return None
             if event.button == 1:
                 return self._left_click(event.pos)
+        elif t == pygame.MOUSEBUTTONUP and event.button == 1 and self._taping:
+            self._taping = False
             if event.button in (2, 3):
                 self._drag_from, self._dragged = event.pos, False
         elif t == pygame.MOUSEBUTTONUP and event.button in (2, 3):
@@ -159,11 +165,23 @@ class InputHandler:
         elif t == pygame.MOUSEWHEEL:
             self._wheel(event.y)
         elif t == pygame.KEYDOWN:
-            return self._key(event.key)
+            return self._key(event.key, getattr(event, "mod", 0))
         return None
+
+    def _tape_start(self, pos: tuple[int, int]) -> None:
+        if not self.camera.in_viewport(*pos):
+            return
+        w = self.camera.screen_to_world(*pos)
+        unit = self.unit_at(w)
+        start = self.view.unit(unit).pos if unit is not None else w
+        self.ui.tape = (start, w, unit)
+        self._taping = True
 
     def _motion(self, pos: tuple[int, int], rel: tuple[int, int]) -> None:
         self._mouse = pos
+        if self._taping and self.ui.tape is not None and self.camera.in_viewport(*pos):
+            start, _, unit = self.ui.tape
+            self.ui.tape = (start, self.camera.screen_to_world(*pos), unit)
         if self._drag_from is not None:
             if abs(pos[0] - self._drag_from[0]) + abs(pos[1] - self._drag_from[1]) > DRAG_PX:
                 self._dragged = True
@@ -328,7 +346,7 @@ class InputHandler:
         return None
 
     # ------------------------------------------------------------------ keys
-    def _key(self, key: int) -> Any:
+    def _key(self, key: int, mod: int = 0) -> Any:
         ui = self.ui
         if key in self._overlay_keys:
             ui.toggle(self._overlay_keys[key])
@@ -337,7 +355,7 @@ class InputHandler:
         if key in _DIGITS:
             d = self.my_decision()
             rows = menu_rows(d, ui)
-            r = _DIGITS[key]
+            r = _DIGITS[key] + (DIGIT_ROWS if mod & pygame.KMOD_SHIFT else 0)
             if d is not None and r < min(len(rows), KEYED_ROWS):
                 return self.choose(rows[r])
             return None
@@ -363,8 +381,15 @@ class InputHandler:
             if ids:
                 k = ids.index(ui.selected) + 1 if ui.selected in ids else 0
                 ui.selected = ids[k % len(ids)]
+        elif action == "tape":
+            ui.tape_on = not ui.tape_on
+            ui.tape = None
+            ui.say("tape: drag from a unit or a point (L: put it away)" if ui.tape_on else "")
         elif action == "cancel":
-            if ui.show_help:
+            if ui.tape_on:
+                ui.tape_on, ui.tape = False, None
+                ui.say("")
+            elif ui.show_help:
                 ui.show_help = False
             elif ui.armed is not None or ui.attack_menu is not None:
                 ui.reset_decision()
@@ -380,7 +405,7 @@ class InputHandler:
             ui.say("AI paused (N: one decision)" if ui.ai_paused else "AI resumed")
         elif action == "ai_step":
             ui.ai_steps += 1
-        elif action in ("save", "load"):
+        elif action in ("save", "load", "undo"):
             ui.request = action
         elif action.startswith("pan_"):
             dx, dy = {"pan_left": (1, 0), "pan_right": (-1, 0), "pan_up": (0, 1), "pan_down": (0, -1)}[action]

@@ -15,12 +15,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from components.sight import SightFacts
 from game.core.commands import Attack, Decision, Option, matches
 from game.engine.view import MatchView
 from game.movement.regions import nearest_point
+from game.render import words
 
 Point = tuple[float, float]
 
@@ -103,14 +103,16 @@ def percent(p: float | None) -> str:
     return f"{100.0 * p:.1f}%"
 
 
-def _value(v: Any) -> str:
-    if isinstance(v, float):
-        return f"{v:.3g}" if abs(v) < 1 else f"{v:.2f}".rstrip("0").rstrip(".")
-    if isinstance(v, (list, tuple)):
-        return ", ".join(_value(x) for x in v)
-    if isinstance(v, dict):
-        return ", ".join(f"{k} {_value(x)}" for k, x in v.items())
-    return str(v)
+def context_line(decision: Decision) -> str:
+    """What a reaction decision is about, in words: ``attacked by vasco, with rapier, hit yes``."""
+    ctx = dict(decision.context)
+    parts = []
+    if "attacker" in ctx:
+        parts.append(f"attacked by {ctx.pop('attacker')}")
+    if "weapon" in ctx:
+        parts.append(f"with {ctx.pop('weapon')}")
+    parts += [words.phrase(str(k), v) for k, v in ctx.items()]
+    return ", ".join(parts)
 
 
 def option_lines(opt: Option) -> list[str]:
@@ -120,7 +122,7 @@ def option_lines(opt: Option) -> list[str]:
     for m in opt.modifiers:
         lines.append(f"   {m} ({m.applies_to})")
     for k, v in opt.detail.items():
-        lines.append(f"   {k}: {_value(v)}")
+        lines.append(f"   {words.name(k)}: {words.value(v, k)}")
     return lines
 
 

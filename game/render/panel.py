@@ -19,12 +19,12 @@ from typing import Any
 import pygame
 
 from game.engine.view import MatchView
-from game.render import colors
-from game.render.inspect import percent, target_lines
+from game.render import colors, words
+from game.render.inspect import context_line, percent, target_lines
 from game.render.overlays import draw_silhouette
 from game.render.scene import Scene
 from game.render.text import Text
-from game.render.ui import KEYED_ROWS, UiState, menu_rows
+from game.render.ui import UiState, menu_rows, row_key
 
 #: Panel width in pixels (the map gets the rest of the window).
 PANEL_W = 360
@@ -47,10 +47,12 @@ class Button:
 
 
 def key_label(row: int) -> str:
-    """The number key of the ``row``-th listed option (1-9, then 0), or '' past the tenth."""
-    if row >= KEYED_ROWS:
+    """The key of the ``row``-th listed option (1-9, 0, then Shift+1 .. Shift+0), or '' past them."""
+    got = row_key(row)
+    if got is None:
         return ""
-    return str((row + 1) % 10)
+    digit, shift = got
+    return f"Shift+{digit}" if shift else str(digit)
 
 
 class Panel:
@@ -185,15 +187,8 @@ class Panel:
         if d.kind == "turn":
             head += f", {view.unit(d.unit).ap} AP"
         y = self._lines(surf, [head], x, y, w, BODY, colors.side_color(side, view.sides))
-        ctx = dict(d.context)
-        if d.kind != "turn" and ctx:
-            parts = []
-            if "attacker" in ctx:
-                parts.append(f"attacked by {ctx.pop('attacker')}")
-            if "weapon" in ctx:
-                parts.append(f"with {ctx.pop('weapon')}")
-            parts += [f"{k} {_short(v)}" for k, v in ctx.items()]
-            y = self._lines(surf, [", ".join(parts)], x, y, w, SMALL, colors.PANEL_TEXT)
+        if d.kind != "turn" and d.context:
+            y = self._lines(surf, [context_line(d)], x, y, w, SMALL, colors.PANEL_TEXT)
         if not human:
             return self._lines(
                 surf,
@@ -244,10 +239,10 @@ class Panel:
         u = view.unit(uid)
         color = colors.side_color(u.side, view.sides)
         y = self._lines(surf, [f"{u.id} ({u.side}, {u.profile})"], x, y, w, BODY, color)
-        health = ", ".join(f"{k} {v}/{dict(u.maxima).get(k, '?')}" for k, v in u.health)
+        health = ", ".join(f"{words.name(k)} {v}/{dict(u.maxima).get(k, '?')}" for k, v in u.health)
         lines = [f"{u.posture}, facing {u.facing:.0f}°, {u.ap}/{u.ap_max} AP", health or "no health tracks"]
         if u.status:
-            lines.append("status: " + ", ".join(u.status))
+            lines.append("status: " + ", ".join(words.name(f) for f in u.status))
         if not u.alive:
             lines.append("out of action")
         return self._lines(surf, lines, x, y, w, SMALL, colors.PANEL_TEXT)
@@ -278,13 +273,3 @@ class Panel:
         for s in lines:
             self.text.draw(surf, s, (x, y), SMALL, colors.PANEL_TEXT)
             y += SMALL_LINE
-
-
-def _short(v: Any) -> str:
-    if isinstance(v, float):
-        return f"{v:.3g}"
-    if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(_short(x) for x in v) + "]"
-    if isinstance(v, dict):
-        return "{" + ", ".join(f"{k}: {_short(x)}" for k, x in v.items()) + "}"
-    return str(v)

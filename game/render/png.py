@@ -6,14 +6,17 @@ same :class:`~game.render.renderer.Renderer` the window uses, finishing the thre
 drawing; :func:`write_png` encodes the surface as PNG in memory and writes it through a temp
 file in the target folder plus ``os.replace``, so a reader never sees a half-written picture
 and a failed write leaves any previous file untouched; the file gets the usual permissions
-(0666 minus the umask), not the temp file's private ones.
+(0666 minus the umask), not the temp file's private ones. With ``dpi`` the PNG carries a
+``pHYs`` chunk (pixels per metre), so it prints at that many pixels per inch.
 """
 
 from __future__ import annotations
 
 import io
 import os
+import struct
 import tempfile
+import zlib
 from collections.abc import Collection
 from pathlib import Path
 from typing import Any
@@ -42,18 +45,40 @@ def draw_frame(
     return surface
 
 
-def png_bytes(surface: Any) -> bytes:
-    """The surface encoded as PNG."""
+def png_bytes(surface: Any, dpi: float | None = None) -> bytes:
+    """The surface encoded as PNG; with ``dpi`` a ``pHYs`` chunk says how many pixels make an
+    inch, so a printer prints it at that size."""
     import pygame
 
     buf = io.BytesIO()
     pygame.image.save(surface, buf, "png")
-    return buf.getvalue()
+    data = buf.getvalue()
+    return data if dpi is None else with_dpi(data, dpi)
 
 
-def write_png(surface: Any, path: str | Path) -> Path:
-    """Write ``surface`` to ``path`` as PNG atomically (temp file in the same folder + rename)."""
-    data = png_bytes(surface)
+def with_dpi(data: bytes, dpi: float) -> bytes:
+    """PNG ``data`` with its physical pixel size set to ``dpi`` (a ``pHYs`` chunk right after
+    ``IHDR``, replacing any there was)."""
+    if data[:8] != b"\x89PNG\r\n\x1a\n" or data[12:16] != b"IHDR":
+        raise ValueError("not a PNG")
+    ihdr_end = 8 + 8 + struct.unpack(">I", data[8:12])[0] + 4
+    chunks, pos = [], ihdr_end
+    while pos < len(data):
+        (n,) = struct.unpack(">I", data[pos : pos + 4])
+        kind = data[pos + 4 : pos + 8]
+        if kind != b"pHYs":
+            chunks.append(data[pos : pos + 12 + n])
+        pos += 12 + n
+    ppm = round(float(dpi) / 0.0254)  # pixels per metre
+    body = b"pHYs" + struct.pack(">IIB", ppm, ppm, 1)
+    phys = struct.pack(">I", 9) + body + struct.pack(">I", zlib.crc32(body) & 0xFFFFFFFF)
+    return data[:ihdr_end] + phys + b"".join(chunks)
+
+
+def write_png(surface: Any, path: str | Path, dpi: float | None = None) -> Path:
+    """Write ``surface`` to ``path`` as PNG atomically (temp file in the same folder + rename);
+    ``dpi`` sets the picture's physical size (see :func:`png_bytes`)."""
+    data = png_bytes(surface, dpi)
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)

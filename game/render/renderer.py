@@ -90,6 +90,8 @@ class Renderer:
         self._panel_ref: Any = None
         self._panel_buttons: list[Button] = []
         self.board_redraws = 0
+        self._tape_key: tuple[Any, ...] | None = None
+        self._tape_text: list[str] = []
         self.set_view(view)
 
     # ------------------------------------------------------------------ setup
@@ -201,6 +203,10 @@ class Renderer:
             draw_path(surface, self.text, cam, preview.points, preview.label, preview.reason is None)
         if ui.armed is not None and ui.hover is not None and ui.point_ok is not None:
             draw_cross(surface, cam, ui.hover, ui.point_ok)
+        if ui.tape is not None:
+            self._tape(surface, ui, viewer, decision)
+        if viewer is not None and ("sight" in on or "threat" in on):
+            self._legend(surface, map_rect)
         if ui.message:
             self._message(surface, map_rect, ui)
         surface.set_clip(None)
@@ -443,6 +449,45 @@ class Renderer:
         pygame.draw.rect(surface, colors.PANEL, box, border_radius=5)
         surface.blit(img, img.get_rect(center=box.center))
 
+    def _tape(self, surface: pygame.Surface, ui: UiState, viewer: str | None, decision: Any) -> None:
+        """The measuring tape: a yellow line and its sentences (:func:`game.render.tape.tape_lines`)."""
+        from game.render.tape import tape_lines
+
+        start, end, unit = ui.tape  # type: ignore[misc]
+        key = (start, end, unit, viewer, self.view.version, id(decision))
+        if self._tape_key != key:
+            self._tape_key = key
+            self._tape_text = tape_lines(self.view, start, end, unit, viewer, decision)
+        cam = self.camera
+        a, b = cam.to_px(*start), cam.to_px(*end)
+        pygame.draw.line(surface, colors.AP_FULL, a, b, 2)
+        pygame.draw.circle(surface, colors.AP_FULL, b, 4, 1)
+        x, y = b[0] + 10, b[1] + 6
+        w = max(self.text.width(s, 14) for s in self._tape_text) + 10
+        box = pygame.Rect(x - 5, y - 3, w, 17 * len(self._tape_text) + 6)
+        shade = pygame.Surface(box.size, pygame.SRCALPHA)
+        shade.fill((16, 18, 22, 215))
+        surface.blit(shade, box)
+        for s in self._tape_text:
+            self.text.draw(surface, s, (x, y), 14, colors.PANEL_TEXT)
+            y += 17
+
+    def _legend(self, surface: pygame.Surface, map_rect: pygame.Rect) -> None:
+        """The cover scale, top left of the map: one swatch and name per level."""
+        x, y = map_rect.x + 8, map_rect.y + 6
+        items = [(str(level), c) for level, c in colors.COVER_COLORS.items()]
+        w = 50 + sum(16 + self.text.width(name, 13) + 8 for name, _ in items)
+        box = pygame.Rect(x - 4, y - 3, w, 20)
+        shade = pygame.Surface(box.size, pygame.SRCALPHA)
+        shade.fill((16, 18, 22, 190))
+        surface.blit(shade, box)
+        self.text.draw(surface, "cover:", (x, y), 13, colors.PANEL_DIM)
+        x += 46
+        for name, c in items:
+            pygame.draw.rect(surface, c, (x, y + 2, 12, 10))
+            self.text.draw(surface, name, (x + 15, y), 13, colors.PANEL_TEXT)
+            x += 16 + self.text.width(name, 13) + 8
+
     def _help(self, surface: pygame.Surface, map_rect: pygame.Rect, ui: UiState) -> None:
         box = map_rect.inflate(-30, -30)
         shade = pygame.Surface(box.size, pygame.SRCALPHA)
@@ -464,7 +509,7 @@ class Renderer:
         y += 4
         self.text.draw(
             surface,
-            "Cover levels (sight fans; the threat map goes red to green)",
+            "Cover levels (sight fans, target line and threat map: one scale)",
             (x, y),
             17,
             colors.PANEL_ACCENT,

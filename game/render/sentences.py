@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from game.render import words
+
 Event = dict[str, Any]
 
 #: Event types left out of the panel: the same facts are told by other events.
@@ -51,29 +53,28 @@ def _compass(deg: float) -> str:
 
 def _deltas(d: Any) -> str:
     if not isinstance(d, dict):
-        return str(d)
-    return ", ".join(f"{'+' if v >= 0 else ''}{v} {k}" for k, v in d.items() if isinstance(v, (int, float)))
+        return words.value(d)
+    return ", ".join(
+        f"{'+' if v >= 0 else ''}{v} {words.name(k)}" for k, v in d.items() if isinstance(v, (int, float))
+    )
 
 
 def _generic(e: Event) -> str:
     who = e.get("unit") or e.get("attacker")
     fields = [
-        f"{k}={_brief(v)}" for k, v in e.items() if k not in _RESERVED and k not in ("unit", "attacker")
+        words.phrase(k, v)
+        for k, v in e.items()
+        if k not in _RESERVED and k not in ("unit", "attacker") and v is not None
     ]
-    head = f"{who}: {e['type']}" if who else str(e["type"])
-    return f"{head} ({', '.join(fields)})." if fields else f"{head}."
+    what = words.name(str(e["type"]))
+    head = f"{who}: {what}" if who else what[:1].upper() + what[1:]
+    return f"{head} ({'; '.join(fields)})." if fields else f"{head}."
 
 
-def _brief(v: Any) -> str:
+def _brief(v: Any, key: str = "") -> str:
     if isinstance(v, (list, tuple)) and len(v) == 2 and all(isinstance(c, (int, float)) for c in v):
         return _pt(v)
-    if isinstance(v, float):
-        return _num(v)
-    if isinstance(v, dict):
-        return "{" + ", ".join(f"{k}: {_brief(x)}" for k, x in v.items()) + "}"
-    if isinstance(v, list):
-        return "[" + ", ".join(_brief(x) for x in v) + "]"
-    return str(v)
+    return words.value(v, key)
 
 
 def _match_start(e: Event) -> str:
@@ -130,7 +131,11 @@ def _attack(e: Event) -> str:
     if "successes" in e:
         extras.append(f"{_brief(e['successes'])} successes")
     known = {"attacker", "unit", "target", "weapon", "roll", "need", "successes", "hit", *_RESERVED}
-    extras += [f"{k} {_brief(v)}" for k, v in e.items() if k not in known and not isinstance(v, (dict, list))]
+    extras += [
+        words.phrase(k, v)
+        for k, v in e.items()
+        if k not in known and v is not None and not isinstance(v, (dict, list))
+    ]
     tail = f" ({', '.join(extras)})" if extras else ""
     if "hit" in e:
         return f"{head}{tail}: {'hit' if e['hit'] else 'miss'}."
@@ -138,12 +143,17 @@ def _attack(e: Event) -> str:
 
 
 def _defence(e: Event) -> str:
-    kind = e.get("kind", "defence")
-    head = f"{e.get('unit')} tries to {kind}" if kind != "none" else f"{e.get('unit')} does not defend"
+    kind = str(e.get("kind", "defence"))
+    if kind == "none":
+        head = f"{e.get('unit')} does not defend"
+    elif kind.isalpha():  # a verb: dodge, parry, block, retreat
+        head = f"{e.get('unit')} tries to {kind}"
+    else:
+        head = f"{e.get('unit')} defends with {words.name(kind)}"
     extras = []
-    if "roll" in e:
+    if e.get("roll") is not None:
         extras.append(f"roll {_brief(e['roll'])}")
-    if "target" in e:
+    if e.get("target") is not None:
         extras.append(f"needs {_brief(e['target'])}")
     tail = f" ({', '.join(extras)})" if extras else ""
     if "success" in e:
@@ -162,16 +172,17 @@ def _roll(e: Event) -> str:
 def _damage(e: Event) -> str:
     src = f" from {e['source']}" if e.get("source") else ""
     before, after = e.get("before") or {}, e.get("after") or {}
-    changes = [f"{k} {before.get(k)} -> {after[k]}" for k in after if before.get(k) != after[k]]
+    changes = [f"{words.name(k)} {before.get(k)} -> {after[k]}" for k in after if before.get(k) != after[k]]
     tail = f" ({', '.join(changes)})" if changes else ""
     return f"{e.get('unit')} takes {_deltas(e.get('deltas'))}{src}{tail}."
 
 
 def _status(e: Event) -> str:
     reason = f" ({e['reason']})" if e.get("reason") else ""
+    flag = words.name(str(e.get("flag")))
     if e.get("on", True):
-        return f"{e.get('unit')} is {e.get('flag')}{reason}."
-    return f"{e.get('unit')} is no longer {e.get('flag')}{reason}."
+        return f"{e.get('unit')} is {flag}{reason}."
+    return f"{e.get('unit')} is no longer {flag}{reason}."
 
 
 def _casualty(e: Event) -> str:
@@ -182,11 +193,45 @@ def _casualty(e: Event) -> str:
 def _match_end(e: Event) -> str:
     rounds = e.get("rounds", e.get("round"))
     if e.get("winner"):
-        return f"{e['winner']} wins ({e.get('reason', '')}) after {rounds} rounds."
-    return f"The match is a draw ({e.get('reason', '')}) after {rounds} rounds."
+        return f"{e['winner']} wins ({e.get('reason', '')}) after {_rounds(rounds)}."
+    return f"The match is a draw ({e.get('reason', '')}) after {_rounds(rounds)}."
+
+
+def _rounds(n: Any) -> str:
+    return f"{n} round" if n == 1 else f"{n} rounds"
+
+
+def _check(e: Event) -> str:
+    roll, eff = e.get("roll"), e.get("eff")
+    against = f" against {_brief(eff)}" if eff is not None else ""
+    got = f" {_brief(roll)}{against}" if roll is not None else ""
+    result = "" if "success" not in e else (": succeeds" if e["success"] else ": fails")
+    return f"{e.get('unit')} rolls{got} for {e.get('purpose', 'a check')}{result}."
+
+
+def _defence_dice(e: Event) -> str:
+    faces = e.get("faces") or []
+    kind = words.value(e.get("kind", "defence"))
+    why = f" ({words.value(e['reason'])})" if e.get("reason") else ""
+    between = f", between {words.value(e['between'])}" if e.get("between") else ""
+    return f"{e.get('unit')} keeps {kind} dice {words.value(list(faces))}{between}{why}."
+
+
+def _knockdown(e: Event) -> str:
+    where = f" at {_pt(e['at'])}" if e.get("at") is not None else ""
+    return f"{e.get('unit')} is knocked down from {e.get('from')} to {e.get('to')}{where}."
+
+
+def _block(e: Event) -> str:
+    parts = [words.phrase(k, v) for k, v in e.items() if k not in (*_RESERVED, "unit") and v is not None]
+    return f"{e.get('unit')} blocks ({'; '.join(parts)})."
 
 
 _PHRASES: dict[str, Callable[[Event], str]] = {
+    "check": _check,
+    "defence_dice": _defence_dice,
+    "knockdown": _knockdown,
+    "block": _block,
     "match_start": _match_start,
     "round_start": _round_start,
     "turn_start": _turn_start,

@@ -21,12 +21,13 @@ Point = tuple[float, float]
 
 #: Overlay name -> what it shows (help text and ``skirmish render --overlays``).
 OVERLAYS: dict[str, str] = {
-    "sight": "sight fans from the selected unit to every enemy, coloured by cover level",
+    "sight": "sight fans from the selected unit to every enemy, coloured by cover level "
+    "(red: in the open .. green: near-total)",
     "silhouette": "hidden (dark) and exposed (light) parts of the target's silhouette",
     "cover-units": "units in the way of the selected unit's shots, outlined in orange",
-    "arcs": "front / side / rear arcs of the selected unit and the target",
+    "arcs": "front (light) / side (grey) / rear (dark) arcs of the selected unit and the target",
     "retreat": "legal retreat region of a pending defence",
-    "dodge": "legal dodge-move disc (and interposition points) of a pending reaction",
+    "dodge": "legal dodge-move disc (violet; and interposition points) of a pending reaction",
     "move": "move and step regions of the unit whose turn it is",
     "threat": "threat map: how many enemies see each point (opacity), its cover from the most exposing one "
     "(red: in the open .. green: near-total)",
@@ -60,12 +61,14 @@ ACTION_KEYS: dict[str, tuple[str, str]] = {
     "q": ("posture_up", "stand up one posture"),
     "z": ("posture_down", "go down one posture"),
     "tab": ("next_unit", "select the next unit"),
+    "l": ("tape", "measuring tape: drag from a unit or a point (L again or Esc: put it away)"),
     "escape": ("cancel", "cancel the chosen option / close menus"),
     "h": ("help", "this help"),
     "f1": ("help", "this help"),
     "home": ("fit", "fit the map to the window"),
     "space": ("pause_ai", "pause / resume the AI"),
     "n": ("ai_step", "AI takes one decision (while paused)"),
+    "backspace": ("undo", "undo your last command (while no die has been rolled since)"),
     "f5": ("save", "save the game"),
     "f9": ("load", "load the saved game"),
     "left": ("pan_left", "pan"),
@@ -90,6 +93,7 @@ KEY_LABELS: dict[str, str] = {
     "escape": "Esc",
     "space": "Space",
     "tab": "Tab",
+    "backspace": "Backspace",
     "home": "Home",
     "left": "arrows",
     "right": "arrows",
@@ -97,8 +101,17 @@ KEY_LABELS: dict[str, str] = {
     "down": "arrows",
 }
 
-#: Number of option rows that number keys reach (1-9, then 0 for the tenth).
-KEYED_ROWS = 10
+#: Number of option rows that number keys reach: 1-9 and 0 for the first ten, then Shift+1 ..
+#: Shift+0 for the next ten (:func:`row_key`).
+DIGIT_ROWS = 10
+KEYED_ROWS = 2 * DIGIT_ROWS
+
+
+def row_key(row: int) -> tuple[int, bool] | None:
+    """(digit, shift) that chooses the ``row``-th listed option, or None past the twentieth."""
+    if not 0 <= row < KEYED_ROWS:
+        return None
+    return (row % DIGIT_ROWS + 1) % 10, row >= DIGIT_ROWS
 
 
 @dataclass
@@ -123,6 +136,8 @@ class UiState:
         point_ok: while an option is armed, whether the point under the cursor is legal.
         preview: path preview to the point under the cursor
             (a :class:`game.render.inspect.PathPreview`).
+        tape: the measuring tape shown: (start, end, unit it starts on), inches.
+        tape_on: L was pressed: a left drag stretches the tape instead of giving commands.
     """
 
     overlays: set[str] = field(default_factory=lambda: set(DEFAULT_OVERLAYS))
@@ -141,6 +156,8 @@ class UiState:
     request: str | None = None
     point_ok: bool | None = None
     preview: Any = None
+    tape: tuple[Point, Point, str | None] | None = None
+    tape_on: bool = False
 
     def say(self, text: str, error: bool = False) -> None:
         """Show ``text`` on the message line."""
@@ -176,7 +193,7 @@ def help_rows(overlays: set[str]) -> list[tuple[str, str, str]]:
         ("Keys", " ".join(keys) if group == "pan" else ", ".join(keys), texts[group])
         for group, keys in grouped.items()
     ]
-    rows.append(("Keys", "1-9, 0", "choose a numbered option in the panel"))
+    rows.append(("Keys", "1-9, 0, Shift+1-0", "choose a numbered option in the panel (Shift: 11th-20th)"))
     for key, name in OVERLAY_KEYS.items():
         state = "on" if name in overlays else "off"
         rows.append(("Overlays (key toggles)", key.upper(), f"[{state}] {name}: {OVERLAYS[name]}"))

@@ -27,7 +27,8 @@ from game.render.text import Text
 WEDGE_HALF_ANGLE = 35.0
 #: Smallest drawn base radius, pixels (a unit stays visible when zoomed far out).
 MIN_RADIUS_PX = 4
-#: Draw the posture glyph and unit ids only when a base is at least this many pixels across.
+#: Draw the posture glyph and full unit ids only when a base is at least this many pixels across
+#: (smaller bases are labelled with :func:`short_label`, so every unit is named at every zoom).
 GLYPH_MIN_RADIUS_PX = 11
 LABEL_MIN_RADIUS_PX = 11
 #: Above this many AP a unit shows "ap/max" as text instead of pips.
@@ -90,6 +91,14 @@ HEALTH_STEPS = 40
 MAX_SPRITES = 1024
 
 
+def short_label(uid: str) -> str:
+    """The unit's label where its full id does not fit (small bases on screen): the first letter
+    of its id and the part after the last '-' (``red-m2`` -> ``rm2``, ``blue-3`` -> ``b3``), else
+    its first four letters."""
+    head, _, tail = uid.rpartition("-")
+    return head[:1] + tail if head and tail else uid[:4]
+
+
 class UnitSprites:
     """Pre-drawn unit pictures, keyed by everything that shows (side colour, size, facing,
     posture, AP, health step, rings, label): a frame blits one small surface per unit, and a
@@ -104,7 +113,7 @@ class UnitSprites:
         self, u: UnitView, r: int, side: colors.RGB, frac: float, active: bool, selected: bool
     ) -> tuple[pygame.Surface, tuple[int, int]]:
         """The sprite of ``u`` drawn with base radius ``r`` px, and the sprite pixel of its centre."""
-        label = u.id if r >= LABEL_MIN_RADIUS_PX else ""
+        label = u.id if r >= LABEL_MIN_RADIUS_PX else short_label(u.id)
         step = round(frac * HEALTH_STEPS)
         key = (u.alive, side, r, round(u.facing, 1), u.posture, u.ap, u.ap_max, step, active, selected, label)
         got = self._cache.get(key)

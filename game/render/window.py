@@ -9,6 +9,8 @@ Contract:
   A refused command leaves the match unchanged and its reason on the message line.
   :meth:`App.tick` is one frame (events in, at most one AI decision, one drawing) and can be
   driven with synthetic events in tests; :meth:`App.run` loops at 60 fps until the window closes.
+- Backspace undoes the player's last command while no die has been rolled since
+  (:class:`~game.render.undo.UndoStack`: the match is rebuilt from its seed and commands).
 - F5 / F9 call ``game.tools.saves.save_match(match, path)`` / ``game.tools.saves.load_match(path)``,
   imported only when pressed; if that module is missing or fails, the window shows why.
 - :func:`view_replay` steps through a recorded battle: the match is rebuilt from the log's
@@ -29,6 +31,7 @@ from game.core.errors import IllegalCommand, SkirmishError
 from game.engine.match import Match
 from game.engine.view import MatchView
 from game.render import require_pygame_ce
+from game.render.undo import UndoStack
 from game.tools.session import HUMAN, Session
 
 #: Frames per second of the window loop.
@@ -89,6 +92,8 @@ class App:
         self.input = InputHandler(self.renderer, self.ui, self.humans, ap_cost=self._ap_cost)
         self.running = True
         self.frames = 0
+        #: The human commands Backspace may still take back (see :mod:`game.render.undo`).
+        self.undo_stack = UndoStack()
 
     def _open_window(self, size: tuple[int, int], title: str) -> Any:
         pg = self.pygame
@@ -108,12 +113,30 @@ class App:
 
     # ------------------------------------------------------------------ the loop
     def apply(self, cmd: Any) -> bool:
-        """Apply a command to the match; a refusal is shown, not raised. True if applied."""
+        """Apply a player's command to the match; a refusal is shown, not raised. True if applied."""
+        self.undo_stack.mark(self.match)
         try:
             self.session.apply(cmd)
         except IllegalCommand as e:
+            self.undo_stack.drop()
             self.ui.say(str(e), error=True)
             return False
+        return True
+
+    def undo(self) -> bool:
+        """Backspace: take back the player's last command (and what the AI did after it) while no
+        die has been rolled since; the match is rebuilt from its seed and commands."""
+        why = self.undo_stack.refusal(self.match)
+        if why is not None:
+            self.ui.say(why, error=True)
+            return False
+        try:
+            rebuilt = self.undo_stack.undo(self.match)
+        except (SkirmishError, IllegalCommand, ValueError) as e:
+            self.ui.say(f"cannot undo: {e}", error=True)
+            return False
+        self.set_match(rebuilt)
+        self.ui.say("took back your last command")
         return True
 
     def ai_step(self) -> bool:
@@ -146,7 +169,7 @@ class App:
                 self.apply(cmd)
         if self.ui.request is not None:
             request, self.ui.request = self.ui.request, None
-            self.save() if request == "save" else self.load()
+            {"save": self.save, "load": self.load, "undo": self.undo}[request]()
         self.ai_step()
         self.input.refresh()
         self.renderer.draw(self.screen, self.ui, self.humans, self.controllers, threat_budget=THREAT_BUDGET_S)
@@ -160,6 +183,10 @@ class App:
             self.tick(pg.event.get())
             pg.display.flip()
             clock.tick(FPS)
+        self.close()
+
+    def close(self) -> None:
+        """Stop the renderer's background work and close the match's world."""
         self.renderer.close()
         self.session.close()
 
@@ -191,6 +218,7 @@ class App:
             self.ui.say(f"could not load {self.save_path}: {e}", error=True)
             return
         self.set_match(loaded)
+        self.undo_stack.clear()
         self.ui.say(f"loaded {self.save_path}")
 
     def set_match(self, match: Match) -> None:

@@ -154,3 +154,46 @@ def test_replay_reports_a_log_that_does_not_match():
 
 def test_shipped_scenarios_exist():
     assert {p.stem for p in SCENARIOS} >= {"duel", "street", "hedgerows", "firing-line", "skirmish-5v5"}
+
+
+def test_render_true_scale_prints_one_table_inch_as_one_inch(tmp_path, capsys):
+    import struct
+
+    from game.cli.render import TRUE_SCALE_MARGIN_PX, true_scale_size
+    from game.render.panel import PANEL_W
+
+    out = tmp_path / "map.png"
+    code, stdout, err = run_cli(["render", DUEL, "--out", str(out), "--true-scale", "--dpi", "40"], capsys)
+    assert code == 0, err
+    assert "40 dpi: 1 table inch = 1 printed inch" in stdout
+    data = out.read_bytes()
+    w, h = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    # the duel table is 18 x 12 in: 720 x 480 px at 40 dpi, plus the margins and the panel
+    assert (w, h) == (720 + 2 * TRUE_SCALE_MARGIN_PX + PANEL_W, 480 + 2 * TRUE_SCALE_MARGIN_PX)
+    assert true_scale_size(18, 12, 40) == (w, h)
+    i = data.index(b"pHYs")
+    assert i < data.index(b"IDAT")
+    x_ppm, y_ppm, unit = struct.unpack(">IIB", data[i + 4 : i + 13])
+    assert unit == 1 and x_ppm == y_ppm and abs(x_ppm * 0.0254 - 40) < 0.01
+    import zlib
+
+    assert int.from_bytes(data[i + 13 : i + 17], "big") == zlib.crc32(data[i : i + 13])
+    # the table edge is exactly where 0 and 18 inches fall
+    import pygame
+
+    img = pygame.image.load(str(out))
+    from game.render import colors
+
+    edge = [x for x in range(w - PANEL_W) if img.get_at((x, h // 2))[:3] == colors.TABLE_EDGE]
+    assert (
+        edge
+        and abs(edge[0] - TRUE_SCALE_MARGIN_PX) <= 1  # the rim line straddles the table edge
+        and abs(edge[-1] - (TRUE_SCALE_MARGIN_PX + 720)) <= 1
+    )
+
+
+def test_render_true_scale_refuses_a_bad_dpi(tmp_path, capsys):
+    code, _, err = run_cli(
+        ["render", DUEL, "--out", str(tmp_path / "x.png"), "--true-scale", "--dpi", "500"], capsys
+    )
+    assert code == 2 and "--dpi" in err

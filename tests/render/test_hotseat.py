@@ -1,13 +1,14 @@
-"""A scripted hotseat game played through the window's input layer ends exactly like the same
+"""A scripted hotseat game played through the window (game.render.script lines) ends exactly like the same
 commands given to the match directly (same event log, byte for byte)."""
 
 from __future__ import annotations
 
 from game.core.commands import Attack, ChangePosture, Defend, EndTurn, Move, command_to_json
 from game.engine.match import Match
+from game.render.script import ScriptRunner, parse_script
 from game.render.ui import menu_rows
 from game.rules.ap_pool.commands import DodgeMove
-from tests.render.helpers import axis_points, duel_spec, pin_camera, px, toward
+from tests.render.helpers import axis_points, duel_spec, pin_camera, toward
 
 SEED = 7
 
@@ -47,33 +48,26 @@ def intend(match):
     return EndTurn(d.unit)
 
 
-def gestures(app, pg, cmd):
-    """The mouse and key events a player uses to give ``cmd``."""
+def gestures(app, cmd):
+    """The script lines (game.render.script) a player uses to give ``cmd``."""
     d = app.match.pending
 
     def at(p):
-        pos = px(app.renderer, p)
-        return [
-            pg.event.Event(pg.MOUSEMOTION, pos=pos, rel=(0, 0), buttons=(0, 0, 0)),
-            pg.event.Event(pg.MOUSEBUTTONDOWN, pos=pos, button=1),
-        ]
+        return [f"click {p[0]!r} {p[1]!r}"]
 
     def row_key(pred):
         idx = next(i for i, o in enumerate(d.options) if pred(o))
         row = menu_rows(d, app.ui).index(idx)
-        return pg.event.Event(pg.KEYDOWN, key=pg.K_1 + row, mod=0, unicode="", scancode=0)
-
-    def key(k):
-        return pg.event.Event(pg.KEYDOWN, key=k, mod=0, unicode="", scancode=0)
+        return f"key {(row + 1) % 10}"
 
     if isinstance(cmd, Move):
         return at(cmd.to)
     if isinstance(cmd, Attack):
-        return at(app.match.pos(cmd.target))
+        return [f"click {cmd.target}"]
     if isinstance(cmd, EndTurn):
-        return [key(pg.K_RETURN)]
+        return ["key return"]
     if isinstance(cmd, ChangePosture):
-        return [key(pg.K_z)]
+        return ["key z"]
     if isinstance(cmd, Defend):
         if cmd.retreat_to is not None:
             return [row_key(lambda o: o.point_field == "retreat_to"), *at(cmd.retreat_to)]
@@ -92,12 +86,13 @@ def test_hotseat_through_the_input_layer_matches_direct_commands(pg):
     app = App(ui_match, {"red": "human", "blue": "human"}, screen=pg.Surface((1180, 720)))
     pin_camera(app.renderer)
     app.tick()
+    runner = ScriptRunner(app)
     given = []
     while ui_match.outcome is None:
         cmd = intend(ui_match)
         given.append(cmd)
         n = len(ui_match.commands)
-        app.tick(gestures(app, pg, cmd))
+        runner.run(parse_script("\n".join(gestures(app, cmd)), "hotseat"))
         assert len(ui_match.commands) == n + 1, (cmd, app.ui.message)
         assert ui_match.commands[-1] == command_to_json(cmd)
         assert len(given) < 400

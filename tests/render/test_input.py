@@ -86,7 +86,7 @@ def test_click_on_an_enemy_attacks_it_and_hover_explains_the_odds(app, pg):
 
     lines = target_lines(app.view, app.match.pending, uid, enemy)
     assert lines[1].startswith("cover 0.0% (none)") and f"shoot {enemy}: 50.0%" in lines
-    assert "   +0 base (roll)" in lines and "   expected_damage: 1" in lines
+    assert "   +0 base (roll)" in lines and "   expected damage: 1" in lines
     cmds = feed(app, click(pg, pos))
     assert cmds == [Attack(uid, enemy, "gun")]
 

@@ -205,11 +205,11 @@ def test_every_event_type_reads_as_a_sentence():
         "a attacks b with sword: hit.",
         "b tries to dodge: fails.",
         "b retreats 1 in to (6, 5).",
-        "b takes -3 hp from a (hp 10 -> 7).",
+        "b takes -3 HP from a (HP 10 -> 7).",
         "b is dead (shot).",
         "b is out of action: shot.",
-        "b: glancing (net_successes=0).",
-        "red wins (last side standing) after 1 rounds.",
+        "b: glancing (net successes 0).",
+        "red wins (last side standing) after 1 round.",
     ):
         assert expected in text, expected
     assert sentence({"seq": 0, "round": 0, "type": "ap"}) is None
@@ -252,7 +252,7 @@ def test_option_lines_show_odds_modifiers_and_details():
     lines = option_lines(opt)
     assert lines[0] == "dodge and retreat: 74.1%"
     assert "+3 retreat (defence)" in lines[1] and "-2 shock (defence)" in lines[2]
-    assert lines[3].strip() == "effective: 11" and lines[4].strip() == "p_hurt: 0.125"
+    assert lines[3].strip() == "effective: 11" and lines[4].strip() == "chance to hurt: 12.5%"
     assert percent(None) == "—" and percent(1.0) == "100.0%"
 
 

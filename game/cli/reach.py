@@ -1,0 +1,210 @@
+"""``skirmish reach SCENARIO UNIT [--ap N | --retreat-from ATTACKER | --dodge] [--json]``: the
+exact region a unit may move to, the same region the window draws.
+
+Contract (issue 19):
+
+- Move (default): the geodesic reach of a move of ``UNIT`` this turn, around obstacles and the
+  other units as the scenario sets them up (``MatchView.reach``, which the window's move overlay
+  draws). Its length: the Move option's ``max_len`` when ``UNIT`` has the first decision and
+  ``--ap`` is not given; otherwise ``--ap`` (default: the unit's AP now, or its maximum when it
+  has none before its turn) times the ruleset's inches per AP.
+- ``--retreat-from ATTACKER``: the engine's retreat region of ``UNIT`` attacked by ``ATTACKER``
+  (GURPS: at least one yard, at most ``max(1, Move / 10)`` yards, away from the attacker; the
+  band of ``game.rules.gurps.reactions``). ``--dodge``: the AP-pool dodge-move disc (2").
+  Both are the geometry of the option the window draws.
+- ``--json`` prints one object ``{"unit", "kind", "ap", "max_len", "region"}``; ``region`` is
+  the GeoJSON geometry (``shapely.geometry.mapping``), ``ap`` null for reactions. Without it, a
+  short report. A point is inside ``region`` exactly when ``skirmish path`` with the same
+  options calls it legal, away from a thin band at the boundary (the chords of the polygonal
+  discs, at most ``max_len * (1 - cos(pi / 128))``; the property test checks 0.01").
+- Unknown unit, attacker or ruleset, a unit that cannot move, a reaction the ruleset does not
+  have, two of the region options at once: one line, exit status 2.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import click
+
+from game.core.errors import SkirmishError
+
+#: Points of a path printed / returned are rounded to this many decimals.
+DECIMALS = 4
+
+
+@dataclass
+class Query:
+    """One region query on a scenario as it is set up (the match before any command)."""
+
+    match: Any
+    unit: str
+    kind: str  # "move", "retreat" or "dodge"
+    ap: int | None
+    max_len: float
+    attacker: str | None = None
+
+    # ------------------------------------------------------------------ region
+    def region(self) -> Any:
+        """The region as a shapely geometry (what the window draws)."""
+        if self.kind == "move":
+            from game.engine.view import MatchView
+
+            return MatchView(self.match).reach(self.unit, self.max_len)()
+        return self._engine_region().geometry
+
+    def _engine_region(self) -> Any:
+        m = self.match
+        if self.kind == "retreat":
+            assert self.attacker is not None
+            return m.retreat_region(self.unit, self.attacker, _retreat_min(m), self.max_len)
+        return m.dodge_region(self.unit, self.max_len)
+
+    # ------------------------------------------------------------------ legality
+    def check(self, to: tuple[float, float]) -> dict[str, Any]:
+        """``{"legal", "length", "path", "reason"}`` for a move of the unit to ``to``."""
+        m = self.match
+        start = m.pos(self.unit)
+        if self.kind == "move":
+            reason = m.arena.move_region(self.unit, self.max_len).validate(to)
+            path = m.arena.path(self.unit, to) if m.arena.free_reason(self.unit, to) is None else None
+            points = [start, to] if path is None else list(path.points)
+            length = None if path is None else path.length
+        else:
+            reason = self._engine_region().validate(to)
+            points = [start, to]
+            length = math.dist(start, to)
+        return {
+            "legal": reason is None,
+            "length": None if length is None else round(float(length), DECIMALS),
+            "path": [[round(float(x), DECIMALS), round(float(y), DECIMALS)] for x, y in points],
+            "reason": reason,
+        }
+
+
+def _retreat_min(match: Any) -> float:
+    return 1.0 / float(match.yards_per_inch)
+
+
+def build_query(
+    scenario: Path,
+    unit: str,
+    *,
+    ruleset: str | None = None,
+    ap: int | None = None,
+    retreat_from: str | None = None,
+    dodge: bool = False,
+) -> Query:
+    """Load ``scenario`` and set up the query (raises :class:`SkirmishError` on bad input)."""
+    from game.ai import policy_names
+    from game.engine.match import Match
+    from game.scenario import load_scenario
+
+    if retreat_from is not None and dodge:
+        raise SkirmishError("--retreat-from and --dodge ask for different regions: give one")
+    spec = load_scenario(scenario, ruleset, policies=policy_names())
+    ids = [u.id for u in spec.units]
+    if unit not in ids:
+        raise SkirmishError(f"no unit {unit!r} in {scenario} (units: {', '.join(ids)})")
+    match = Match(spec, seed=0)
+    rules = match.rules
+    if retreat_from is not None:
+        if retreat_from not in ids or retreat_from == unit:
+            others = ", ".join(i for i in ids if i != unit)
+            raise SkirmishError(f"--retreat-from: no other unit {retreat_from!r} (units: {others})")
+        stats = match.stats(unit)
+        if not hasattr(stats, "encumbered_move"):
+            raise SkirmishError(f"the {match.spec.ruleset} ruleset has no retreat (GURPS has)")
+        hi = max(1.0, float(stats.encumbered_move) / 10.0) / float(match.yards_per_inch)
+        return Query(match, unit, "retreat", None, hi, attacker=retreat_from)
+    if dodge:
+        from game.rules.ap_pool.ruleset import DODGE_MOVE_INCHES
+
+        if type(rules).__module__ != "game.rules.ap_pool.ruleset":
+            raise SkirmishError(f"the {match.spec.ruleset} ruleset has no dodge move (ap-pool has)")
+        return Query(match, unit, "dodge", None, DODGE_MOVE_INCHES)
+    d = match.pending
+    if ap is None and d is not None and d.unit == unit:
+        for o in d.options:
+            if "max_len" in (o.detail or {}):
+                now = match.ap(unit).current
+                return Query(match, unit, "move", int(now), float(o.detail["max_len"]))
+    if ap is None:
+        pool = match.ap(unit)
+        ap = int(pool.current) if pool.current > 0 else int(pool.maximum)
+    if ap < 0:
+        raise SkirmishError(f"--ap must be 0 or more, got {ap}")
+    per_ap = float(rules.inches_per_ap(match, unit))
+    if per_ap <= 0.0:
+        raise SkirmishError(f"{unit} cannot move now under the {match.spec.ruleset} ruleset")
+    return Query(match, unit, "move", ap, per_ap * ap)
+
+
+def region_options(f: Any) -> Any:
+    """The options shared by ``reach`` and ``path``."""
+    for opt in reversed(
+        [
+            click.option("--ruleset", default=None, help="Ruleset to use instead of the scenario's."),
+            click.option(
+                "--ap", type=int, default=None, help="AP to spend on the move [default: this turn's]."
+            ),
+            click.option(
+                "--retreat-from", "retreat_from", default=None, help="The retreat region from this attacker."
+            ),
+            click.option("--dodge", is_flag=True, help="The dodge-move region (AP pool)."),
+            click.option("--json", "as_json", is_flag=True, help="Print one JSON object."),
+        ]
+    ):
+        f = opt(f)
+    return f
+
+
+@click.command("reach")
+@click.argument("scenario", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("unit")
+@region_options
+def reach(
+    scenario: Path,
+    unit: str,
+    ruleset: str | None,
+    ap: int | None,
+    retreat_from: str | None,
+    dodge: bool,
+    as_json: bool,
+) -> None:
+    """The exact region UNIT can move to (as the window draws it)."""
+    from shapely.geometry import mapping
+
+    q = build_query(scenario, unit, ruleset=ruleset, ap=ap, retreat_from=retreat_from, dodge=dodge)
+    geom = q.region()
+    try:
+        if as_json:
+            payload = {
+                "unit": unit,
+                "kind": q.kind,
+                "ap": q.ap,
+                "max_len": q.max_len,
+                "region": mapping(geom),
+            }
+            click.echo(json.dumps(payload))
+            return
+        pieces = len(getattr(geom, "geoms", [geom])) if not geom.is_empty else 0
+        what = {
+            "move": f"a move of up to {q.max_len:.2f} in ({q.ap} AP)",
+            "retreat": f"a retreat from {q.attacker} of {_retreat_min(q.match):.2f} to {q.max_len:.2f} in",
+            "dodge": f'a dodge move of up to {q.max_len:g}"',
+        }[q.kind]
+        if geom.is_empty:
+            click.echo(f"{unit}: {what}: nowhere to go")
+        else:
+            x0, y0, x1, y1 = geom.bounds
+            click.echo(
+                f"{unit}: {what}: {geom.area:.2f} sq in in {pieces} piece{'s' if pieces != 1 else ''}, "
+                f"from ({x0:.2f}, {y0:.2f}) to ({x1:.2f}, {y1:.2f})"
+            )
+    finally:
+        q.match.close()
