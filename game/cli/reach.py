@@ -16,7 +16,9 @@ Contract (issue 19):
   the GeoJSON geometry (``shapely.geometry.mapping``), ``ap`` null for reactions. Without it, a
   short report. A point is inside ``region`` exactly when ``skirmish path`` with the same
   options calls it legal, away from a thin band at the boundary (the chords of the polygonal
-  discs, at most ``max_len * (1 - cos(pi / 128))``; the property test checks 0.01").
+  discs, at most ``max_len * (1 - cos(pi / 128))``; the property test checks 0.01"). A GURPS
+  retreat region is lines (the exact arcs of a one-yard retreat): a point is on it when it lies
+  within ``game.movement.regions.RETREAT_SNAP_TOL`` of them, where the engine snaps it.
 - Unknown unit, attacker or ruleset, a unit that cannot move, a reaction the ruleset does not
   have, two of the region options at once: one line, exit status 2.
 """
@@ -31,6 +33,7 @@ from typing import Any
 
 import click
 
+from game.core.commands import LazyRegion
 from game.core.errors import SkirmishError
 
 #: Points of a path printed / returned are rounded to this many decimals.
@@ -55,7 +58,9 @@ class Query:
             from game.engine.view import MatchView
 
             return MatchView(self.match).reach(self.unit, self.max_len)()
-        return self._engine_region().geometry
+        geometry = self._engine_region().geometry
+        # A GURPS retreat region is lazy: exact arcs, built into lines on request.
+        return geometry.build() if isinstance(geometry, LazyRegion) else geometry
 
     def _engine_region(self) -> Any:
         m = self.match

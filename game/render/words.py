@@ -4,7 +4,7 @@ Contract (pure, no pygame): :func:`name` turns a field or flag name into words a
 player reads (``p_hurt`` -> ``chance to hurt``, ``fight_or_flight`` -> ``fight or flight``);
 :func:`value` writes a value without any Python notation (booleans as yes / no, ``None`` as
 none, chances as percentages, sequences as comma lists, mappings as ``name value`` pairs,
-numbers briefly); :func:`phrase` is ``name value`` of one field. The panel, the log sentences
+numbers briefly, options by their label); :func:`phrase` is ``name value`` of one field. The panel, the log sentences
 and the tooltips use these, so no repr (``=(``, ``[1, 2``, ``True``, ``{'``) reaches a player.
 """
 
@@ -65,6 +65,9 @@ def value(v: Any, key: str = "") -> str:
         if len(items) == 2 and all(isinstance(c, float) for c in items):
             return f"({_number(items[0])}, {_number(items[1])})"  # a point
         return ", ".join(value(x, key) for x in items) or "none"
+    label = getattr(v, "label", None)  # an Option (e.g. a declaration's priced attacks)
+    if isinstance(label, str):
+        return label
     return str(v)
 
 
