@@ -134,22 +134,77 @@ def atomic_write_text(path: Path, text: str) -> Path:
     return path
 
 
+#: Longest line of a log read (characters): events are a few hundred characters.
+MAX_LINE_CHARS = 1024 * 1024
+#: Deepest nesting of a logged value read (events nest 4-5 levels).
+MAX_JSON_DEPTH = 32
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json`` object hook refusing duplicate keys (a log line never has any)."""
+    out: dict[str, Any] = {}
+    for k, v in pairs:
+        if k in out:
+            raise ValueError(f"duplicate key {k!r}")
+        out[k] = v
+    return out
+
+
+def json_depth(value: Any, limit: int = MAX_JSON_DEPTH) -> int:
+    """Nesting depth of parsed JSON, counting at most to ``limit + 1`` (iterative: no recursion)."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        v, d = stack.pop()
+        if isinstance(v, (dict, list)):
+            d += 1
+            if d > deepest:
+                deepest = d
+                if deepest > limit:
+                    return deepest
+            stack.extend((c, d) for c in (v.values() if isinstance(v, dict) else v))
+    return deepest
+
+
+def parse_json_line(line: str, where: str) -> Any:
+    """One JSON value of a log or save line: ``ValueError`` (naming ``where``) when it is too long,
+    too deep, not JSON or has a duplicate key; no ``RecursionError`` ever escapes."""
+    if len(line) > MAX_LINE_CHARS:
+        raise ValueError(f"{where}: line too long ({len(line)} characters; at most {MAX_LINE_CHARS})")
+    try:
+        obj = json.loads(line, object_pairs_hook=_unique_keys)
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{where}: not JSON ({e.msg})") from None
+    except RecursionError:
+        raise ValueError(f"{where}: nested too deep (at most {MAX_JSON_DEPTH} levels)") from None
+    except ValueError as e:  # a duplicate key
+        raise ValueError(f"{where}: {e}") from None
+    if json_depth(obj) > MAX_JSON_DEPTH:
+        raise ValueError(f"{where}: nested too deep (at most {MAX_JSON_DEPTH} levels)")
+    return obj
+
+
 def read_log(path: str | Path) -> list[dict[str, Any]]:
-    """Parse a JSON-lines log; raises ``ValueError`` naming the bad line."""
+    """Parse a JSON-lines log; raises ``ValueError`` naming the bad line.
+
+    The file must be a regular file of at most ``LIMITS["log"]`` bytes
+    (:class:`game.core.files.FileRefused` otherwise); a line longer than
+    :data:`MAX_LINE_CHARS`, nested deeper than :data:`MAX_JSON_DEPTH` or with a duplicate
+    key is refused.
+    """
+    from game.core.files import read_capped_text
+
+    text = read_capped_text(path, "log")
     events: list[dict[str, Any]] = []
-    with open(path, encoding="utf-8") as fh:
-        for n, line in enumerate(fh, 1):
-            line = line.strip()
-            if not line:
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise ValueError(f"{path}:{n}: not JSON ({e.msg})") from None
-            if not isinstance(obj, dict) or not {"seq", "round", "type"} <= obj.keys():
-                raise ValueError(f"{path}:{n}: not an event (needs seq, round, type)")
-            renamed = RENAMED_TYPES.get(obj["type"]) if isinstance(obj["type"], str) else None
-            if renamed is not None:
-                obj["type"] = renamed
-            events.append(obj)
+    for n, line in enumerate(text.split("\n"), 1):
+        line = line.strip()
+        if not line:
+            continue
+        obj = parse_json_line(line, f"{path}:{n}")
+        if not isinstance(obj, dict) or not {"seq", "round", "type"} <= obj.keys():
+            raise ValueError(f"{path}:{n}: not an event (needs seq, round, type)")
+        renamed = RENAMED_TYPES.get(obj["type"]) if isinstance(obj["type"], str) else None
+        if renamed is not None:
+            obj["type"] = renamed
+        events.append(obj)
     return events

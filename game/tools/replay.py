@@ -31,6 +31,7 @@ from typing import Any
 from components.specs import ScenarioSpec
 from game.core.errors import IllegalCommand, Problem, SkirmishError
 from game.core.events import read_log
+from game.core.files import FileRefused
 from game.scenario.locate import ScenarioNotFound, find_scenario
 from game.tools.session import HUMAN, Session
 
@@ -86,12 +87,10 @@ def read_events(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     """The events of a log; :class:`ReplayError` if it is unreadable or not a battle log."""
     try:
         events = read_log(Path(path))
-    except FileNotFoundError:
-        raise ReplayError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise ReplayError(f"{path}: is a directory, expected a battle log (.jsonl)") from None
-    except UnicodeDecodeError:
-        raise ReplayError(f"{path}: not a text file") from None
+    except FileRefused as e:
+        if e.reason.startswith("is a directory"):
+            raise ReplayError(f"{path}: is a directory, expected a battle log (.jsonl)") from None
+        raise ReplayError(str(e)) from None
     except OSError as e:
         raise ReplayError(f"{path}: cannot read: {e.strerror or e}") from None
     except ValueError as e:

@@ -42,6 +42,7 @@ from game import __version__
 from game.core.commands import command_from_json
 from game.core.errors import IllegalCommand, Problem, ScenarioError, SkirmishError
 from game.core.events import atomic_write_text
+from game.core.files import LIMITS, FileRefused, read_capped
 from game.engine.match import Match
 from game.rules import RULESET_NAMES
 from game.scenario.locate import ScenarioNotFound, find_scenario
@@ -55,7 +56,7 @@ SAVE_VERSION = 2
 #: Versions read; any other is refused. A version 1 save loads with an empty AI memory.
 READABLE_VERSIONS = (1, 2)
 #: Largest save accepted (bytes): far above any real match, small enough to refuse junk quickly.
-MAX_SAVE_BYTES = 64 * 1024 * 1024
+MAX_SAVE_BYTES = LIMITS["save"]
 
 StrictStr = Annotated[str, Strict()]
 StrictInt = Annotated[int, Strict()]
@@ -231,18 +232,11 @@ class _Problems:
 
 
 def _read(path: Path) -> bytes:
-    source = str(path)
     try:
-        size = path.stat().st_size
-        if size > MAX_SAVE_BYTES:
-            raise ScenarioError([Problem(source, 0, "", f"too large for a save ({size} bytes)")])
-        return path.read_bytes()
-    except FileNotFoundError:
-        raise ScenarioError([Problem(source, 0, "", "no such save file")]) from None
-    except IsADirectoryError:
-        raise ScenarioError([Problem(source, 0, "", "is a directory, expected a save file")]) from None
-    except OSError as e:
-        raise ScenarioError([Problem(source, 0, "", f"cannot read: {e.strerror or e}")]) from None
+        return read_capped(path, "save", MAX_SAVE_BYTES)
+    except FileRefused as e:
+        reason = "no such save file" if e.reason == "no such file" else e.reason
+        raise ScenarioError([Problem(e.source, 0, "", reason)]) from None
 
 
 def read_save(path: str | os.PathLike[str]) -> SaveFile:
@@ -302,7 +296,7 @@ def load_match(path: str | os.PathLike[str], scenario_path: str | os.PathLike[st
 
     save_path = Path(path)
     save = read_save(save_path)
-    raw = save_path.read_bytes()
+    raw = _read(save_path)
     probs = _Problems(str(save_path), raw)
     try:
         scenario_file = find_scenario(
