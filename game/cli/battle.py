@@ -219,7 +219,13 @@ def _default_out(variants: list[Variant]) -> Path:
 @click.command("battle")
 @click.argument("scenario", required=False, type=click.Path(dir_okay=False))
 @click.option("-n", "n", type=int, default=1, show_default=True, help="Battles per variant.")
-@click.option("--seed", type=int, default=1, show_default=True, help="First seed (seeds S..S+N-1).")
+@click.option(
+    "--seed",
+    type=click.IntRange(0, 2**63 - 1),
+    default=1,
+    show_default=True,
+    help="First seed (seeds S..S+N-1).",
+)
 @click.option("--red", help="Policy of the scenario's first side.")
 @click.option("--blue", help="Policy of the scenario's second side.")
 @click.option("--policy", "policy", multiple=True, metavar="SIDE=NAME", help="Policy of a side (repeatable).")

@@ -19,7 +19,9 @@ from pydantic import (
     ConfigDict,
     Field,
     Strict,
+    ValidationInfo,
     WithJsonSchema,
+    field_validator,
 )
 from pydantic_core import PydanticCustomError
 
@@ -34,6 +36,12 @@ MAX_ROUNDS = 1000
 #: Largest magnitude accepted for any coordinate or length, in inches. Real tables are
 #: under 100"; anything near this is a typo (or an attempt to break the geometry).
 MAX_MAGNITUDE = 1e6
+#: Largest map side, in inches (83 feet: far beyond any table, small enough to draw and play).
+MAX_MAP_SIZE = 1000.0
+#: Smallest map side, in inches (one base).
+MIN_MAP_SIZE = 1.0
+#: Smallest grid cell, in inches: a finer grid is a typo and would take minutes to draw.
+MIN_CELL = 0.05
 
 
 def _known_ruleset(value: str) -> str:
@@ -105,12 +113,27 @@ class ScaleModel(_Model):
     yards_per_inch: Positive = Field(1.0, description="yards of rule distance per inch of table")
 
 
+MapSide = Annotated[float, Strict(), Field(allow_inf_nan=False, ge=MIN_MAP_SIZE, le=MAX_MAP_SIZE)]
+
+
 class MapModel(_Model):
     """``map:`` the table, x east from 0 to width, y south from 0 to height."""
 
-    width: Positive = Field(description="inches, x from 0 (west) to width (east)")
-    height: Positive = Field(description="inches, y from 0 (north) to height (south)")
-    cell: Positive = Field(1.0, description="grid cell drawn on screen, inches")
+    width: MapSide = Field(description="inches, x from 0 (west) to width (east)")
+    height: MapSide = Field(description="inches, y from 0 (north) to height (south)")
+    cell: Annotated[float, Strict(), Field(allow_inf_nan=False, ge=MIN_CELL, le=MAX_MAP_SIZE)] = Field(
+        1.0, description="grid cell drawn on screen, inches; at most the map's longer side"
+    )
+
+    @field_validator("cell")
+    @classmethod
+    def _cell_fits(cls, value: float, info: ValidationInfo) -> float:
+        sides = [info.data[k] for k in ("width", "height") if k in info.data]
+        if sides and value > max(sides):
+            raise PydanticCustomError(
+                "cell_size", f"expected a cell at most the map's longer side ({max(sides):g}), got {value:g}"
+            )
+        return value
 
 
 class ObstacleModel(_Model):
