@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -114,9 +115,59 @@ class EventLog:
         return atomic_write_text(Path(path), self.to_text())
 
 
+#: A temp file of :func:`atomic_write_text` older than this (seconds) was left by a writer that
+#: died (``kill -9``, power loss): the next write to the same file removes it.
+STALE_TEMP_SECONDS = 600
+
+
+def _remove_stale_temps(path: Path) -> None:
+    """Delete ``.NAME.*.tmp`` files next to ``path`` (our naming pattern) older than
+    :data:`STALE_TEMP_SECONDS`; a younger one may belong to a writer still at work."""
+    import time
+
+    cutoff = time.time() - STALE_TEMP_SECONDS
+    try:
+        candidates = list(path.parent.glob(f".{glob_escape(path.name)}.*.tmp"))
+    except OSError:
+        return
+    for tmp in candidates:
+        try:
+            st = tmp.lstat()
+            if stat.S_ISREG(st.st_mode) and st.st_mtime < cutoff:
+                tmp.unlink()
+        except OSError:
+            continue
+
+
+def glob_escape(name: str) -> str:
+    """``name`` with glob metacharacters escaped."""
+    return "".join(f"[{c}]" if c in "*?[]" else c for c in name)
+
+
+def _fsync_dir(folder: Path) -> None:
+    """Make a rename in ``folder`` durable (POSIX; a no-op where folders cannot be opened)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
 def atomic_write_text(path: Path, text: str) -> Path:
-    """Write ``text`` to ``path`` via a temp file in the same folder and ``os.replace``."""
+    """Write ``text`` to ``path`` via a temp file in the same folder and ``os.replace``.
+
+    The temp file is ``.NAME.<random>.tmp``, fsynced before the rename; the folder is fsynced
+    after it, so the new file survives a crash. Temp files of this pattern left by a writer that
+    was killed are removed by the next write to ``path`` once they are
+    :data:`STALE_TEMP_SECONDS` old.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
+    _remove_stale_temps(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         # mkstemp makes the file private (0600); give it the usual permissions instead.
@@ -131,6 +182,7 @@ def atomic_write_text(path: Path, text: str) -> Path:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    _fsync_dir(path.parent)
     return path
 
 

@@ -10,6 +10,7 @@ semantic checks (:mod:`game.scenario.checks`) and the spec come after.
 from __future__ import annotations
 
 import difflib
+import unicodedata
 from typing import Annotated, Any
 
 from pydantic import (
@@ -71,8 +72,30 @@ def _named_height(value: Any) -> Any:
 Number = Annotated[float, Strict(), Field(allow_inf_nan=False, ge=-MAX_MAGNITUDE, le=MAX_MAGNITUDE)]
 Positive = Annotated[float, Strict(), Field(allow_inf_nan=False, gt=0, le=MAX_MAGNITUDE)]
 Point = Annotated[list[Number], Field(min_length=2, max_length=2, description="[x, y] in inches")]
+#: Characters that change how text around them is shown without showing themselves (bidi
+#: embeddings, overrides and isolates, marks) besides the format characters (category Cf,
+#: which covers zero-width spaces and joiners).
+_BIDI = frozenset("\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u061c")
+
+
+def _printable_id(value: str) -> str:
+    """Refuse ids with invisible or direction-changing characters (they could make two ids look
+    alike, or reorder what a log or report shows)."""
+    for i, c in enumerate(value):
+        if c in _BIDI or unicodedata.category(c) in ("Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp"):
+            raise PydanticCustomError(
+                "printable_id",
+                f"expected printable text without invisible or bidi characters, got U+{ord(c):04X} "
+                f"({unicodedata.name(c, 'unnamed')}) at position {i + 1}",
+            )
+    return value
+
+
 Ident = Annotated[
-    str, Strict(), Field(min_length=1, max_length=64, pattern=r"^\S+$", description="text without spaces")
+    str,
+    Strict(),
+    Field(min_length=1, max_length=64, pattern=r"^\S+$", description="printable text without spaces"),
+    AfterValidator(_printable_id),
 ]
 RulesetName = Annotated[
     str,

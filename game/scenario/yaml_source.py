@@ -181,8 +181,20 @@ class _Builder:
         out: dict[str, Any] = {}
         first_line: dict[str, int] = {}
         merged: list[Node] = []
+        merge_line = 0
         for key_node, value_node in node.value:
             if _core_name(key_node.tag) == "merge":
+                if merged:
+                    self.doc.problems.append(
+                        self.doc.problem(
+                            path,
+                            f"duplicate merge key '<<' (first given on line {merge_line}); merge several "
+                            "mappings with one '<<: [*a, *b]'",
+                            key_node.start_mark.line + 1,
+                        )
+                    )
+                    continue
+                merge_line = key_node.start_mark.line + 1
                 merged.append(value_node)
                 continue
             key_line = key_node.start_mark.line + 1
