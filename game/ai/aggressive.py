@@ -4,6 +4,10 @@ Contract: ``aggressive_policy(view, decision, rng)`` returns a legal command.
 Reactions (defences, retreats, dodge moves, follows, interpositions) go to the
 shared :func:`game.ai.reactions.react`. On its own turn the unit
 
+0. makes its commitments first (:mod:`game.ai.commitment`): a free standing choice that
+   gains (defence dice: whether moves reroll the dodge dice), and, where the ruleset asks for
+   one (Cortex), the declaration of the round's actions of best expected value when it can
+   attack from where it stands;
 1. takes a maneuver that sets up a better attack next turn (GURPS Aim) when
    :func:`~game.ai.tactics.setup_beats_attack` says it is worth SETUP_GAIN
    times attacking now;
@@ -17,7 +21,9 @@ shared :func:`game.ai.reactions.react`. On its own turn the unit
    turn to turn unless another is QUARRY_STICKINESS times nearer. Lying or
    kneeling, it gets up first. It follows the exact shortest path (other units
    block, the quarry does not) up to base contact, keeping the AP of one attack
-   when it can afford to;
+   when it can afford to; once its free movement is spent and it still has
+   actions to declare (Cortex), it declares the actions that bring it into
+   contact with one to spare (:func:`~game.ai.commitment.declare_to_move`);
 4. otherwise steps closer if the ruleset offers a step, and ends its turn.
 
 Apart from aiming, it never picks a turn maneuver (all-out defence and the
@@ -30,6 +36,7 @@ import math
 
 import numpy as np
 
+from game.ai import commitment
 from game.ai import tactics as t
 from game.ai.reactions import react
 from game.core.commands import ChangePosture, Command, Decision, EndTurn, Move, Option, Step
@@ -54,6 +61,9 @@ def aggressive_policy(view: MatchView, decision: Decision, rng: np.random.Genera
     if decision.kind != "turn":
         return react(view, decision, rng)
     uid = decision.unit
+    first = commitment.free_choice(decision) or commitment.declare_for_attacks(view, decision)
+    if first is not None:
+        return first.command
     best = t.best_attack(view, decision)
     setup = t.setup_beats_attack(view, decision, best)
     if setup is not None:
@@ -76,6 +86,9 @@ def aggressive_policy(view: MatchView, decision: Decision, rng: np.random.Genera
             p = close_in(view, decision, step, quarry, rng)
             if p is not None:
                 return step.with_point(p)
+        declared = commitment.declare_to_move(view, decision, quarry)  # free movement spent
+        if declared is not None:
+            return declared.command
     if best is not None:
         return best.command  # hopeless, but nothing better to do
     return EndTurn(uid)

@@ -17,6 +17,10 @@ unit's favour), and *progress* how much nearer the nearest enemy the point is, a
 a share of the move, counted only while the unit has no attack and has not
 attacked this turn, so it advances from cover to cover until it finds a target.
 
+0. Commitments first (:mod:`game.ai.commitment`): a free standing choice that gains, and
+   where the ruleset asks for one (Cortex) the declaration of the round's actions of best
+   expected value when it can attack from where it stands; with no target, once its free
+   movement is spent, it declares one action to go on looking (a hustle).
 1. Pressing: when its side has PRESS_RATIO times as many units in action as the
    enemy and its best attack is worth less than POOR_ODDS, it closes in like
    ``aggressive`` (:func:`game.ai.aggressive.close_in`).
@@ -41,6 +45,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from game.ai import commitment
 from game.ai import tactics as t
 from game.ai.aggressive import choose_quarry, close_in, get_up, move_budget
 from game.ai.reactions import react
@@ -86,6 +91,9 @@ def cautious_policy(view: MatchView, decision: Decision, rng: np.random.Generato
     if decision.kind != "turn":
         return react(view, decision, rng)
     uid = decision.unit
+    first = commitment.free_choice(decision) or commitment.declare_for_attacks(view, decision)
+    if first is not None:
+        return first.command
     move = t.find(decision, Move, point=True)
     best = t.best_attack(view, decision)
     poor = best is None or t.attack_value(view, best) < POOR_ODDS
@@ -126,6 +134,10 @@ def cautious_policy(view: MatchView, decision: Decision, rng: np.random.Generato
     hide = lower_posture(view, decision)
     if hide is not None:
         return hide.command
+    if best is None and not t.attacked_this_turn(view, uid):
+        declared = commitment.declare_to_move(view, decision, None)  # free movement spent: go on
+        if declared is not None:
+            return declared.command
     return EndTurn(uid)
 
 

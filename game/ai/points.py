@@ -5,10 +5,15 @@ validator accepts, drawn from ``option.region`` with the injected generator,
 or ``None`` if none of ``n`` candidates is legal. :func:`sampling_region` is
 ``option.region`` for sampling: a move disc is sampled through its
 :class:`~game.geometry.discs.ClippedDisc`, which gives GEOS's answers without building
-the geometry (the draws are the same).
+the geometry (the draws are the same), and a retreat's arcs through their
+:class:`~game.movement.regions.ArcRegion`, sampled by angle (:func:`sample_on_arcs`: the points lie
+on the arcs, where a 2-D sample would almost never fall). Other one-dimensional regions (shapely
+lines) are sampled along their length (:func:`sample_on_lines`).
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 import shapely
@@ -16,24 +21,38 @@ from shapely.geometry.base import BaseGeometry
 
 from game.core.commands import Option
 from game.geometry.discs import ClippedDisc
+from game.movement.regions import ArcRegion
+
+#: Shapely geometry types of one-dimensional regions (sampled along their length).
+_LINEAR = ("LineString", "MultiLineString", "LinearRing")
+#: Region types sampled through the object their lazy region is built from.
+_SAMPLED_DIRECTLY = (ClippedDisc, ArcRegion)
 
 
-def sampling_region(option: Option) -> BaseGeometry | ClippedDisc | None:
-    """``option.region``, or the :class:`~game.geometry.discs.ClippedDisc` its lazy region is built from.
+def sampling_region(option: Option) -> BaseGeometry | ClippedDisc | ArcRegion | None:
+    """``option.region``, or the :class:`~game.geometry.discs.ClippedDisc` or
+    :class:`~game.movement.regions.ArcRegion` its lazy region is built from.
 
     (Reads the option's lazy region without building it.)
     """
     lazy = option.lazy_region
-    if lazy is not None and type(lazy.build) is ClippedDisc:
-        return lazy.build
-    return option.region
+    if lazy is not None and type(lazy.build) in _SAMPLED_DIRECTLY:
+        return lazy.build  # type: ignore[no-any-return]
+    return option.region  # type: ignore[no-any-return]
 
 
-def sample_in(region: BaseGeometry | ClippedDisc | None, n: int, rng: np.random.Generator) -> np.ndarray:
+def sample_in(
+    region: BaseGeometry | ClippedDisc | ArcRegion | None, n: int, rng: np.random.Generator
+) -> np.ndarray:
     """Up to ``n`` points drawn uniformly inside ``region`` (rejection sampling on its bounds):
-    a shapely geometry or a :class:`~game.geometry.discs.ClippedDisc`."""
+    a shapely geometry or a :class:`~game.geometry.discs.ClippedDisc`; exactly ``n`` on an
+    :class:`~game.movement.regions.ArcRegion` or a linear geometry (see the module docstring)."""
     if region is None or region.is_empty:
         return np.empty((0, 2))
+    if type(region) is ArcRegion:
+        return sample_on_arcs(region, n, rng)
+    if type(region) is not ClippedDisc and region.geom_type in _LINEAR:  # type: ignore[union-attr]
+        return sample_on_lines(region, n, rng)
     minx, miny, maxx, maxy = region.bounds
     xs = rng.uniform(minx, maxx, 4 * n)
     ys = rng.uniform(miny, maxy, 4 * n)
@@ -46,6 +65,26 @@ def sample_in(region: BaseGeometry | ClippedDisc | None, n: int, rng: np.random.
     out[:, 0] = xs[keep]
     out[:, 1] = ys[keep]
     return out
+
+
+def sample_on_arcs(arcs: ArcRegion, n: int, rng: np.random.Generator) -> np.ndarray:
+    """``n`` points uniform over the total length of ``arcs``, exactly on them (by angle)."""
+    if n <= 0 or arcs.is_empty:
+        return np.empty((0, 2))
+    return arcs.at(rng.random(n) * arcs.length)
+
+
+def sample_on_lines(lines: Any, n: int, rng: np.random.Generator) -> np.ndarray:
+    """``n`` points uniform over the length of a linear shapely geometry (on its segments)."""
+    parts = [p for p in shapely.get_parts(lines) if p.length > 0]
+    if n <= 0 or not parts:
+        return np.empty((0, 2))
+    sizes = np.array([p.length for p in parts])
+    ends = np.cumsum(sizes)
+    want = rng.random(n) * ends[-1]
+    k = np.minimum(np.searchsorted(ends, want, side="right"), len(parts) - 1)
+    pts = shapely.line_interpolate_point(np.asarray(parts, dtype=object)[k], want - (ends[k] - sizes[k]))
+    return np.asarray(shapely.get_coordinates(pts), dtype=np.float64).reshape(-1, 2)
 
 
 def legal_points(option: Option, candidates: np.ndarray) -> list[tuple[float, float]]:

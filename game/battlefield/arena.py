@@ -239,11 +239,16 @@ class Arena:
         return got
 
     def retreat_region(self, uid: str, attacker_pos: Point, min_len: float, max_len: float) -> Region:
+        """Where a retreat may end: the exact arcs of :func:`game.movement.regions.retreat_arcs`
+        (the region's geometry is a :class:`~game.core.commands.LazyRegion` of the
+        :class:`~game.movement.regions.ArcRegion`: policies sample it by angle), checked by
+        :func:`~game.movement.regions.is_legal_retreat` (a point near the band counts as the point
+        :func:`~game.movement.regions.snap_retreat` puts on it; move the unit there)."""
         start, r = self._me(uid)
         blk, ids = self.blockers(uid)
-        geom = regions.retreat_region(self.nav, start, attacker_pos, r, min_len, max_len, blk)
+        arcs = regions.retreat_arcs(self.nav, start, attacker_pos, r, min_len, max_len, blk)
         return Region(
-            geom,
+            LazyRegion(arcs),
             self.memoised(
                 lambda p: regions.is_legal_retreat(
                     self.nav, p, start, attacker_pos, r, min_len, max_len, blk, ids

@@ -12,11 +12,16 @@ Contract:
   removes a uniformly random face, possibly one already removed
   (:func:`land_odds` runs an occupancy recursion over them).
 - A landed die on an *armoured* aim (an intact ``Armour(a-b)`` memory) is
-  blocked; the first ``blocks`` other landed dice are blocked by ``Block(N)``
-  memories; every remaining landed die replaces one memory, until
-  ``replaceable`` memories are gone. A *piercing* attack (concussive or
-  control) is blocked but still hits: every landed die replaces a memory, so
-  armour and blocks change nothing.
+  blocked. Every other landed die targets one of the target's memories that
+  a hit can target, drawn uniformly: ``replaceable`` ordinary memories and
+  ``block_memories`` Block(N) memories. A Block memory is immune: the hit is
+  blocked. A hit on an ordinary memory is blocked while the target has
+  ``blocks`` left (its Block(N) memories block for N-1 other memories a round;
+  the defender always uses one: a certain hit now is worth a possible one
+  later), else it replaces that memory. A *piercing* attack (concussive or
+  control) is blocked but still hits: every landed die, armoured or not,
+  replaces the memory it targets, a Block memory included. Once no ordinary
+  memory is left the unit is out of action and further hits change nothing.
 - Costs: a few hundred microseconds for any realistic case (aim die <= 12,
   attack dice <= 8, unrolled dice <= 6).
 
@@ -42,7 +47,7 @@ class AimOdds:
     Attributes:
         p_land: P(at least one die lands on the target: not dodged, not diverted to cover).
         land_pmf: ``land_pmf[n]`` = P(exactly n dice land on the target).
-        p_hurt: P(at least one memory is replaced).
+        p_hurt: P(at least one memory (of any kind) is replaced).
         damage_pmf: ``damage_pmf[n]`` = P(exactly n memories are replaced).
         expected_damage: E[memories replaced | at least one die lands] (0 if none can land).
         p_per_die: P(one given die lands on the target), averaged over unrolled dice.
@@ -72,6 +77,7 @@ def land_odds(
     blocks: int = 0,
     replaceable: int = 1_000,
     piercing: bool = False,
+    block_memories: int = 0,
 ) -> AimOdds:
     """Exact odds of ``attack_dice`` aim dice against one target.
 
@@ -81,14 +87,15 @@ def land_odds(
         defended: faces the target's rolled dodge dice and rolled cover dice show.
         unrolled: dodge/cover dice not rolled yet (each removes a random face).
         armoured: faces covered by the target's intact Armour memories.
-        blocks: Block(N) charges the target has left this round.
-        replaceable: intact ordinary memories (what hits can still replace).
-        piercing: concussive or control: blocks and armour stop nothing.
+        blocks: blocks for other memories the target's Block(N) memories have left this round.
+        replaceable: intact ordinary memories.
+        piercing: concussive or control: blocked hits still hit.
+        block_memories: intact Block(N) memories (hits may target them; immune to normal hits).
     """
     if aim_die < 2:
         raise ValueError("an aim die needs at least two faces")
-    if attack_dice < 0 or unrolled < 0 or blocks < 0:
-        raise ValueError("dice counts and blocks cannot be negative")
+    if attack_dice < 0 or unrolled < 0 or blocks < 0 or block_memories < 0 or replaceable < 0:
+        raise ValueError("dice counts, memories and blocks cannot be negative")
     _check(aim_die, defended, "defended faces")
     _check(aim_die, armoured, "armoured faces")
     free = set(range(1, aim_die + 1)) - defended
@@ -120,8 +127,12 @@ def land_odds(
     joint = coef * (q @ terms)  # one entry per (h, a) with h + a <= k
     total = hs + as_
     land = np.bincount(total, weights=joint, minlength=k + 1)
-    lost = np.minimum(total, replaceable) if piercing else np.minimum(np.maximum(0, hs - blocks), replaceable)
-    dmg = np.bincount(lost, weights=joint, minlength=k + 1)
+    # Hits that reach a memory: all landed dice if piercing, else those off the armoured aims.
+    reach = np.bincount(total if piercing else hs, weights=joint, minlength=k + 1)
+    dmg = np.zeros(k + 1)
+    for n in range(k + 1):
+        if reach[n] > 0.0:
+            dmg[: n + 1] += reach[n] * memory_damage(n, replaceable, block_memories, blocks, piercing)
     p_land = float(land[1:].sum())
     exp = float(np.dot(np.arange(k + 1), dmg))
     return AimOdds(
@@ -132,6 +143,42 @@ def land_odds(
         expected_damage=exp / p_land if p_land > 0 else 0.0,
         p_per_die=float(np.dot(q, ph + pa)),
     )
+
+
+@lru_cache(maxsize=4096)
+def memory_damage(hits: int, ordinary: int, block_memories: int, blocks: int, piercing: bool) -> np.ndarray:
+    """``out[n]`` = P(``hits`` hits that reach the memories replace exactly ``n`` of them).
+
+    Each hit targets one of the intact ordinary and Block memories uniformly (see the module
+    docstring); the chain stops once no ordinary memory is left (the unit is out of action).
+    """
+    states: dict[tuple[int, int, int, int], float] = {(ordinary, block_memories, blocks, 0): 1.0}
+    for _ in range(hits):
+        nxt: dict[tuple[int, int, int, int], float] = {}
+        for (o, b, c, lost), w in states.items():
+            if o == 0:
+                steps: list[tuple[tuple[int, int, int, int], float]] = [((o, b, c, lost), 1.0)]
+            else:
+                p_block = b / (o + b)
+                if piercing:  # blocked or not, the targeted memory is replaced
+                    steps = [((o - 1, b, c, lost + 1), 1.0 - p_block)]
+                    if b:
+                        steps.append(((o, b - 1, c, lost + 1), p_block))
+                else:
+                    steps = [((o, b, c, lost), p_block)] if b else []
+                    if c:  # an ordinary memory: a Block(N) memory blocks for it
+                        steps.append(((o, b, c - 1, lost), 1.0 - p_block))
+                    else:
+                        steps.append(((o - 1, b, c, lost + 1), 1.0 - p_block))
+            for key, p in steps:
+                if p > 0.0:
+                    nxt[key] = nxt.get(key, 0.0) + w * p
+        states = nxt
+    out = np.zeros(hits + 1)
+    for (_, _, _, lost), w in states.items():
+        out[lost] += w
+    out.setflags(write=False)
+    return out
 
 
 @lru_cache(maxsize=64)

@@ -4,9 +4,10 @@ Contract: pure geometry over inches (DESIGN §1); no rules, no engine state, no 
 esper. :class:`NavMesh` answers free-space and exact shortest-path queries for one map (a path
 is a :class:`~game.movement.path.Path` value);
 :mod:`game.movement.regions` turns the short moving reactions (GURPS step, retreat, sacrificial
-dodge; the AP-pool 2" dodge move) into shapely regions plus exact legality checks;
-:mod:`game.movement.costs` converts distances to action points. Rulesets decide when a move is
-allowed; the engine checks every destination with ``path`` or an ``is_legal_*`` function.
+dodge; the AP-pool 2" dodge move) into shapely regions (a retreat: exact arcs) plus exact
+legality checks; :mod:`game.movement.costs` converts distances to action points. Rulesets decide
+when a move is allowed; the engine checks every destination with ``path`` or an ``is_legal_*``
+function.
 """
 
 from game.movement.costs import AP_TOLERANCE, ap_for_distance, max_distance_for_ap
@@ -20,7 +21,8 @@ from game.movement.path import Path
 from game.movement.regions import (
     AP_DODGE_MOVE_INCHES,
     LEGAL_TOL,
-    RETREAT_RING_WIDTH,
+    RETREAT_SNAP_TOL,
+    ArcRegion,
     dodge_disc,
     grid_points,
     interpose_points,
@@ -30,7 +32,7 @@ from game.movement.regions import (
     is_legal_step,
     line_of_fire_corridor,
     nearest_point,
-    retreat_band,
+    retreat_arcs,
     retreat_region,
     sample_points,
     snap_retreat,
@@ -42,8 +44,9 @@ __all__ = [
     "AP_TOLERANCE",
     "DEFAULT_QUAD_SEGS",
     "LEGAL_TOL",
-    "RETREAT_RING_WIDTH",
+    "RETREAT_SNAP_TOL",
     "TOUCH_TOL",
+    "ArcRegion",
     "NavMesh",
     "Path",
     "ap_for_distance",
@@ -58,7 +61,7 @@ __all__ = [
     "line_of_fire_corridor",
     "max_distance_for_ap",
     "nearest_point",
-    "retreat_band",
+    "retreat_arcs",
     "retreat_region",
     "sample_points",
     "snap_retreat",

@@ -1,23 +1,24 @@
-"""Legal destinations of the short "moving reactions" as shapely polygons, and their checks.
+"""Legal destinations of the short "moving reactions" as shapely regions, and their checks.
 
 Contract:
     * Every region is the set of centres a base of the given radius can reach from ``pos`` in
       ONE STRAIGHT move without overlapping anything on the way (other units = ``blockers``, a
       (k, 3) array of (x, y, radius) that must not include the mover) and that lies inside the
       map, intersected with the rule's shape. Regions are inner approximations (see
-      :meth:`NavMesh.straight_region`): every point passes the matching ``is_legal_*`` check
-      (a zero-width retreat ring after :func:`snap_retreat`), which is exact and is what the
-      engine must use. Empty regions are empty Polygons.
+      :meth:`NavMesh.straight_region`): every point passes the matching ``is_legal_*`` check,
+      which is exact and is what the engine must use. Empty regions are empty geometries.
     * Shapes (distances in inches; the caller converts rule yards with ``yards_per_inch``):
       step = disc of radius ``step_len`` (GURPS step, gurps-active-defense.txt "Step");
-      retreat = half-annulus away from the attacker, distance in [min_len, max_len]
-      (gurps-active-defense.txt "Retreat": at least one yard, at most a step); dodge move = disc
-      of radius ``max_len``, 2" for the AP-pool rule (ap-dodge-reaction.txt "Movement After
-      Dodge"); interposition = step positions whose base touches the attacker-friend line of
-      fire (gurps-active-defense.txt "Sacrificial Dodge").
-    * Zero-width retreat bands (GURPS Move < 10: exactly one yard) are drawn as a ring of width
-      :data:`RETREAT_RING_WIDTH` *outside* the legal circle; :func:`snap_retreat` moves a point
-      of it straight back onto the circle along the same ray, where it stays legal.
+      dodge move = disc of radius ``max_len``, 2" for the AP-pool rule (ap-dodge-reaction.txt
+      "Movement After Dodge"); interposition = step positions whose base touches the
+      attacker-friend line of fire (gurps-active-defense.txt "Sacrificial Dodge").
+    * Retreat (gurps-active-defense.txt "Retreat": at least one yard, at most a step, away from
+      the attacker) is one-dimensional: an :class:`ArcRegion`, the arcs of directions within 90°
+      of straight away in which a straight retreat of exactly ``min_len`` (and of exactly
+      ``max_len``) is legal, found exactly (:func:`retreat_arcs`). With Move under 10 yd the band
+      has zero width (exactly one yard) and the arc is all there is. :func:`is_legal_retreat`
+      accepts a point within :data:`RETREAT_SNAP_TOL` of the band and judges the point
+      :func:`snap_retreat` puts on it; the engine moves the unit to that snapped point.
     * ``is_legal_*`` return None for a legal destination or a one-line reason; distances are
       compared with tolerance :data:`LEGAL_TOL`.
     * Rulesets decide WHEN a move is allowed; this module only answers WHERE.
@@ -25,31 +26,37 @@ Contract:
 
 from __future__ import annotations
 
+import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import shapely
 from numpy.typing import ArrayLike
-from shapely.geometry import LineString, MultiPolygon, Point, Polygon
+from shapely.geometry import LineString, MultiLineString, MultiPolygon, Point, Polygon
 from shapely.geometry.base import BaseGeometry
 from shapely.ops import nearest_points
 
 from game.movement.navmesh import (
-    DISC_SEGMENTS,
+    TOUCH_TOL,
     FloatArray,
     NavMesh,
     Point2,
-    circle_polygon,
-    disc_polygon,
+    as_blockers,
     point_segment_distance,
     polygonal,
 )
 
 #: Tolerance of the legality checks on distances and angles (inches / cosine).
 LEGAL_TOL = 1e-6
-#: Width of the ring drawn for a zero-width retreat band (min_len == max_len), inches.
-RETREAT_RING_WIDTH = 1e-3
+#: A retreat point may lie this far (inches) off the legal distance band: it stands for the point
+#: :func:`snap_retreat` puts on the band, which is what is checked and where the unit goes.
+RETREAT_SNAP_TOL = 1e-3
+#: Retreat arcs keep this angle (radians) clear of their ends (see :func:`retreat_arcs`).
+ARC_MARGIN = 1e-5
+#: Largest angle (radians) between neighbouring vertices of a drawn arc (0.5°).
+ARC_STEP = math.pi / 360.0
 #: The AP-pool dodge move: up to 2 inches in any direction (ap-dodge-reaction.txt).
 AP_DODGE_MOVE_INCHES = 2.0
 #: Segments per quarter circle of the round ends of the interposition corridor.
@@ -69,11 +76,6 @@ def _away(pos: FloatArray, attacker_pos: FloatArray) -> FloatArray:
     if n < 1e-12:
         raise ValueError("the attacker stands on the defender's centre: no direction to retreat")
     return w / n
-
-
-def _check_band(min_len: float, max_len: float) -> None:
-    if not (min_len > 0.0 and max_len >= min_len):
-        raise ValueError(f"retreat band needs 0 < min_len <= max_len, got {min_len}, {max_len}")
 
 
 # --------------------------------------------------------------------------- step
@@ -127,21 +129,225 @@ def _straight_move_reason(
 # --------------------------------------------------------------------------- retreat
 
 
-def retreat_band(pos: ArrayLike, attacker_pos: ArrayLike, min_len: float, max_len: float) -> Polygon:
-    """The retreat band ignoring terrain: a half-annulus on the side away from the attacker.
+@dataclass(frozen=True)
+class ArcRegion:
+    """Points on circles about ``centre``: each arc ``(radius, start, end)`` holds the points at
+    distance ``radius`` in the directions ``start <= angle <= end`` (radians, ``end - start < 2π``).
 
-    Distances from ``pos`` lie in [min_len, outer] with outer = max(max_len, min_len +
-    :data:`RETREAT_RING_WIDTH`); directions within 90° of straight away from the attacker. The
-    inner circle is circumscribed and the outer inscribed, so no point is nearer than min_len.
+    A one-dimensional region (the legal ends of a retreat of an exact length). Calling it builds
+    its shapely geometry, a MultiLineString whose vertices lie on the circles (at most
+    :data:`ARC_STEP` apart, so every point of it is within ``radius·(1 − cos(ARC_STEP/2))`` of its
+    circle); :meth:`at` places points exactly on the arcs (for sampling by angle).
+    """
+
+    centre: Point2
+    arcs: tuple[tuple[float, float, float], ...]
+
+    @property
+    def is_empty(self) -> bool:
+        return not self.arcs
+
+    @property
+    def length(self) -> float:
+        """Total arc length (inches)."""
+        return float(sum(rho * (e - s) for rho, s, e in self.arcs))
+
+    @property
+    def bounds(self) -> tuple[float, float, float, float]:
+        """(min x, min y, max x, max y) of the geometry."""
+        return tuple(float(v) for v in self().bounds)  # type: ignore[return-value]
+
+    def at(self, lengths: ArrayLike) -> FloatArray:
+        """The points reached after each of ``lengths`` (inches) along the arcs, taken in order
+        (an (n, 2) array; lengths are clamped to [0, :attr:`length`])."""
+        want = np.asarray(lengths, dtype=float).reshape(-1)
+        if self.is_empty:
+            return np.zeros((0, 2))
+        sizes = np.array([rho * (e - s) for rho, s, e in self.arcs])
+        ends = np.cumsum(sizes)
+        k = np.minimum(np.searchsorted(ends, want, side="right"), len(self.arcs) - 1)
+        arcs = np.asarray(self.arcs)
+        before = ends[k] - sizes[k]
+        rho, s, e = arcs[k, 0], arcs[k, 1], arcs[k, 2]
+        ang = np.clip(s + (want - before) / rho, s, e)
+        cx, cy = self.centre
+        return np.column_stack([cx + rho * np.cos(ang), cy + rho * np.sin(ang)])
+
+    def __call__(self) -> BaseGeometry:
+        """The arcs as a shapely MultiLineString (empty if there are none)."""
+        lines = []
+        cx, cy = self.centre
+        for rho, s, e in self.arcs:
+            n = max(1, math.ceil((e - s) / ARC_STEP))
+            ang = s + (e - s) * np.arange(n + 1) / n
+            lines.append(np.column_stack([cx + rho * np.cos(ang), cy + rho * np.sin(ang)]))
+        return MultiLineString(lines)
+
+
+def _check_band(min_len: float, max_len: float) -> None:
+    if not (min_len > 0.0 and max_len >= min_len):
+        raise ValueError(f"retreat band needs 0 < min_len <= max_len, got {min_len}, {max_len}")
+
+
+def retreat_arcs(
+    mesh: NavMesh,
+    pos: ArrayLike,
+    attacker_pos: ArrayLike,
+    radius: float,
+    min_len: float,
+    max_len: float,
+    blockers: ArrayLike = (),
+) -> ArcRegion:
+    """Where a retreat of exactly ``min_len`` or exactly ``max_len`` can end (gurps-active-defense.txt
+    "Retreat": at least one yard, at most a step, away from the attacker).
+
+    Each arc is a set of directions, within 90° of straight away from the attacker, in which a
+    straight move of that length is legal (:func:`is_legal_retreat`, the authority). The
+    directions are found exactly: legality can only change at a *critical angle* (the map edge,
+    a blocker's or an obstacle edge's inflated outline touching the moved base's path or its end
+    point), so the half-circle is cut at every critical angle and each piece is judged by the
+    exact straight-move check of :class:`NavMesh` at its middle. A defender whose base touches
+    units on both flanks keeps the thin arc of straight-back directions the check accepts (the
+    touching tolerance makes it about 1e-4 rad wide). Each arc then loses
+    :data:`ARC_MARGIN` at both ends (a quarter of its width if that is less), and its ends are
+    checked, so that points drawn on it and rounded to 1e-6 inch stay legal. Retreats of a length
+    between the two are legal too (the check accepts them) but are not part of the region.
     """
     _check_band(min_len, max_len)
-    p, u = _pt(pos), _away(_pt(pos), _pt(attacker_pos))
-    outer = max(max_len, min_len + RETREAT_RING_WIDTH)
-    ring = disc_polygon(p, outer).difference(circle_polygon(p, min_len, DISC_SEGMENTS))
-    perp = np.array([-u[1], u[0]])
-    big = outer + 1.0
-    half = Polygon([p + big * perp, p + big * perp + big * u, p - big * perp + big * u, p - big * perp])
-    return polygonal(ring.intersection(half))
+    p, a = _pt(pos), _pt(attacker_pos)
+    u = _away(p, a)
+    away = math.atan2(u[1], u[0])
+    bl = as_blockers(blockers)
+    arcs: list[tuple[float, float, float]] = []
+    for length in sorted({float(min_len), float(max_len)}):
+        arcs.extend((length, s, e) for s, e in _legal_directions(mesh, p, away, float(radius), length, bl))
+    return ArcRegion((float(p[0]), float(p[1])), tuple(arcs))
+
+
+def _legal_directions(
+    mesh: NavMesh, p: FloatArray, away: float, r: float, length: float, bl: FloatArray
+) -> list[tuple[float, float]]:
+    """The direction intervals (radians, within ±π/2 of ``away``) of legal straight retreats."""
+    lo, hi = away - 0.5 * math.pi, away + 0.5 * math.pi
+
+    def legal(angle: float) -> bool:
+        q = (p[0] + length * math.cos(angle), p[1] + length * math.sin(angle))
+        return bool(mesh.segment_clear(p, q, r, bl))
+
+    cuts = {lo, hi}
+    for ang in _critical_angles(mesh, p, r, length, bl):
+        x = lo + (ang - lo) % (2.0 * math.pi)
+        if x < hi:
+            cuts.add(x)
+    edges = sorted(cuts)
+    spans: list[list[float]] = []
+    for x, y in itertools.pairwise(edges):
+        if y - x > 1e-13 and legal(0.5 * (x + y)):
+            if spans and spans[-1][1] == x:
+                spans[-1][1] = y
+            else:
+                spans.append([x, y])
+    out = []
+    for x, y in spans:
+        margin = min(ARC_MARGIN, 0.25 * (y - x))
+        mid = 0.5 * (x + y)
+        s, e = _inner_end(legal, x + margin, mid), _inner_end(legal, y - margin, mid)
+        if e > s:
+            out.append((s, e))
+    return out
+
+
+def _inner_end(legal: Callable[[float], bool], end: float, inside: float) -> float:
+    """``end`` if legal, else the legal angle next to the boundary between it and ``inside``."""
+    if legal(end):
+        return end
+    for _ in range(60):
+        mid = 0.5 * (end + inside)
+        if legal(mid):
+            inside = mid
+        else:
+            end = mid
+    return inside
+
+
+def _critical_angles(mesh: NavMesh, p: FloatArray, r: float, length: float, bl: FloatArray) -> list[float]:
+    """Directions from ``p`` in which a straight move of ``length`` can start or stop being legal."""
+    out: list[float] = []
+    # The map edge: the end point crosses a side of the box the centre must stay in.
+    for axis, side in ((0, r), (0, mesh.width - r), (1, r), (1, mesh.height - r)):
+        c = (side - p[axis]) / length
+        if -1.0 <= c <= 1.0:
+            base = math.acos(c)
+            out.extend((base, -base) if axis == 0 else (0.5 * math.pi - base, 0.5 * math.pi + base))
+    # Blockers: discs of radius (their base + r), less the touching tolerance.
+    for x, y, b in bl:
+        if math.hypot(x - p[0], y - p[1]) < b + r + length + 1e-6:
+            out.extend(_disc_angles(p, (x, y), b + r - TOUCH_TOL, length))
+    # Obstacles: each edge's capsule of radius r (two end discs, two offset sides).
+    rr = r - TOUCH_TOL
+    near = Point(p).buffer(length + r + 1e-6)
+    for geom in mesh.obstacle_geoms:
+        if not geom.intersects(near):
+            continue
+        for ring in _rings_of(geom):
+            pts = np.asarray(ring.coords, dtype=float)
+            for v0, v1 in itertools.pairwise(pts):
+                out.extend(_disc_angles(p, v0, rr, length))
+                edge = v1 - v0
+                n = math.hypot(edge[0], edge[1])
+                if n < 1e-12:
+                    continue
+                normal = np.array([-edge[1], edge[0]]) * (rr / n)
+                for sgn in (1.0, -1.0):
+                    out.extend(_segment_angles(p, v0 + sgn * normal, v1 + sgn * normal, length))
+    return out
+
+
+def _rings_of(geom: BaseGeometry) -> list[BaseGeometry]:
+    rings = []
+    for part in shapely.get_parts(geom):
+        if isinstance(part, Polygon):
+            rings.append(part.exterior)
+            rings.extend(part.interiors)
+        elif isinstance(part, LineString):
+            rings.append(part)
+    return rings
+
+
+def _disc_angles(p: FloatArray, c: Sequence[float] | FloatArray, rad: float, length: float) -> list[float]:
+    """Where a move of ``length`` from ``p`` starts or stops touching the disc (``c``, ``rad``):
+    the tangents from ``p`` (perpendicular to ``c`` if ``p`` is on or in it) and the directions
+    whose end point is on its circle."""
+    cx, cy = float(c[0]) - p[0], float(c[1]) - p[1]
+    dist = math.hypot(cx, cy)
+    if dist < 1e-12:
+        return []
+    phi = math.atan2(cy, cx)
+    half = math.asin(rad / dist) if dist > rad else 0.5 * math.pi
+    out = [phi - half, phi + half, phi - 0.5 * math.pi, phi + 0.5 * math.pi]
+    cos_end = (length * length + dist * dist - rad * rad) / (2.0 * length * dist)
+    if -1.0 <= cos_end <= 1.0:
+        g = math.acos(cos_end)
+        out.extend((phi - g, phi + g))
+    return out
+
+
+def _segment_angles(p: FloatArray, s0: FloatArray, s1: FloatArray, length: float) -> list[float]:
+    """Directions of the segment's ends and of its crossings with the circle of ``length``."""
+    out = [math.atan2(s0[1] - p[1], s0[0] - p[0]), math.atan2(s1[1] - p[1], s1[0] - p[0])]
+    d = s1 - s0
+    f = s0 - p
+    qa = float(d @ d)
+    qb = 2.0 * float(f @ d)
+    qc = float(f @ f) - length * length
+    disc = qb * qb - 4.0 * qa * qc
+    if qa > 0.0 and disc >= 0.0:
+        root = math.sqrt(disc)
+        for t in ((-qb - root) / (2.0 * qa), (-qb + root) / (2.0 * qa)):
+            if -1e-9 <= t <= 1.0 + 1e-9:
+                x = f + t * d
+                out.append(math.atan2(x[1], x[0]))
+    return out
 
 
 def retreat_region(
@@ -152,16 +358,9 @@ def retreat_region(
     min_len: float,
     max_len: float,
     blockers: ArrayLike = (),
-) -> Polygon | MultiPolygon:
-    """Where a retreat can end: :func:`retreat_band` intersected with the straight-move region.
-
-    Every point is strictly farther from the attacker than ``pos``. For a zero-width band the
-    result is the thin outer ring described in :func:`retreat_band`; snap points with
-    :func:`snap_retreat` before using them.
-    """
-    band = retreat_band(pos, attacker_pos, min_len, max_len)
-    outer = max(max_len, min_len + RETREAT_RING_WIDTH)
-    return polygonal(band.intersection(mesh.straight_region(pos, radius, outer, blockers)))
+) -> BaseGeometry:
+    """The geometry of :func:`retreat_arcs` (a MultiLineString; empty if no retreat is legal)."""
+    return retreat_arcs(mesh, pos, attacker_pos, radius, min_len, max_len, blockers)()
 
 
 def snap_retreat(
@@ -171,7 +370,8 @@ def snap_retreat(
 
     Within the away half-plane the point is moved along its ray from ``pos`` to a distance
     clamped to [min_len, max_len]; behind it, onto the nearest end of the band. A point at
-    ``pos`` goes straight back by min_len. Check the result with :func:`is_legal_retreat`.
+    ``pos`` goes straight back by min_len. :func:`is_legal_retreat` judges a point by where this
+    puts it, and the engine moves the unit there.
     """
     _check_band(min_len, max_len)
     p, q = _pt(pos), _pt(point)
@@ -202,24 +402,27 @@ def is_legal_retreat(
     blockers: ArrayLike = (),
     blocker_ids: Sequence[str] = (),
 ) -> str | None:
-    """None if retreating straight from ``pos`` to ``to`` is legal, else why not.
+    """None if retreating straight from ``pos`` towards ``to`` is legal, else why not.
 
-    Legal: distance within [min_len, max_len] (± :data:`LEGAL_TOL`), direction within 90° of
-    straight away from the attacker, ending strictly farther from the attacker, and the straight
-    move clear (:meth:`NavMesh.segment_reason`).
+    ``to`` may lie up to :data:`RETREAT_SNAP_TOL` inside or outside the band [min_len, max_len]
+    (a point picked on a drawn arc, or rounded); it stands for :func:`snap_retreat` of itself,
+    the point the unit moves to, which must be legal: direction within 90° of straight away
+    from the attacker (± :data:`LEGAL_TOL`), ending strictly farther from the attacker, and the
+    straight move clear (:meth:`NavMesh.segment_reason`).
     """
     _check_band(min_len, max_len)
     p, t, a = _pt(pos), _pt(to), _pt(attacker_pos)
     u = _away(p, a)
     d = math.dist(t, p)
-    if d < min_len - LEGAL_TOL or d > max_len + LEGAL_TOL:
+    if d < min_len - RETREAT_SNAP_TOL or d > max_len + RETREAT_SNAP_TOL:
         span = f"{min_len:g} in" if max_len - min_len <= LEGAL_TOL else f"{min_len:g} to {max_len:g} in"
         return f"a retreat moves {span} (this one is {d:.4f} in)"
     if (t - p) @ u < -LEGAL_TOL * d:
         return "a retreat must move away from the attacker (within 90° of straight back)"
-    if math.dist(t, a) <= math.dist(p, a):
+    s = snap_retreat(t, p, a, min_len, max_len)
+    if math.dist(s, a) <= math.dist(p, a):
         return "a retreat must end farther from the attacker"
-    return mesh.segment_reason(p, t, radius, blockers, blocker_ids)
+    return mesh.segment_reason(p, s, radius, blockers, blocker_ids)
 
 
 # --------------------------------------------------------------------------- dodge move

@@ -26,8 +26,9 @@ Point = tuple[float, float]
 
 #: Clicks are rounded to this many decimals of an inch when the rounded point is legal.
 CLICK_DECIMALS = 2
-#: Retreat rings of zero width are drawn this far outside the legal circle (see
-#: ``game.movement.regions.RETREAT_RING_WIDTH``); snapping pulls a point back by up to twice it.
+#: A point snapped onto a thin region may still be refused (rounding, a drawn polyline's chord):
+#: it is then pulled toward the unit by up to twice this. (A retreat's arcs need no pull: their
+#: check accepts points within ``game.movement.regions.RETREAT_SNAP_TOL`` of the band.)
 SNAP_PULL = 2e-3
 
 

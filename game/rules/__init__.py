@@ -32,6 +32,7 @@ RULESET_NAMES: tuple[str, ...] = tuple(REGISTRY)
 #: this order: a variant's fields come after the fields of the variants registered before it.
 COMMAND_MODULES: dict[str, str] = {
     "gurps": "game.rules.gurps.commands",
+    "defence-dice": "game.rules.defence_dice.commands",
     "ap-pool": "game.rules.ap_pool.commands",
 }
 for _module in COMMAND_MODULES.values():

@@ -5,8 +5,9 @@ the reactions it allows once per window (:attr:`~game.rules.base.Ruleset.reactio
 :class:`Reaction`) and the choices that bind a unit for a window
 (:attr:`~game.rules.base.Ruleset.choice_bindings`, :class:`Binding`). Each is told by the
 events the ruleset logs, so ``game.tools.invariants`` checks them on any log, live or
-recorded. A window is ``"turn"`` (from one ``turn_start`` of the unit to its next) or
-``"round"`` (from one ``round_start`` to the next).
+recorded. A window is ``"turn"`` (from one ``turn_start`` of the unit to its next),
+``"activation"`` (from any unit's ``turn_start`` to the next: one unit's turn, whoever
+reacts) or ``"round"`` (from one ``round_start`` to the next).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any, Literal
 
 #: A test on one log event.
 Matcher = Callable[[dict[str, Any]], bool]
-Window = Literal["turn", "round"]
+Window = Literal["turn", "activation", "round"]
 
 
 @dataclass(frozen=True)
@@ -27,13 +28,15 @@ class Reaction:
     ``name`` is what messages call it; ``used(event)`` says whether a log event
     records a use of it; ``spent_by(event)`` (optional) matches events that use it
     up without being a use (GURPS: a sacrificial dodge moves the unit, so it may not
-    retreat before its next turn).
+    retreat before its next turn); ``applies(options)`` tells from the ruleset options
+    logged in ``match_start`` whether the limit is in force.
     """
 
     name: str
     used: Matcher
     window: Window = "turn"
     spent_by: Matcher | None = None
+    applies: Callable[[dict[str, Any]], bool] = lambda options: True
 
 
 @dataclass(frozen=True)

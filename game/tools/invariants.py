@@ -45,7 +45,7 @@ Contract:
   ``reaction-twice``
       a once-per-window reaction the ruleset limits (``Ruleset.reaction_limits``, see
       :mod:`game.rules.limits`) used twice in its window (between two ``turn_start``
-      events of the unit, or in one round).
+      events of the unit, in one unit's turn, or in one round).
   ``choice-binding``
       a choice that binds for a window (``Ruleset.choice_bindings``: e.g. the AFF
       armour-or-dodge choice under Ubiquitous Dodging) changed within it.
@@ -180,7 +180,9 @@ class LogChecker:
         self.units: dict[str, _UnitLedger] = {}
         self.violations: list[str] = []
         self.seen = 0
-        self._reactions, self._declared_bindings = _limits(ruleset)
+        self._declared_reactions, self._declared_bindings = _limits(ruleset)
+        # Until ``match_start`` gives the options: every declared reaction limit.
+        self._reactions: tuple[Reaction, ...] = self._declared_reactions
         self._bindings: tuple[Binding, ...] = ()
 
     def _bad(self, name: str, unit: str | None, seq: int | None, message: str) -> None:
@@ -201,7 +203,12 @@ class LogChecker:
             return
         if kind == "round_start":
             for each in self.units.values():
-                each.window_uses = {k: v for k, v in each.window_uses.items() if k[0] != "round"}
+                each.window_uses = {
+                    k: v for k, v in each.window_uses.items() if k[0] not in ("round", "activation")
+                }
+        elif kind == "turn_start":  # any unit's turn: a new activation window for every unit
+            for each in self.units.values():
+                each.window_uses = {k: v for k, v in each.window_uses.items() if k[0] != "activation"}
         seq = e.get("seq")
         raw_uid = e.get("unit")
         uid = raw_uid if isinstance(raw_uid, str) else ""
@@ -267,8 +274,9 @@ class LogChecker:
     def _start(self, e: dict[str, Any]) -> None:
         if self.ruleset is None:
             self.ruleset = str(e.get("ruleset"))
-            self._reactions, self._declared_bindings = _limits(self.ruleset)
+            self._declared_reactions, self._declared_bindings = _limits(self.ruleset)
         options = e.get("options") or {}
+        self._reactions = tuple(r for r in self._declared_reactions if r.applies(options))
         self._bindings = tuple(b for b in self._declared_bindings if b.applies(options))
         for u in e.get("units", []):
             self.units[u["id"]] = _UnitLedger(

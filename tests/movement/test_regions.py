@@ -13,7 +13,7 @@ from shapely.geometry import Point
 
 from game.movement import (
     AP_DODGE_MOVE_INCHES,
-    RETREAT_RING_WIDTH,
+    RETREAT_SNAP_TOL,
     NavMesh,
     dodge_disc,
     grid_points,
@@ -23,12 +23,13 @@ from game.movement import (
     is_legal_retreat,
     is_legal_step,
     nearest_point,
-    retreat_band,
+    retreat_arcs,
     retreat_region,
     sample_points,
     snap_retreat,
     step_region,
 )
+from game.movement.regions import ARC_MARGIN
 from tests.movement.helpers import assert_move_legal, free_units, random_free_point, random_maps, rect
 
 W, H = 24.0, 14.0  # non-square
@@ -112,43 +113,77 @@ ATT = np.array([5.0, 7.0])
 POS = np.array([6.0, 7.0])  # in base contact with the attacker, who stands to the west
 
 
-def test_retreat_band_distances_and_direction_are_exact(mesh: NavMesh) -> None:
+def _on_arcs(arcs, n: int, seed: int) -> np.ndarray:
+    return arcs.at(np.random.default_rng(seed).random(n) * arcs.length)
+
+
+def _rounded(q) -> tuple[float, float]:
+    return (round(float(q[0]), 6), round(float(q[1]), 6))
+
+
+def test_one_yard_retreat_in_the_open_is_the_half_circle_away(mesh: NavMesh) -> None:
     bl = np.array([[*ATT, 0.5]])
-    reg = retreat_region(mesh, POS, ATT, R, 1.0, 2.0, bl)
-    assert math.isclose(reg.area, math.pi * (4 - 1) / 2, rel_tol=2e-3)
-    pts = np.vstack([_vertices(reg), sample_points(reg, 500, np.random.default_rng(3))])
-    d = _dist(pts, POS)
-    assert d.min() >= 1.0 - 1e-12 and d.max() <= 2.0 + 1e-12
+    arcs = retreat_arcs(mesh, POS, ATT, R, 1.0, 1.0, bl)
+    assert len(arcs.arcs) == 1
+    rho, s, e = arcs.arcs[0]
+    assert rho == 1.0 and math.isclose(s, -math.pi / 2, abs_tol=2 * ARC_MARGIN)
+    assert math.isclose(e, math.pi / 2, abs_tol=2 * ARC_MARGIN)
+    pts = _on_arcs(arcs, 500, 3)
+    assert np.abs(_dist(pts, POS) - 1.0).max() <= 1e-12  # exactly on the arc
     assert np.all(pts[:, 0] >= POS[0] - 1e-9)  # within 90° of straight away (east)
-    assert np.all(_dist(pts, ATT) > 1.0)  # strictly farther than now
-    for q in pts[-100:]:
-        assert is_legal_retreat(mesh, q, POS, ATT, R, 1.0, 2.0, bl) is None
+    for q in pts[:100]:
+        assert is_legal_retreat(mesh, _rounded(q), POS, ATT, R, 1.0, 1.0, bl) is None
+    geom = retreat_region(mesh, POS, ATT, R, 1.0, 1.0, bl)
+    assert geom.geom_type == "MultiLineString" and math.isclose(geom.length, math.pi, rel_tol=1e-4)
+    vertices = shapely.get_coordinates(geom)
+    assert np.abs(_dist(vertices, POS) - 1.0).max() <= 1e-12
 
 
-def test_zero_width_retreat_is_a_thin_outer_ring_that_snaps_back(mesh: NavMesh) -> None:
+def test_a_wider_band_offers_both_ends_and_accepts_between(mesh: NavMesh) -> None:
     bl = np.array([[*ATT, 0.5]])
-    reg = retreat_region(mesh, POS, ATT, R, 1.0, 1.0, bl)
-    assert not reg.is_empty
-    pts = sample_points(reg, 300, np.random.default_rng(4))
-    d = _dist(pts, POS)
-    assert d.min() >= 1.0 - 1e-12 and d.max() <= 1.0 + RETREAT_RING_WIDTH + 1e-12
-    for q in pts:
-        s = snap_retreat(q, POS, ATT, 1.0, 1.0)
-        assert math.isclose(math.dist(s, POS), 1.0, abs_tol=1e-12)
-        assert is_legal_retreat(mesh, s, POS, ATT, R, 1.0, 1.0, bl) is None
+    arcs = retreat_arcs(mesh, POS, ATT, R, 1.0, 2.0, bl)
+    assert sorted({rho for rho, _, _ in arcs.arcs}) == [1.0, 2.0]
+    assert math.isclose(arcs.length, 3 * math.pi, rel_tol=1e-4)
+    assert is_legal_retreat(mesh, (7.5, 7.0), POS, ATT, R, 1.0, 2.0, bl) is None
+
+
+def test_a_defender_touching_units_on_both_flanks_can_still_retreat_straight_back(mesh: NavMesh) -> None:
+    # Before: the region was the half-annulus minus each flank's shadow, the half-plane beyond
+    # the tangent line through the defender's centre; the two half-planes left only the line of
+    # straight-back directions, which has no area: empty, though that retreat is legal.
+    bl = np.array([[*ATT, 0.5], [6.0, 8.0, 0.5], [6.0, 6.0, 0.5]])
+    ids = ["red-1", "blue-2", "blue-3"]
+    assert is_legal_retreat(mesh, (7.0, 7.0), POS, ATT, R, 1.0, 1.0, bl, ids) is None
+    arcs = retreat_arcs(mesh, POS, ATT, R, 1.0, 1.0, bl)
+    assert not arcs.is_empty and len(arcs.arcs) == 1
+    _, s, e = arcs.arcs[0]
+    assert s < 0.0 < e and e - s < 1e-3  # a thin arc about straight back (touching tolerance)
+    for q in _on_arcs(arcs, 50, 4):
+        assert is_legal_retreat(mesh, _rounded(q), POS, ATT, R, 1.0, 1.0, bl, ids) is None
+    assert is_legal_retreat(
+        mesh, (6.0 + math.cos(0.01), 7.0 + math.sin(0.01)), POS, ATT, R, 1.0, 1.0, bl, ids
+    ) == ("the way is blocked by unit blue-2")
 
 
 def test_retreat_against_a_wall_behind(mesh: NavMesh) -> None:
     pos, att = np.array([9.0, 7.0]), np.array([8.0, 7.0])  # wall 0.5 behind the base edge
-    reg = retreat_region(mesh, pos, att, R, 1.0, 1.0)
-    assert reg.bounds[2] <= 9.5 + 1e-9  # nothing inside the wall
-    for q in sample_points(reg, 200, np.random.default_rng(5)):
-        s = snap_retreat(q, pos, att, 1.0, 1.0)
-        assert is_legal_retreat(mesh, s, pos, att, R, 1.0, 1.0) is None
-        assert mesh.free_reason(s, R) is None
+    arcs = retreat_arcs(mesh, pos, att, R, 1.0, 1.0)
+    assert not arcs.is_empty
+    pts = _on_arcs(arcs, 200, 5)
+    assert pts[:, 0].max() <= 9.5 + 1e-9  # nothing inside the wall
+    for q in pts:
+        assert is_legal_retreat(mesh, _rounded(q), pos, att, R, 1.0, 1.0) is None
+        assert mesh.free_reason(q, R) is None
     assert (
         is_legal_retreat(mesh, (10.0, 7.0), pos, att, R, 1.0, 1.0) == "destination overlaps obstacle wall-1"
     )
+
+
+def test_no_retreat_leaves_an_empty_region(mesh: NavMesh) -> None:
+    pos, att = np.array([9.5, 7.0]), np.array([8.5, 7.0])  # backed against the wall, flanked
+    bl = np.array([[*att, 0.5], [9.5, 8.0, 0.5], [9.5, 6.0, 0.5]])
+    arcs = retreat_arcs(mesh, pos, att, R, 1.0, 1.0, bl)
+    assert arcs.is_empty and arcs().is_empty and arcs.at([0.5]).shape == (0, 2)
 
 
 def test_illegal_retreats_are_refused(mesh: NavMesh) -> None:
@@ -172,6 +207,24 @@ def test_illegal_retreats_are_refused(mesh: NavMesh) -> None:
     assert is_legal_retreat(mesh, (6.0, 8.0 + 1e-7), POS, ATT, R, 1.0, 1.0) is None  # within tolerance
 
 
+def test_points_near_the_band_stand_for_their_snapped_point(mesh: NavMesh) -> None:
+    near = 0.9 * RETREAT_SNAP_TOL
+    for d in (1.0 - near, 1.0 + near):
+        assert is_legal_retreat(mesh, (6.0 + d, 7.0), POS, ATT, R, 1.0, 1.0) is None
+        assert snap_retreat((6.0 + d, 7.0), POS, ATT, 1.0, 1.0) == (7.0, 7.0)
+    far = 1.0 + 2 * RETREAT_SNAP_TOL
+    assert is_legal_retreat(mesh, (6.0 + far, 7.0), POS, ATT, R, 1.0, 1.0) == (
+        f"a retreat moves 1 in (this one is {far:.4f} in)"
+    )
+    # the snapped point is what is judged: just short of a unit the end would overlap it
+    bl = np.array([[8.0 + 1e-4, 7.0, 0.5]])
+    assert is_legal_retreat(mesh, (7.0 - near, 7.0), POS, ATT, R, 1.0, 1.0, bl) is None
+    bl = np.array([[7.99, 7.0, 0.5]])
+    assert (
+        is_legal_retreat(mesh, (7.0 - near, 7.0), POS, ATT, R, 1.0, 1.0, bl) == "destination overlaps unit #0"
+    )
+
+
 def test_snap_retreat_projects_onto_the_band() -> None:
     assert snap_retreat((9.0, 7.0), POS, ATT, 1.0, 2.0) == (8.0, 7.0)  # too far: clamp
     assert snap_retreat((6.2, 7.0), POS, ATT, 1.0, 2.0) == (7.0, 7.0)  # too near: push out
@@ -181,11 +234,11 @@ def test_snap_retreat_projects_onto_the_band() -> None:
     assert math.isclose(s[0], 6.0 + math.sqrt(0.5)) and math.isclose(s[1], 7.0 + math.sqrt(0.5))
 
 
-def test_retreat_band_rejects_bad_input() -> None:
+def test_retreat_arcs_reject_bad_input(mesh: NavMesh) -> None:
     with pytest.raises(ValueError):
-        retreat_band(POS, POS, 1.0, 1.0)
+        retreat_arcs(mesh, POS, POS, R, 1.0, 1.0)
     with pytest.raises(ValueError):
-        retreat_band(POS, ATT, 2.0, 1.0)
+        retreat_arcs(mesh, POS, ATT, R, 2.0, 1.0)
 
 
 # --------------------------------------------------------------------------- dodge move
@@ -285,7 +338,46 @@ def test_random_regions_hold_only_legal_destinations(m, seed: int) -> None:
     for q in sample_points(dodge_disc(mesh, pos, R, 2.0, bl), 10, rng):
         assert is_legal_dodge_move(mesh, q, pos, R, 2.0, bl) is None
     for lo, hi in ((1.0, 1.0), (1.0, 1.5)):
-        for q in sample_points(retreat_region(mesh, pos, att, R, lo, hi, bl), 10, rng):
-            s = snap_retreat(q, pos, att, lo, hi)
-            assert is_legal_retreat(mesh, s, pos, att, R, lo, hi, bl) is None
-            assert math.dist(s, att) > math.dist(pos, att)
+        arcs = retreat_arcs(mesh, pos, att, R, lo, hi, bl)
+        for q in arcs.at(rng.random(10) * arcs.length):
+            assert is_legal_retreat(mesh, _rounded(q), pos, att, R, lo, hi, bl) is None
+            assert_move_legal(mesh, obstacles, pos, q, R, bl)
+            assert math.dist(q, att) > math.dist(pos, att)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(random_maps(max_obstacles=6, max_units=4), st.integers(0, 2**32 - 1), st.booleans())
+def test_retreat_arcs_are_exactly_the_legal_directions(m, seed: int, crowd: bool) -> None:
+    """The arcs and the check agree on every direction of a fine fan (except within a margin of
+    an arc's end), also with units placed in base contact around the defender."""
+    obstacles, width, height, blockers = m
+    mesh = NavMesh(obstacles, width, height)
+    bl = free_units(mesh, blockers)
+    rng = np.random.default_rng(seed)
+    pos = random_free_point(mesh, R, bl, rng)
+    if pos is None:
+        return
+    if crowd:  # neighbours touching the defender's base (or nearly)
+        rows = []
+        for ang in rng.uniform(0.0, 2 * math.pi, 3):
+            gap = float(rng.choice([0.0, 0.0, 0.05]))
+            rows.append([pos[0] + (2 * R + gap) * math.cos(ang), pos[1] + (2 * R + gap) * math.sin(ang), R])
+        extra = np.array(rows)
+        bl = np.vstack([bl, extra[[mesh.free_reason(p[:2], R, bl) is None for p in extra]]])
+        if mesh.free_reason(pos, R, bl) is not None:
+            return
+    att = pos + rng.normal(size=2)
+    arcs = retreat_arcs(mesh, pos, att, R, 1.0, 1.0, bl)
+    away = math.atan2(pos[1] - att[1], pos[0] - att[0])
+    for ang in np.linspace(away - math.pi / 2, away + math.pi / 2, 361):
+        q = (pos[0] + math.cos(ang), pos[1] + math.sin(ang))
+        legal = is_legal_retreat(mesh, q, pos, att, R, 1.0, 1.0, bl) is None
+        inside = any(s <= ang <= e for _, s, e in arcs.arcs)
+        if abs(ang - away) > math.pi / 2 - 2 * ARC_MARGIN or any(
+            min(abs(ang - s), abs(ang - e)) < 2 * ARC_MARGIN for _, s, e in arcs.arcs
+        ):
+            continue
+        assert legal == inside, (ang, legal, arcs.arcs)
+    if not arcs.is_empty:
+        for q in arcs.at(rng.random(20) * arcs.length):
+            assert is_legal_retreat(mesh, _rounded(q), pos, att, R, 1.0, 1.0, bl) is None

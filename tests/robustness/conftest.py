@@ -17,7 +17,8 @@ ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = ROOT / "scenarios"
 SHIPPED = sorted(p for p in SCENARIOS.glob("*.yaml") if p.name != "profiles.yaml")
 RULESETS = ("gurps", "defence-dice", "cortex", "aff", "ap-pool")
-#: Rulesets without reaction decisions (defence dice are rolled up front).
+#: Rulesets without reaction decisions to count on (defence dice are rolled up front; a block for
+#: another memory needs a Block(2) memory, its block left and a hit on an ordinary memory).
 NO_REACTIONS = frozenset({"defence-dice"})
 
 

@@ -271,11 +271,17 @@ def test_aff_armour_or_dodge_binds_for_the_round_under_ubiquitous_dodging():
     assert check_log(standard) == []
 
 
-def test_ap_pool_dodge_once_per_round():
+def test_ap_pool_dodge_once_per_turn():
     dodge = {"type": "defence", "unit": "blue-1", "kind": "dodge", "success": False}
     assert _names(check_log(_log(dodge, dodge, ruleset="ap-pool"))) == {"reaction-twice"}
     new_round = {"type": "round_start", "order": ["red-1", "blue-1"]}
     assert check_log(_log(dodge, new_round, dodge, ruleset="ap-pool")) == []
+    # Another unit's turn is another window (the text's "turn": one activation).
+    other = {"type": "turn_start", "unit": "red-1"}
+    assert check_log(_log(dodge, other, dodge, ruleset="ap-pool")) == []
+    per_round = _log(dodge, other, dodge, ruleset="ap-pool")
+    per_round[0]["options"] = {"dodge_once_per_round": True}
+    assert _names(check_log(per_round)) == {"reaction-twice"}
     # The same events are no violation under a ruleset without the limit.
     assert check_log(_log(dodge, dodge, ruleset="cortex")) == []
 
@@ -304,6 +310,13 @@ def test_the_ruleset_declares_its_limits_and_the_checker_asks_it(monkeypatch: py
     assert check_log(events) == []  # the binding is off without the option
     events[0]["options"] = {"stances": True}
     assert _names(check_log(events)) == {"choice-binding"}
+
+
+def test_cortex_actions_declared_once_a_round():
+    declared = {"type": "actions_declared", "unit": "red-1", "actions": 2}
+    assert _names(check_log(_log(declared, declared, ruleset="cortex"))) == {"reaction-twice"}
+    new_round = {"type": "round_start", "order": ["red-1", "blue-1"]}
+    assert check_log(_log(declared, new_round, declared, ruleset="cortex")) == []
 
 
 def test_negative_ap_in_the_log():

@@ -124,7 +124,49 @@ def test_who_may_dodge(
         assert dodge[0].track == DODGE_TRACK[min(skill, 6)]
     else:
         assert detail in forbidden["dodge"]
-    assert choices[0].kind == "none"  # "no protection" is always offered
+    # A1/A19: worn armour and an allowed dodge always protect; "none" only with nothing at hand.
+    kinds = [c.kind for c in choices]
+    assert ("none" in kinds) == (kinds == ["none"])
+    assert ("none" in forbidden) == ("none" not in kinds)
+
+
+@pytest.mark.parametrize(
+    ("armour", "shield", "skill", "talents", "ubi", "kinds"),
+    [
+        (ARMOUR, False, 0, [], False, ["armour"]),  # worn armour: no "none"
+        (ARMOUR, True, 3, ["swashbuckler"], False, ["armour"]),
+        (ARMOUR, False, 3, [], True, ["armour", "dodge"]),  # the round's choice, never "none"
+        (None, False, 0, [], False, ["none"]),  # nothing at hand
+        (None, False, 3, ["swashbuckler"], False, ["dodge"]),
+        (None, True, 3, ["swashbuckler"], False, ["armour", "dodge"]),  # use the shield, or dodge
+    ],
+)
+def test_worn_armour_always_protects(
+    armour: Any, shield: bool, skill: int, talents: list[str], ubi: bool, kinds: list[str]
+) -> None:
+    s = stats(armour=armour, shield=shield, talents=talents, special_skills={"sword": 2, "dodge": skill})
+    assert [c.kind for c in protections(s, ubi)[0]] == kinds
+    assert [c.kind for c in protections(s, ubi, optional=True)[0]] == [
+        "none",
+        *[k for k in kinds if k != "none"],
+    ]
+
+
+def test_a_single_protection_is_the_only_option() -> None:
+    r, b = duel(target=stats(armour=ARMOUR, special_skills={"sword": 2}))
+    script(b, [6, 6, 1, 1, 3, 4])  # attacker wins; sword 3 -> 3; leather 4 -> 1
+    seen = run_flow(r.attack(b, Attack("a", "t", "sword")), protect("armour"))
+    assert [[o.command.kind for o in d.options] for d in seen] == [["armour"]]
+    ev = next(e for e in b.events if e["type"] == "defence" and e["kind"] == "armour")
+    assert ev["protection"] == 1 and b.u["t"].health.tracks["stamina"] == 12 - 2
+
+
+def test_optional_protection_option_offers_none() -> None:
+    r, b = duel(target=stats(armour=ARMOUR, special_skills={"sword": 2}), optional_protection=True)
+    script(b, [6, 6, 1, 1, 3])
+    seen = run_flow(r.attack(b, Attack("a", "t", "sword")), protect("none"))
+    assert [o.command.kind for o in seen[0].options] == ["none", "armour"]
+    assert b.u["t"].health.tracks["stamina"] == 12 - 3
 
 
 ARMOUR_CASES = [
@@ -153,13 +195,13 @@ def test_armour_choice(armour: Any, shield: bool, talents: list[str], ok: bool, 
 def test_ubiquitous_choice_binds_for_the_round() -> None:
     s = stats(armour=ARMOUR, talents=["swashbuckler"])
     r, b = duel(target=s, ubiquitous=True)
-    assert [c.kind for c in r.protection_choices(b, "t")] == ["none", "armour", "dodge"]
+    assert [c.kind for c in r.protection_choices(b, "t")] == ["armour", "dodge"]
     script(b, [6, 6, 1, 1, 3, 2])  # attacker 12+10 beats 2+10; sword 3 -> 3; dodge d6 2 +1 -> 0
     run_flow(r.attack(b, Attack("a", "t", "sword")), protect("dodge"))
-    assert [c.kind for c in r.protection_choices(b, "t")] == ["none", "dodge"]
+    assert [c.kind for c in r.protection_choices(b, "t")] == ["dodge"]
     assert protections(s, True, "dodge")[1]["armour"] == "chose dodge this round"
     b.round += 1
-    assert [c.kind for c in r.protection_choices(b, "t")] == ["none", "armour", "dodge"]
+    assert [c.kind for c in r.protection_choices(b, "t")] == ["armour", "dodge"]
 
 
 def test_standard_rules_do_not_bind() -> None:
@@ -167,15 +209,15 @@ def test_standard_rules_do_not_bind() -> None:
     r, b = duel(target=s)
     script(b, [6, 6, 1, 1, 3, 2])
     run_flow(r.attack(b, Attack("a", "t", "sword")), protect("dodge"))
-    assert [c.kind for c in r.protection_choices(b, "t")] == ["none", "armour", "dodge"]
+    assert [c.kind for c in r.protection_choices(b, "t")] == ["armour", "dodge"]
 
 
 # ---- melee ---------------------------------------------------------------------------------------
 
 
 def test_melee_attacker_wins_worked_example() -> None:
-    target = stats(armour=ARMOUR)
-    r, b = duel(target=target)
+    target = stats(armour=ARMOUR, talents=["swashbuckler"])
+    r, b = duel(target=target, ubiquitous=True)  # armour or dodge: a decision
     # a: 5+4+8+2 = 19, t: 3+3+8+2 = 16 -> hit; sword rolls 6 -> 4; leather rolls 4 -> 1: 3 STAMINA.
     script(b, [5, 4, 3, 3, 6, 4])
     decisions = run_flow(r.attack(b, Attack("a", "t", "sword")), protect("armour"))
@@ -202,9 +244,10 @@ def test_defender_win_strikes_back(facing: float, riposte: bool, struck_back: bo
     b.u["t"].facing = facing
     script(b, [1, 1, 6, 6, 5, 1])  # 2+10 vs 12+10 (or 12+8 from the rear): defender wins
     decisions = run_flow(r.attack(b, Attack("a", "t", "sword")), protect("none"))
-    assert bool(decisions) == struck_back
+    assert [d.unit for d in decisions] == (["a"] if struck_back else [])  # the attacker protects itself
+    struck = [e for e in b.events if e["type"] == "damage" and e["unit"] == "a"]
+    assert bool(struck) == struck_back
     if struck_back:
-        assert decisions[0].unit == "a"
         assert b.u["a"].health.tracks["stamina"] == 12 - 4  # sword rolls 5 -> 4
     defence = next(e for e in b.events if e["type"] == "defence")
     rear = [m for m in defence["modifiers"] if m["source"] == "attacked from the rear"]
@@ -295,11 +338,12 @@ def test_melee_flow_monte_carlo() -> None:
     calib = succ = 0.0
     for _ in range(N_MC):
         b.events.clear()
-        decisions = run_flow(r.attack(b, Attack("a", "t", "sword")), protect("dodge"))
-        if decisions:
+        run_flow(r.attack(b, Attack("a", "t", "sword")), protect("dodge"))
+        dodge = [e for e in b.events if e["type"] == "defence" and e["kind"] == "dodge"]
+        if dodge:  # a hit: the one protection at hand (dodge) is rolled
             hits += 1
-            calib += next(x.p_success or 0.0 for x in decisions[0].options if x.command.kind == "dodge")
-            succ += next(e for e in b.events if e["type"] == "defence" and e["kind"] == "dodge")["success"]
+            calib += dodge[0]["p_success"]
+            succ += dodge[0]["success"]
         hurts += any(e["type"] == "damage" for e in b.events)
         b.u["t"].health.tracks["stamina"] = 12
     assert mc_ok(hits / N_MC, o.p_success, N_MC)
@@ -358,7 +402,7 @@ def test_registry_options_and_profiles() -> None:
         kinds = {w.kind for w in s.weapons}  # type: ignore[attr-defined]
         assert "melee" in kinds and kinds & {"missile", "thrown"}, name
     swash = AffRuleset.parse_stats(profiles["swashbuckler"]["aff"])
-    assert [c.kind for c in protections(swash, False)[0]] == ["none", "dodge"]  # type: ignore[arg-type]
+    assert [c.kind for c in protections(swash, False)[0]] == ["dodge"]  # type: ignore[arg-type]
 
 
 # ---- odds CLI ------------------------------------------------------------------------------------
@@ -461,7 +505,7 @@ def test_protection_memo_follows_the_round_lock_and_the_stat_block() -> None:
     assert r.best_protection(b, "t", sword).kind == "dodge"
     r._lock_table(b)["t"] = (b.round, "armour")
     assert r.best_protection(b, "t", sword).kind == "armour"
-    assert [c.kind for c in r.protection_choices(b, "t")] == ["none", "armour"]
+    assert [c.kind for c in r.protection_choices(b, "t")] == ["armour"]
     b.round += 1
     assert r.best_protection(b, "t", sword).kind == "dodge"
     # an equal but distinct block gets its own entries; the returned list is the caller's to keep
@@ -471,4 +515,4 @@ def test_protection_memo_follows_the_round_lock_and_the_stat_block() -> None:
     assert aff_module._BY_STATS.get(s, ("x",), lambda: 3) == 2
     mine = r.protection_choices(b, "t")
     mine.clear()
-    assert len(r.protection_choices(b, "t")) == 3
+    assert len(r.protection_choices(b, "t")) == 2

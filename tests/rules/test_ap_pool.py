@@ -1,8 +1,10 @@
 """AP-pool ruleset against shared/rules/ap-dodge-reaction.txt and its documented frame.
 
 From the text: a dodge costs 2 AP, needs 2 AP left, may come after the unit's
-activation, once per turn (defined as once per round, docs/rulesets/ap-pool.md),
-three combinations (Body+Acrobatics, Mind+Perception, Spirit+Willpower) plus the
+activation, once per turn (an activation: docs/rulesets/ap-pool.md P18; option
+``dodge_once_per_round`` keeps the old per-round reading), a failed dodge leaves
+the damage as normal (P10; option ``failed_dodge_reduces_damage``), three
+combinations (Body+Acrobatics, Mind+Perception, Spirit+Willpower) plus the
 melee or ranged specialization, 5-6 succeed, meet or beat wins, a successful
 dodge allows a 2" move; both worked examples. The attack frame (pools, cover and
 range dice, damage, 4 AP) is the ruleset's documented choice. Monte Carlo runs
@@ -50,9 +52,13 @@ def mk(**kw: Any) -> ApPoolStats:
 
 
 def duel(
-    a: ApPoolStats | None = None, d: ApPoolStats | None = None, dist: float = 1.0, seed: int = 0
+    a: ApPoolStats | None = None,
+    d: ApPoolStats | None = None,
+    dist: float = 1.0,
+    seed: int = 0,
+    **options: Any,
 ) -> tuple[ApPoolRuleset, FakeBattle]:
-    rules = ApPoolRuleset()
+    rules = ApPoolRuleset(options)
     b = FakeBattle(rules, seed=seed)
     b.add("a", "red", (0.0, 0.0), a or mk())
     b.add("d", "blue", (dist, 0.0), d or mk(), facing=180.0)
@@ -118,7 +124,7 @@ def test_when_a_unit_can_dodge(ap: int, dodged_round: int | None, allowed: bool)
     rules, b = duel()
     b.u["d"].ap.current = ap
     if dodged_round is not None:
-        rules._dodges(b)["d"] = dodged_round
+        rules._dodges(b)["d"] = (dodged_round, "a")
     assert (rules.can_dodge(b, "d") is None) is allowed
     assert (len(rules.dodge_options(b, "d", "melee", 2)) > 1) is allowed
 
@@ -167,27 +173,51 @@ def test_tie_goes_to_the_dodge_and_failure_costs_ap() -> None:
         rules.attack(b, Attack("a", "d", "sword")), answer({"defence": "dodge body", "dodge_move": "stay"}, b)
     )
     assert events(b, "defence")[0]["success"]
-    rules, b = duel(d=mk(armour=0))
+    rules, b = duel(d=mk(armour=0, wounds=10))
     b.dice = ScriptedDice(b, [faces(3, 7), faces(1, 5)])
     run_flow(rules.attack(b, Attack("a", "d", "sword")), answer({"defence": "dodge body"}, b))
     assert b.ap("d").current == 2
-    # Damage: weapon 2 + (net 2 - 1) - armour 0 = 3 wounds.
+    # P10: the failed dodge changes nothing: weapon 2 + (3 successes - 1) - armour 0 = 4 wounds.
+    assert events(b, "damage")[0]["deltas"] == {"wounds": 4}
+
+
+def test_failed_dodge_reduces_damage_option() -> None:
+    rules, b = duel(d=mk(armour=0, wounds=10), failed_dodge_reduces_damage=True)
+    b.dice = ScriptedDice(b, [faces(3, 7), faces(1, 5)])
+    run_flow(rules.attack(b, Attack("a", "d", "sword")), answer({"defence": "dodge body"}, b))
+    # The old variant: weapon 2 + (net 3 - 1 - 1) - armour 0 = 3 wounds.
     assert events(b, "damage")[0]["deltas"] == {"wounds": 3}
 
 
-def test_once_per_round() -> None:
+def test_once_per_turn() -> None:
+    # P18: one dodge per turn (the attacking unit's activation), however many attacks it makes.
     rules, b = duel(d=mk(wounds=10))
-    b.dice = ScriptedDice(b, [faces(1, 7), faces(0, 5), faces(1, 7)])
+    b.add("c", "red", (0.0, 1.0), mk())
+    b.dice = ScriptedDice(b, [faces(1, 7), faces(0, 5), faces(1, 7), faces(1, 7), faces(1, 5)])
     run_flow(rules.attack(b, Attack("a", "d", "sword")), answer({"defence": "dodge body"}, b))
     seen = run_flow(rules.attack(b, Attack("a", "d", "sword")), answer({"defence": "no dodge"}, b))
-    assert seen == []  # no second dodge this round: no prompt at all
+    assert seen == []  # no second dodge this turn: no prompt at all
+    assert "already dodged this turn" in str(rules.can_dodge(b, "d"))
+    b.active = "c"  # another enemy's turn in the same round: a dodge again, AP permitting
+    assert rules.can_dodge(b, "d") is None
+    seen = run_flow(rules.attack(b, Attack("c", "d", "sword")), answer({"defence": "dodge body"}, b))
+    assert [d.kind for d in seen][:1] == ["defence"] and b.ap("d").current == 0
+
+
+def test_once_per_round_option() -> None:
+    rules, b = duel(d=mk(wounds=10), dodge_once_per_round=True)
+    b.add("c", "red", (0.0, 1.0), mk())
+    b.dice = ScriptedDice(b, [faces(1, 7), faces(0, 5)])
+    run_flow(rules.attack(b, Attack("a", "d", "sword")), answer({"defence": "dodge body"}, b))
+    b.active = "c"
+    assert "already dodged this round" in str(rules.can_dodge(b, "d"))
     b.round += 1
     assert rules.can_dodge(b, "d") is None
 
 
 @pytest.mark.parametrize(
     ("damage", "armour", "att", "dodge", "wounds"),
-    [(2, 1, 1, None, 1), (2, 1, 3, None, 3), (1, 2, 1, None, 0), (2, 0, 4, 2, 3), (3, 3, 2, None, 1)],
+    [(2, 1, 1, None, 1), (2, 1, 3, None, 3), (1, 2, 1, None, 0), (2, 0, 4, 2, 5), (3, 3, 2, None, 1)],
 )
 def test_damage(damage: int, armour: int, att: int, dodge: int | None, wounds: int) -> None:
     w = {"name": "w", "kind": "melee", "damage": damage}
@@ -260,6 +290,30 @@ def test_hurt_odds_exact_small_case() -> None:
     assert expected == pytest.approx(1.0)
     p_hurt, _ = hurt_odds(2, 0, 0, 0)  # damage 0: only a second success wounds
     assert p_hurt == pytest.approx(1 / 9)
+
+
+def test_hurt_odds_failed_dodge_as_normal_against_enumeration() -> None:
+    # Enumerate every attack and dodge face: the dodge wins on meet-or-beat, else damage as normal.
+    import itertools
+
+    for pool, dodge, damage, armour, reduces in [
+        (3, 2, 0, 0, False),
+        (3, 2, 0, 0, True),
+        (2, 3, 1, 1, False),
+    ]:
+        want = Fraction(0)
+        for att in itertools.product(range(1, 7), repeat=pool):
+            a = sum(f >= 5 for f in att)
+            if a == 0:
+                continue
+            for dfc in itertools.product(range(1, 7), repeat=dodge):
+                d = sum(f >= 5 for f in dfc)
+                if d >= a:
+                    continue
+                net = a - d if reduces else a
+                if damage + net - 1 - armour > 0:
+                    want += Fraction(1, 6 ** (pool + dodge))
+        assert hurt_odds(pool, dodge, damage, armour, reduces)[0] == pytest.approx(float(want), abs=1e-12)
 
 
 def test_turn_economy() -> None:

@@ -41,6 +41,7 @@ from game.rules.cortex.ruleset import (
     RUN_ACTIONS,
     SERIOUS_WOUND_STEPS,
     STATIC_DIFFICULTY,
+    TIER_TOLERANCE,
     TROOPER,
     VISIBILITY_DIFFICULTY,
     CortexRuleset,
@@ -66,12 +67,17 @@ def duel(
     seed: int = 0,
     attacker: Any = None,
     target: Any = None,
+    actions: tuple[int | None, int | None] = (1, 1),
     **options: Any,
 ) -> tuple[CortexRuleset, FakeBattle]:
-    """Attacker 'a' at the origin facing east, target 't' east of it facing it, bases 0.5 in."""
+    """Attacker 'a' at the origin facing east, target 't' east of it facing it, bases 0.5 in;
+    each has declared ``actions`` for the round (None: not yet)."""
     r, b = make(seed, ypi, **options)
     b.add("a", "red", (0.0, 0.0), stats=attacker)
     b.add("t", "blue", (gap_in, 0.0), facing=180.0, stats=target)
+    for uid, n in zip(("a", "t"), actions, strict=True):
+        if n is not None and not r.prospective:
+            r.declare(b, uid, n, "turn")
     return r, b
 
 
@@ -319,13 +325,80 @@ def test_lying_target_counts_as_light_cover_against_missiles_only() -> None:
 
 
 def test_active_defence_costs_an_action_and_carries_the_penalty() -> None:
-    r, b = duel(gap_in=1.5)
-    b.u["t"].ap.current = 2  # one action already taken this round: -1 step
+    r, b = duel(gap_in=1.5, actions=(1, 2))  # t declared two actions this round: -1 step on each
     decisions = engine_attack(r, b, "short sword", defend("dodge"))
     dodge = next(o for o in decisions[0].options if o.command.kind == "dodge")
     assert dodge.label == "dodge (d8+d2)"  # Agility d8 + Athletics d4 at -1 step
     assert [(m.source, m.value) for m in dodge.modifiers] == [("multiple actions", -1)]
+    assert dodge.detail == {"ap": 1}
     assert b.u["t"].ap.current == 1
+
+
+def declaring(actions: int, kind: str) -> Any:
+    """Answer an undeclared defender's first decision with ``declare:N``, then defend with ``kind``."""
+
+    def choose(d: Decision) -> Any:
+        for o in d.options:
+            if isinstance(o.command, Maneuver) and o.command.name == f"declare:{actions}":
+                return o.command
+        return defend(kind)(d)
+
+    return choose
+
+
+def test_an_undeclared_defender_declares_with_its_active_defence() -> None:
+    # C3: the first action of the round fixes the penalty of all of them: an undeclared unit
+    # answers an attack with its innate defence or by declaring 1 to 3 actions (declare:N), and
+    # then dodges or blocks at that penalty.
+    r, b = duel(gap_in=1.5, actions=(1, None))
+    script(b, [4, 4, 1, 1, 2])  # attack 8; t declares 2: dodge d8+d2 rolls 1 + 1 = 2 (a hit)
+    decisions = engine_attack(r, b, "short sword", declaring(2, "dodge"))
+    first = [
+        (type(o.command).__name__, o.command.name if isinstance(o.command, Maneuver) else o.command.kind)
+        for o in decisions[0].options
+    ]
+    assert first == [
+        ("Defend", "none"),
+        ("Maneuver", "declare:1"),
+        ("Maneuver", "declare:2"),
+        ("Maneuver", "declare:3"),
+    ]
+    opts = {o.command.name if isinstance(o.command, Maneuver) else "none": o for o in decisions[0].options}
+    assert (
+        opts["declare:1"].label
+        == "declare 1 action to dodge or block (best: block (d8+d6, declaring 1 action))"
+    )
+    # Each declaration's odds are those of its best active defence against the known total 8.
+    for n, pool in ((1, (8, 6)), (2, (8, 4)), (3, (8, 2))):
+        assert opts[f"declare:{n}"].p_success == pytest.approx(p_meet_or_beat(pool, (), 9))
+    assert opts["declare:3"].detail == {"ap": 1, "forfeits": 0, "declare_actions": 3}
+    assert opts["declare:1"].detail == {"ap": 3, "forfeits": 2, "declare_actions": 1}  # its turn is to come
+    second = [(o.command.kind, o.label) for o in decisions[1].options]
+    assert second == [
+        ("none", "innate defence (Agility d8)"),
+        ("dodge", "dodge (d8+d2)"),
+        ("block", "block (d8+d4)"),
+    ]
+    declared = [e for e in b.events if e["type"] == "actions_declared"]
+    assert [(e["unit"], e["actions"], e["steps"], e["reason"]) for e in declared] == [
+        ("a", 1, 0, "turn"),
+        ("t", 2, -1, "defence"),
+    ]
+    assert r.declared(b, "t") == 2 and b.u["t"].ap.current == 1  # 3 - 1 forfeited - 1 dodge
+    defence = next(e for e in b.events if e["type"] == "defence")
+    assert (defence["kind"], defence["dice"], defence["success"]) == ("dodge", "d8+d2", False)
+    assert [m["value"] for m in defence["modifiers"] if m["source"] == "multiple actions"] == [-1]
+    # Once its own turn is past, declaring forfeits none of its turn's actions.
+    r2, b2 = duel(gap_in=1.5, actions=(1, None))
+    r2._track(b2).turn_round["t"] = b2.round
+    script(b2, [1, 1, 8])  # attack 2, innate 8: a miss
+    decisions = run_flow(_attack_flow(r2, b2), defend("none"))
+    assert all(o.detail.get("forfeits", 0) == 0 for o in decisions[0].options)
+
+
+def _attack_flow(r: CortexRuleset, b: FakeBattle) -> Any:
+    b.spend_ap("a", 1, "attack")
+    return r.attack(b, Attack("a", "t", "short sword"))
 
 
 def test_defence_option_odds_given_the_known_attack_total() -> None:
@@ -339,10 +412,11 @@ def test_defence_option_odds_given_the_known_attack_total() -> None:
 
 
 def test_all_out_defence() -> None:
-    r, b = duel(gap_in=1.5)
+    r, b = duel(gap_in=1.5, actions=(1, None))
     names = [o.command.name for o in r.maneuver_options(b, "t")]
-    assert "all_out_defence" in names
+    assert names == ["declare:1", "declare:2", "declare:3", "all_out_defence"]
     run_flow(r.maneuver(b, Maneuver("t", "all_out_defence")), lambda d: None)
+    assert r.declared(b, "t") == 0  # all-out defence is the round's declaration
     assert b.u["t"].ap.current == 0  # the whole turn
     assert "all_out_defence" not in [o.command.name for o in r.maneuver_options(b, "t")]
     decisions = engine_attack(r, b, "short sword", defend("block"))
@@ -358,8 +432,37 @@ def test_all_out_defence() -> None:
 # ---- actions, movement, initiative ---------------------------------------------------------------
 
 
-def test_multiple_action_penalty_is_prospective() -> None:
-    r, b = duel(gap_in=1.5)
+def test_declared_actions_all_carry_the_penalty() -> None:
+    # C2/C3: one action is free of penalty; each extra one is -1 step on every action of the turn.
+    r, b = duel(gap_in=1.5, actions=(None, 1))
+    opts = {o.command.name: o for o in r.maneuver_options(b, "a")}
+    assert [o.detail["steps"] for o in opts.values() if "declare_actions" in o.detail] == [0, -1, -2]
+    previews = [o.detail["attacks"][0].detail["attack_dice"] for o in opts.values() if "attacks" in o.detail]
+    assert previews == ["d8+d6", "d8+d4", "d8+d2"]
+    assert r.attack_options(b, "a") == [] and r.action_costs(b, "a") == {"face": 0}
+    run_flow(r.maneuver(b, Maneuver("a", "declare:3")), lambda d: None)
+    assert r.maneuver_options(b, "a") == []  # declared: no second declaration this round
+    dice = []
+    for _ in range(3):
+        o = option(r, b, "short sword")
+        dice.append(o.detail["attack_dice"])
+        assert o == next(p for p in opts["declare:3"].detail["attacks"] if p.command == o.command)
+        engine_attack(r, b, "short sword", defend("none"))
+        b.u["t"].health.tracks.update(stun=0, wounds=0)
+        b.u["t"].health.status.clear()
+    assert dice == ["d8+d2"] * 3  # every action at -2 steps
+    attacks = [e for e in b.events if e["type"] == "attack"]
+    assert [e["dice"] for e in attacks] == dice
+    assert [m["value"] for m in attacks[0]["modifiers"] if m["source"] == "multiple actions"] == [-2]
+    b.round += 1  # a new round: undeclared again (the engine refills the AP)
+    b.u["a"].ap.current = MAX_ACTIONS
+    assert r.declared(b, "a") is None and len(r.maneuver_options(b, "a")) == 4
+
+
+def test_prospective_penalty_option() -> None:
+    # The old variant: no declaration, each action at -1 step per action already taken.
+    r, b = duel(gap_in=1.5, prospective_penalty=True)
+    assert r.maneuver_options(b, "a")[0].command.name == "all_out_defence"
     dice = []
     for _ in range(3):
         dice.append(option(r, b, "short sword").detail["attack_dice"])
@@ -369,6 +472,23 @@ def test_multiple_action_penalty_is_prospective() -> None:
     assert dice == ["d8+d6", "d8+d4", "d8+d2"]  # 0, -1, -2 steps
     attacks = [e for e in b.events if e["type"] == "attack"]
     assert [e["dice"] for e in attacks] == dice
+
+
+def test_declaration_odds_match_enumeration() -> None:
+    # Every attack option carries the exact odds of its declared penalty (checked by enumeration).
+    import itertools
+
+    for n in (1, 2, 3):
+        r, b = duel(gap_in=1.5, actions=(n, 1))
+        o = option(r, b, "short sword")
+        pool = trait_pool(4, 3, -(n - 1))  # Agility d8 + Melee Weapons d6 at -(n - 1) steps
+        hits = sum(
+            1
+            for att in itertools.product(*[range(1, d + 1) for d in pool])
+            for dfc in range(1, 9)  # the innate defence: Agility d8
+            if sum(att) >= dfc
+        )
+        assert o.p_success == pytest.approx(hits / (math.prod(pool) * 8), abs=1e-12)
 
 
 @pytest.mark.parametrize(
@@ -385,11 +505,17 @@ def test_multiple_action_penalty_is_prospective() -> None:
         (2.0, [2.5], 0),  # 15 ft = 5 yd = 2.5 in at 2 yd/in
         (2.0, [2.6], 1),
         (2.0, [5.1], None),
+        (1.0, [5.0 + 7e-7], 0),  # within TIER_TOLERANCE of the free 15 ft: still free
+        (1.0, [2.5, 2.5000007], 0),
+        (1.0, [5.0 + 2e-6], 1),  # beyond it: a hustle
+        (1.0, [10.0 + 7e-7], 1),
+        (3.0, [5.0 / 3.0 + 7e-7], 0),
     ],
 )
 def test_movement_tiers(ypi: float, moves: list[float], cost: int | None) -> None:
     r, b = make(ypi=ypi)
     b.add("a", "red", (0.0, 0.0))
+    r.declare(b, "a", 3, "turn")
     x = 0.0
     for step in moves[:-1]:
         c = r.move_ap_cost(b, "a", step)
@@ -399,11 +525,27 @@ def test_movement_tiers(ypi: float, moves: list[float], cost: int | None) -> Non
     assert r.move_ap_cost(b, "a", moves[-1]) == cost
 
 
+def test_tier_tolerance_is_a_micro_inch() -> None:
+    assert TIER_TOLERANCE == 1e-6  # points are rounded to 6 decimals: up to ~7e-7 in of path
+
+
+def test_an_undeclared_unit_walks_its_free_15_ft_only() -> None:
+    # C4: base speed is no action; anything faster needs actions, which need a declaration.
+    r, b = make()
+    b.add("a", "red", (0.0, 0.0))
+    assert r.inches_per_ap(b, "a") * b.u["a"].ap.current == pytest.approx(5.0)
+    assert r.move_ap_cost(b, "a", 5.0) == 0 and r.move_ap_cost(b, "a", 5.1) is None
+    b.move_unit("a", (3.0, 0.0), "move")
+    r.declare(b, "a", 1, "turn")
+    assert r.move_ap_cost(b, "a", 2.1) == 1  # the hustle, now payable
+
+
 def test_movement_region_matches_the_allowance() -> None:
     r, b = make()
     b.add("a", "red", (0.0, 0.0))
+    r.declare(b, "a", 3, "turn")
     assert r.inches_per_ap(b, "a") * b.u["a"].ap.current == pytest.approx(10.0)  # hustle: 30 ft
-    script(b, [4, 2])
+    script(b, [6])  # the run roll at -2 steps: Agility d8 alone
     assert r.start_turn(b, "a")
     assert r.inches_per_ap(b, "a") * b.u["a"].ap.current == pytest.approx(12.0)  # run: 36 ft
     b.u["a"].ap.current = 1
@@ -426,7 +568,8 @@ def test_movement_region_matches_the_allowance() -> None:
 def test_run_tier(ap: int, moves: list[float], cost: int | None) -> None:
     r, b = make()
     b.add("a", "red", (0.0, 0.0))
-    script(b, [4, 2])  # Agility d8 + Athletics d4 (no Running specialty): 30 + 6 = 36 ft = 12 yd
+    r.declare(b, "a", 3, "turn")
+    script(b, [6])  # Agility d8 + Athletics d4 (no Running specialty) at -2 steps: d8; 30 + 6 = 36 ft = 12 yd
     assert r.start_turn(b, "a")
     assert b.u["a"].turn.record.run_feet == 36
     b.u["a"].ap.current = ap
@@ -442,11 +585,29 @@ def test_run_tier(ap: int, moves: list[float], cost: int | None) -> None:
 def test_run_roll_carries_action_penalties() -> None:
     r, b = make()
     b.add("a", "red", (0.0, 0.0))
-    b.u["a"].ap.current = 2  # a reaction earlier this round
+    r.declare(b, "a", 2, "defence")  # declared by a reaction earlier this round: -1 step
     script(b, [4, 1])  # Agility d8 + Athletics d4 at -1 step: d8 + d2
     r.start_turn(b, "a")
     rolls = [e for e in b.events if e["type"] == "roll" and e["purpose"] == "run distance"]
     assert [e["dice"] for e in rolls] == ["1d8", "1d2"]
+
+
+def test_run_roll_comes_with_the_declaration_in_the_units_turn() -> None:
+    r, b = make()
+    b.add("a", "red", (0.0, 0.0))
+    b.active = "a"
+    assert r.start_turn(b, "a")
+    assert b.u["a"].turn.record is None  # undeclared: no run to price yet
+    script(b, [4])
+    r.declare(b, "a", 1, "turn")  # one action: no run possible, no roll
+    assert b.u["a"].turn.record is None
+    r2, b2 = make()
+    b2.add("a", "red", (0.0, 0.0))
+    b2.active = "a"
+    r2.start_turn(b2, "a")
+    script(b2, [3, 1, 1])  # -2 steps: Agility d8 + Athletics d4 -> d6
+    r2.declare(b2, "a", 3, "turn")
+    assert b2.u["a"].turn.record.run_feet == 33
 
 
 def test_initiative_highest_first_ties_by_agility_then_roll_off() -> None:
@@ -484,6 +645,7 @@ def test_miss_on_a_higher_difficulty_and_hit_on_a_tie() -> None:
     engine_attack(r, b, "short sword", defend("none"))
     assert not any(e["type"] == "damage" for e in b.events)
     script(b, [3, 4, 7, 1])  # 7 vs 7: hits, margin 0, weapon 1 - armour 2 -> nothing gets through
+    b.u["a"].ap.current = 1  # another turn's action
     engine_attack(r, b, "short sword", defend("none"))
     assert [e["deltas"] for e in b.events if e["type"] == "damage"] == [{"stun": 0, "wounds": 0}]
 
@@ -499,18 +661,51 @@ def test_seriously_wounded_penalty() -> None:
     assert ("seriously wounded", SERIOUS_WOUND_STEPS) in [(m.source, m.value) for m in o.modifiers]
 
 
-def test_passing_out_rolls_at_7_then_plus_4_each_turn() -> None:
+def test_passing_out_rolls_at_7_then_plus_4_each_turn_it_acts() -> None:
+    # C19: over life points: roll at once, then again each turn the unit takes any action.
     r, b = duel(gap_in=1.5)
     t = b.u["t"]
     script(b, [6, 1])  # Vitality d6 + Willpower d6 = 7 vs 7: stays up
     b.damage("t", {"stun": 8, "wounds": 5}, source="a")  # 13 > 12 life points
     r._after_damage(b, "t")
     assert "reeling" in t.health.status and not t.health.out_of_action
+    b.round = 2
+    t.ap.current = MAX_ACTIONS
+    assert r.start_turn(b, "t")  # a turn start is no action: no roll
+    assert len([e for e in b.events if e["type"] == "check"]) == 1
+    script(b, [6, 5])  # declaring its actions: 11 vs 11
+    assert r.declare(b, "t", 1, "turn")
+    b.round = 3
+    t.ap.current = MAX_ACTIONS
+    script(b, [6, 6])  # 12 vs 15
+    assert not r.declare(b, "t", 2, "turn")
+    assert "unconscious" in t.health.status
+    checks = [(e["roll"], e["difficulty"]) for e in b.events if e["type"] == "check"]
+    assert checks == [(7, 7), (11, 11), (12, 15)]
+
+
+def test_passing_out_on_an_active_defence_leaves_no_defence() -> None:
+    r, b = duel(gap_in=1.5, actions=(1, None))
+    t = b.u["t"]
+    t.health.status.add("reeling")
+    r._track(b).conscious_rolls["t"] = 1
+    # Attack 4 + 4 = 8; the dodge declares an action: 2 + 2 = 4 vs 11, passed out; Difficulty 3 hits.
+    script(b, [4, 4, 2, 2, 1])
+    engine_attack(r, b, "short sword", declaring(1, "dodge"))
+    defence = next(e for e in b.events if e["type"] == "defence")
+    assert (defence["kind"], defence["roll"], defence["success"]) == ("none", 3, False)
+    assert "unconscious" in t.health.status
+
+
+def test_prospective_option_rolls_consciousness_at_each_turn() -> None:
+    r, b = duel(gap_in=1.5, prospective_penalty=True)
+    script(b, [6, 1])
+    b.damage("t", {"stun": 8, "wounds": 5}, source="a")
+    r._after_damage(b, "t")
     script(b, [6, 5, 1, 1])  # 11 vs 11, then the turn's run roll
     assert r.start_turn(b, "t")
     script(b, [6, 6])  # 12 vs 15
     assert not r.start_turn(b, "t")
-    assert "unconscious" in t.health.status
     checks = [(e["roll"], e["difficulty"]) for e in b.events if e["type"] == "check"]
     assert checks == [(7, 7), (11, 11), (12, 15)]
 
@@ -557,6 +752,7 @@ def test_pitch_black_lowest_innate_roll_takes_the_hit() -> None:
     b.add("t", "blue", (10.0, 0.0), facing=180.0)
     b.add("f", "red", (11.5, 0.0))  # a friend of the attacker right behind the target
     b.add("far", "blue", (30.0, 0.0))
+    r.declare(b, "a", 1, "turn")
     assert r.potential_targets(b, "a", "t", b.stats("a").weapon("crossbow")) == ["t", "f"]
     # Attack d8+d4 (short range) = 3+1 = 4; t rolls 5, f rolls 2: f takes the hit (4 >= 2).
     script(b, [3, 1, 5, 2, 6])
@@ -571,6 +767,7 @@ def test_pitch_black_odds_monte_carlo() -> None:
     b.add("a", "red", (0.0, 0.0))
     b.add("t", "blue", (10.0, 0.0), facing=180.0)
     b.add("u", "blue", (11.2, 0.5))
+    r.declare(b, "a", 1, "turn")
     o = option(r, b, "crossbow")
     hits = hurt_t = 0
     for _ in range(N_MC):

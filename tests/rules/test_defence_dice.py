@@ -1,10 +1,10 @@
 """Defence-dice ruleset (game.rules.defence_dice), held to shared/rules/defence-dice-and-cover-units.txt.
 
 Covers the text's example (dodge dice showing 10 and 6), when defence dice are
-rolled and rerolled, cover rolls (kept per pair, rerolled when the cover unit
-moves or is damaged), hits diverted to cover units, hidden units, Block(N) and
-Armour(a-b) memories (and the armour overlap error), memories as the health
-track, Monte Carlo agreement of whole attacks with the exact odds (99.9 % bound
+rolled and rerolled (the mover's choice), cover rolls (one a round per cover
+unit, rerolled when it moves or is damaged), hits diverted to cover units,
+hidden units, Block(N) and Armour(a-b) memories (and the armour overlap error),
+memories as the health track, Monte Carlo agreement of whole attacks with the exact odds (99.9 % bound
 |p_hat - p| <= 3.29 sqrt(p (1 - p) / n) + 1/n), and the odds CLI.
 """
 
@@ -20,11 +20,11 @@ from pydantic import ValidationError
 
 from components.sight import CoverLevel
 from game.cli.odds import odds
-from game.core.commands import Attack
+from game.core.commands import Attack, Decision, Maneuver
 from game.dice.aims import land_odds
 from game.rules import get_ruleset
+from game.rules.defence_dice.commands import MemoryBlock
 from game.rules.defence_dice.ruleset import (
-    DEFAULT_AIM_DIE,
     FIGHT_OR_FLIGHT,
     HIDDEN_ATTACK_DICE,
     HIDDEN_INFO_MODIFIER,
@@ -88,12 +88,14 @@ def test_text_example_dodge_dice_10_and_6() -> None:
     script(b, [10, 6])  # both attack dice on the dodged aims
     attack(r, b, "t", "sword")
     assert not any(e["type"] == "damage" for e in b.events)
-    script(b, [10, 5])  # the 5 lands
+    script(b, [10, 5, 1])  # the 5 lands; the hit targets memory 1 of 3 ("one")
     attack(r, b, "t", "sword")
     assert [e["memory"] for e in b.events if e["type"] == "damage"] == ["one"]
+    target = [e for e in b.events if e["type"] == "roll" and e["purpose"] == "target memory"]
+    assert [e["dice"] for e in target] == ["1d3"]
 
 
-def test_dodge_dice_rolled_once_at_encounter_start_and_on_moving() -> None:
+def test_dodge_dice_rolled_at_encounter_start_and_rerolled_by_the_movers_choice() -> None:
     r, b = make(seed=3)
     b.add("a", "red", (0.0, 0.0), stats=stats(vitality=3))
     b.add("t", "blue", (5.0, 0.0), stats=stats(vitality=1))
@@ -107,21 +109,53 @@ def test_dodge_dice_rolled_once_at_encounter_start_and_on_moving() -> None:
     r.start_round(b)
     assert r.state(b).dodge == first  # not rerolled each round
     rolls = len([e for e in b.events if e["type"] == "defence_dice"])
-    b.move_unit("t", (6.0, 0.0), "move")
+    b.move_unit("t", (6.0, 0.0), "move")  # the standing choice starts at "reroll"
     assert len([e for e in b.events if e["type"] == "defence_dice"]) == rolls + 1
     assert [e["reason"] for e in b.events if e["type"] == "defence_dice"][-1] == "move"
+    # D12 "may": the mover keeps its dice if it chooses so (a free maneuver, a standing choice).
+    [keep] = r.maneuver_options(b, "t")
+    assert keep.command == Maneuver("t", "dodge_reroll:off") and keep.detail["ap"] == 0
+    run_flow(r.maneuver(b, keep.command), lambda d: None)
+    assert [e for e in b.events if e["type"] == "reroll_choice"][-1]["reroll"] is False
+    faces = r.state(b).dodge["t"]
+    b.move_unit("t", (7.0, 0.0), "move")
+    assert r.state(b).dodge["t"] == faces
+    assert b.events[-1]["type"] == "dodge_kept" and b.events[-1]["faces"] == list(faces)
+    [again] = r.maneuver_options(b, "t")
+    assert again.command.name == "dodge_reroll:on"
+    with pytest.raises(ValueError, match="cannot"):
+        next(r.maneuver(b, Maneuver("t", "dodge_reroll:off")))
+    run_flow(r.maneuver(b, again.command), lambda d: None)
+    b.move_unit("t", (8.0, 0.0), "move")
+    assert b.events[-1]["type"] == "defence_dice" and b.events[-1]["kind"] == "dodge"
 
 
-def test_aim_die_option() -> None:
-    assert DEFAULT_AIM_DIE == 10
-    r, b = make(aim_die=12)
-    b.add("a", "red", (0.0, 0.0), stats=stats())
-    b.add("t", "blue", (1.5, 0.0), stats=stats())
-    script(b, [12, 11, 12, 1])
+def test_always_reroll_dodge_option() -> None:
+    r, b = make(always_reroll_dodge=True)
+    b.add("t", "blue", (5.0, 0.0), stats=stats(vitality=2))
     r.start_round(b)
-    assert option(r, b, "t", "bow").p_success == pytest.approx(10 / 12)
-    with pytest.raises(ValidationError):
-        DefenceDiceRuleset({"aim_die": 8})
+    assert r.maneuver_options(b, "t") == []
+    b.move_unit("t", (6.0, 0.0), "move")
+    assert b.events[-1]["type"] == "defence_dice" and b.events[-1]["reason"] == "move"
+
+
+def test_reroll_value_is_the_exact_expected_number_of_defended_aims() -> None:
+    import itertools
+
+    r, b = make()
+    b.add(
+        "t",
+        "blue",
+        (5.0, 0.0),
+        stats=stats(vitality=3, memories=[{"name": "x"}, {"name": "p", "armour": "9-10"}]),
+    )
+    r.state(b).dodge["t"] = (9, 4, 4)  # 9 is armoured already: one useful aim
+    now, expected = r.reroll_value(b, "t")
+    faces = range(1, 11)
+    exact = sum(len(set(roll) - {9, 10}) for roll in itertools.product(faces, repeat=3)) / 1000
+    assert now == 1 and expected == pytest.approx(exact)
+    [opt] = r.maneuver_options(b, "t")
+    assert opt.detail["value_gain"] == pytest.approx(now - expected)  # keeping loses: a reroll is better
 
 
 # ---- cover ---------------------------------------------------------------------------------------
@@ -132,8 +166,10 @@ def cover_scene(**opts: Any) -> tuple[DefenceDiceRuleset, FakeBattle]:
     b.add("a", "red", (0.0, 0.0), stats=stats(vitality=0))
     b.add("c", "blue", (5.0, 0.0), stats=stats(vitality=0))  # the cover unit
     b.add("t", "blue", (10.0, 0.0), stats=stats(vitality=0))
-    b.set_sight("a", "t", intervening=("c",), cover=CoverLevel.LIGHT)
-    b.set_sight("t", "a", intervening=("c",), cover=CoverLevel.LIGHT)
+    b.add("a2", "red", (0.0, 3.0), stats=stats(vitality=0))  # a second attacker
+    b.add("t2", "blue", (10.0, 3.0), stats=stats(vitality=0))  # a second target behind c
+    for x, y in (("a", "t"), ("t", "a"), ("a2", "t2"), ("a", "t2")):
+        b.set_sight(x, y, intervening=("c",), cover=CoverLevel.LIGHT)
     r.start_round(b)  # no dodge dice to roll (Vitality 0)
     return r, b
 
@@ -143,40 +179,50 @@ def test_hit_on_a_cover_aim_hits_the_cover_unit() -> None:
     o = option(r, b, "t", "bow")
     assert o.p_success == pytest.approx(0.9)  # one unrolled cover die takes one aim of ten
     assert o.detail["cover_units"] == ["c"]
-    script(b, [4, 4])  # attack die 4; cover die 4
+    script(b, [4, 4, 2])  # attack die 4; cover die 4; the hit targets c's memory 2 of 3
     attack(r, b, "t", "bow")
     dmg = [e for e in b.events if e["type"] == "damage"]
-    assert [d["unit"] for d in dmg] == ["c"]
+    assert [(d["unit"], d["memory"]) for d in dmg] == [("c", "two")]
 
 
-def test_cover_roll_kept_for_the_pair_and_rerolled_when_the_cover_unit_moves_or_is_hurt() -> None:
+def test_one_cover_roll_a_round_for_every_attack_it_covers() -> None:
+    # D8: the same cover unit on several attacks of a round keeps its roll, whoever attacks whom.
     r, b = cover_scene()
-    script(b, [3, 9])  # attack 3, cover roll 9: t is hit
+    script(b, [3, 9, 1])  # attack 3, cover roll 9: t is hit (memory 1)
     attack(r, b, "t", "bow")
-    assert r.state(b).cover == {("c", frozenset({"a", "t"})): (9,)}
-    assert option(r, b, "t", "bow").p_success == pytest.approx(0.9)  # now known: aim 9 goes to c
-    script(b, [9])  # no new cover roll: the kept 9 sends this hit to c
-    attack(r, b, "t", "bow")
+    assert r.state(b).cover == {("c", None): (9,)}
+    assert option(r, b, "t2", "bow").p_success == pytest.approx(0.9)  # known for every pair now
+    script(b, [9, 1])  # a attacks t2: no new cover roll, the kept 9 sends the hit to c
+    attack(r, b, "t2", "bow")
     assert [e["unit"] for e in b.events if e["type"] == "damage"] == ["t", "c"]
-    assert r.state(b).cover == {}  # c was damaged: its cover roll is gone
-    script(b, [2, 5])
-    attack(r, b, "t", "bow")
-    assert r.state(b).cover == {("c", frozenset({"a", "t"})): (5,)}
+    assert len([e for e in b.events if e["type"] == "defence_dice" and e["kind"] == "cover"]) == 1
+    assert r.state(b).cover == {}  # c was damaged: its cover roll goes, the next attack rolls anew
+    script(b, [2, 5, 1])
+    attack(r, b, "t2", "bow", attacker="a2")
+    assert r.state(b).cover == {("c", None): (5,)}
     b.move_unit("c", (5.0, 0.2), "move")
-    assert r.state(b).cover == {}
-    script(b, [1, 7])
+    assert r.state(b).cover == {}  # c moved: rerolled when next needed
+    script(b, [1, 7, 2])
     attack(r, b, "t", "bow")
+    assert r.state(b).cover == {("c", None): (7,)}
     b.round = 2
     r.start_round(b)
     assert r.state(b).cover == {}  # a new round, new cover rolls
 
 
+def test_cover_roll_per_pair_option() -> None:
+    r, b = cover_scene(cover_roll_per_pair=True)
+    script(b, [3, 9, 1, 3, 2, 1])  # a->t: cover 9; a->t2: a new cover roll (2) for that pair
+    attack(r, b, "t", "bow")
+    attack(r, b, "t2", "bow")
+    assert r.state(b).cover == {("c", frozenset({"a", "t"})): (9,), ("c", frozenset({"a", "t2"})): (2,)}
+
+
 def test_cover_roll_applies_to_both_directions() -> None:
     r, b = cover_scene()
-    b.u["t"].stats = stats(vitality=0)
-    script(b, [3, 6])
+    script(b, [3, 6, 1])
     attack(r, b, "t", "bow")
-    script(b, [6])  # t shoots back at a: the same kept cover roll (6) sends it into c
+    script(b, [6, 1])  # t shoots back at a: the same kept cover roll (6) sends it into c
     attack(r, b, "a", "bow", attacker="t")
     assert [e["unit"] for e in b.events if e["type"] == "damage"] == ["t", "c"]
 
@@ -196,7 +242,7 @@ def test_cover_beats_dodge_and_cover_unit_dodge_dice_do_not_apply() -> None:
     b.set_sight("a", "t", intervening=("c",))
     script(b, [4, 4])  # c's dodge 4, t's dodge 4
     r.start_round(b)
-    script(b, [4, 4])  # attack 4, cover roll 4: the cover unit takes it despite its own dodge 4
+    script(b, [4, 4, 3])  # attack 4, cover roll 4: the cover unit takes it despite its own dodge 4
     attack(r, b, "t", "bow")
     assert [e["unit"] for e in b.events if e["type"] == "damage"] == ["c"]
 
@@ -238,54 +284,102 @@ BLOCKY = [
 ]
 
 
-def blocky_scene() -> tuple[DefenceDiceRuleset, FakeBattle]:
+def blocky_scene(memories: list[dict[str, Any]] = BLOCKY) -> tuple[DefenceDiceRuleset, FakeBattle]:
     r, b = make()
     b.add("a", "red", (0.0, 0.0), stats=stats(vitality=0))
-    b.add("t", "blue", (1.5, 0.0), stats=stats(vitality=0, memories=BLOCKY))
+    b.add("t", "blue", (1.5, 0.0), stats=stats(vitality=0, memories=memories))
     r.start_round(b)
     return r, b
+
+
+def blocking(kind: str = "block") -> Any:
+    """Answer every block decision: block (with the first Block memory offered) or take the hit."""
+
+    def choose(d: Decision) -> Any:
+        assert d.kind == "defence" and d.unit == "t"
+        return next(o.command for o in d.options if (o.command.memory is not None) == (kind == "block"))
+
+    return choose
 
 
 def test_armour_blocks_its_aimline() -> None:
     r, b = blocky_scene()
     script(b, [8, 9])
     attack(r, b, "t", "sword")
-    assert [e["memory"] for e in b.events if e["type"] == "block"] == ["plate", "plate"]
+    assert [(e["memory"], e["kind"]) for e in b.events if e["type"] == "block"] == [("plate", "armour")] * 2
     assert not any(e["type"] == "damage" for e in b.events)
-    assert r.block_charges(b, "t") == 2  # armour uses no Block charges
+    assert r.block_charges(b, "t") == 1  # armour uses no block for others
 
 
-def test_block_n_blocks_n_hits_a_round() -> None:
+def test_a_block_memory_is_immune_when_a_hit_targets_it() -> None:
+    # D13: hits target ordinary and Block memories alike (4 here); a Block memory blocks for itself.
     r, b = blocky_scene()
-    script(b, [1, 2])
+    script(b, [1, 2, 4, 4])  # two hits, both target memory 4 of 4: the shield
     attack(r, b, "t", "sword")
-    assert [e["memory"] for e in b.events if e["type"] == "block"] == ["shield", "shield"]
+    blocks = [(e["memory"], e["kind"], e["target"]) for e in b.events if e["type"] == "block"]
+    assert blocks == [("shield", "itself", "shield")] * 2
+    assert not any(e["type"] == "damage" for e in b.events)
+    assert r.block_charges(b, "t") == 1  # blocking for itself is unlimited and costs nothing
+
+
+def test_block_2_blocks_for_one_other_memory_a_round() -> None:
+    # D15: Block(2) blocks for itself and one other memory; the defender decides (a defence decision).
+    r, b = blocky_scene()
+    script(b, [1, 2, 1, 2])  # two hits: on "one", then on "two"
+    seen = run_flow(r.attack(b, Attack("a", "t", "sword")), blocking())
+    assert len(seen) == 1  # the second hit finds no block for others left: no decision
+    opts = {o.command.memory: o for o in seen[0].options}
+    assert set(opts) == {None, "shield"} and opts["shield"].command == MemoryBlock("t", "shield")
+    assert opts["shield"].p_success == 1.0 and opts[None].p_success == 0.0
+    assert [(e["memory"], e["kind"], e["target"]) for e in b.events if e["type"] == "block"] == [
+        ("shield", "another", "one")
+    ]
+    assert [e["memory"] for e in b.events if e["type"] == "damage"] == ["two"]
     assert r.block_charges(b, "t") == 0
-    script(b, [3, 4])
-    attack(r, b, "t", "sword")
-    assert [e["memory"] for e in b.events if e["type"] == "damage"] == ["one", "two"]
-    h = b.u["t"].health
-    assert h.tracks == {MEMORIES: 1, FIGHT_OR_FLIGHT: 2} and not h.out_of_action
     b.round = 2
     r.start_round(b)
-    assert r.block_charges(b, "t") == 2
+    assert r.block_charges(b, "t") == 1
+
+
+def test_declining_the_block_keeps_it_for_later() -> None:
+    r, b = blocky_scene()
+    script(b, [1, 5, 1, 1])  # "one" is replaced: the second hit's 1 of 3 is "two"
+    seen = run_flow(r.attack(b, Attack("a", "t", "sword")), blocking("none"))
+    assert len(seen) == 2 and [e["memory"] for e in b.events if e["type"] == "damage"] == ["one", "two"]
+    assert r.block_charges(b, "t") == 1
+
+
+def test_block_1_blocks_only_for_itself() -> None:
+    r, b = blocky_scene([{"name": "one"}, {"name": "two"}, {"name": "guard", "block": 1}])
+    assert r.block_charges(b, "t") == 0
+    script(b, [1, 5, 1, 2])  # the first hit targets "one": no block offered; the second (2 of 2) the guard
+    attack(r, b, "t", "sword")
+    assert [e["memory"] for e in b.events if e["type"] == "damage"] == ["one"]
+    assert [(e["memory"], e["kind"]) for e in b.events if e["type"] == "block"] == [("guard", "itself")]
 
 
 def test_concussive_blocked_hit_still_hits() -> None:
+    # D14: armour and blocks still block, but the hit lands: the targeted memory is replaced,
+    # a Block memory included; no block for another memory is offered (it would change nothing).
     r, b = blocky_scene()
-    script(b, [8, 1])  # armour blocks the 8, the shield blocks the 1: both still hit
+    script(b, [8, 1, 4, 1])  # the 8 is armoured, then targets the shield; the 1 targets "one"
     attack(r, b, "t", "maul")
-    blocks = [e for e in b.events if e["type"] == "block"]
-    assert [(e["memory"], e["still_hits"]) for e in blocks] == [("plate", True), ("shield", True)]
-    assert [e["memory"] for e in b.events if e["type"] == "damage"] == ["one", "two"]
-    assert [e["blocked_by"] for e in b.events if e["type"] == "damage"] == ["plate", "shield"]
+    blocks = [(e["memory"], e["kind"], e["still_hits"]) for e in b.events if e["type"] == "block"]
+    assert blocks == [("plate", "armour", True), ("shield", "itself", True)]
+    dmg = [(e["memory"], e["blocked_by"], e["deltas"]) for e in b.events if e["type"] == "damage"]
+    assert dmg == [
+        ("shield", "shield", {FIGHT_OR_FLIGHT: 1}),
+        ("one", None, {MEMORIES: -1, FIGHT_OR_FLIGHT: 1}),
+    ]
+    assert b.u["t"].health.tracks == {MEMORIES: 2, FIGHT_OR_FLIGHT: 2}
+    assert r.block_charges(b, "t") == 0  # the shield is gone, and its block for others with it
 
 
 def test_all_memories_replaced_is_out() -> None:
     r, b = blocky_scene()
-    script(b, [1, 2, 3, 4, 5, 6])
-    for _ in range(3):
-        attack(r, b, "t", "sword")
+    script(b, [1, 2, 1, 1, 3, 2, 1, 1])
+    for _ in range(2):
+        run_flow(r.attack(b, Attack("a", "t", "sword")), blocking("none"))
     assert "out" in b.u["t"].health.status
     assert b.u["t"].health.tracks[MEMORIES] == 0
     assert "t" not in b.enemies("a")
@@ -356,18 +450,27 @@ def test_reach_and_range() -> None:
 # ---- Monte Carlo ---------------------------------------------------------------------------------
 
 
-def test_attack_monte_carlo_matches_exact_odds() -> None:
+@pytest.mark.parametrize("weapon", ["volley", "crush"])
+def test_attack_monte_carlo_matches_exact_odds(weapon: str) -> None:
     r, b = make(seed=4242)
     b.add("a", "red", (0.0, 0.0), stats=stats(vitality=0))
     b.add("c", "blue", (5.0, 0.0), stats=stats(vitality=0))
     b.add("t", "blue", (10.0, 0.0), stats=stats(vitality=0, memories=BLOCKY))
     b.set_sight("a", "t", intervening=("c",))
     r.state(b).dodge.update({"t": (2, 5), "a": (), "c": ()})  # t's dodge dice are rolled
-    w = stats(weapons=[{"name": "volley", "kind": "ranged", "dice": 4, "range": 40}])
+    w = stats(
+        weapons=[
+            {"name": "volley", "kind": "ranged", "dice": 4, "range": 40},
+            {"name": "crush", "kind": "ranged", "dice": 4, "range": 40, "concussive": True},
+        ]
+    )
     b.u["a"].stats = w
-    o = option(r, b, "t", "volley")
-    expected = land_odds(10, 4, frozenset({2, 5}), 1, frozenset({8, 9}), 2, 3)
+    o = option(r, b, "t", weapon)
+    piercing = weapon == "crush"
+    # 3 ordinary memories, the Block(2) shield (a target, immune), one block for another memory.
+    expected = land_odds(10, 4, frozenset({2, 5}), 1, frozenset({8, 9}), 1, 3, piercing, 1)
     assert o.p_success == pytest.approx(expected.p_land)
+    assert o.detail["p_hurt"] == pytest.approx(expected.p_hurt)
     lands = hurts = 0
     lost_total = 0
     for _ in range(N_MC):
@@ -377,7 +480,7 @@ def test_attack_monte_carlo_matches_exact_odds() -> None:
         r.state(b).lost.clear()
         b.u["t"].health.tracks.update({MEMORIES: 3, FIGHT_OR_FLIGHT: 0})
         b.u["t"].health.status.clear()
-        attack(r, b, "t", "volley")
+        run_flow(r.attack(b, Attack("a", "t", weapon)), blocking())
         d = next(e for e in b.events if e["type"] == "defence")
         landed = any(x["result"] == "hit" for x in d["outcome"])
         lost = sum(1 for e in b.events if e["type"] == "damage" and e["unit"] == "t")
@@ -388,6 +491,40 @@ def test_attack_monte_carlo_matches_exact_odds() -> None:
     assert mc_ok(hurts / N_MC, o.detail["p_hurt"], N_MC)
     # Mean memories lost per landed attack: within a generous 4-sigma bound of the exact mean (sd <= 3).
     assert abs(lost_total / max(lands, 1) - o.detail["expected_damage"]) <= 4 * 3 / math.sqrt(lands)
+
+
+def test_memory_damage_matches_enumeration() -> None:
+    # Every target draw of every hit enumerated: Block memories immune, blocks for others used first.
+    import itertools
+    from fractions import Fraction
+
+    from game.dice.aims import memory_damage
+
+    def brute(hits: int, o: int, bm: int, c: int, piercing: bool) -> list[Fraction]:
+        out = [Fraction(0)] * (hits + 1)
+
+        def go(h: int, o: int, bm: int, c: int, lost: int, p: Fraction) -> None:
+            if h == 0 or o == 0:
+                out[lost] += p
+                return
+            n = o + bm
+            for i in range(n):
+                q = p / n
+                if i >= o:  # a Block memory
+                    go(h - 1, o, bm - 1, c, lost + 1, q) if piercing else go(h - 1, o, bm, c, lost, q)
+                elif piercing:
+                    go(h - 1, o - 1, bm, c, lost + 1, q)
+                elif c:
+                    go(h - 1, o, bm, c - 1, lost, q)
+                else:
+                    go(h - 1, o - 1, bm, c, lost + 1, q)
+
+        go(hits, o, bm, c, 0, Fraction(1))
+        return out
+
+    for hits, o, bm, c, piercing in itertools.product(range(4), (1, 3), (0, 2), (0, 1), (False, True)):
+        got = memory_damage(hits, o, bm, c, piercing)
+        assert got.tolist() == pytest.approx([float(x) for x in brute(hits, o, bm, c, piercing)], abs=1e-12)
 
 
 # ---- odds CLI ------------------------------------------------------------------------------------
@@ -419,10 +556,12 @@ def test_cli_json_text_example() -> None:
         "1",
         "--memories",
         "2",
+        "--block-memories",
+        "1",
         "--json",
     )
     out = json.loads(res.output)
-    exp = land_odds(12, 4, frozenset({1}), 2, frozenset({8, 9}), 1, 2)
+    exp = land_odds(12, 4, frozenset({1}), 2, frozenset({8, 9}), 1, 2, False, 1)
     assert out["p_success"] == pytest.approx(exp.p_land)
     assert out["expected_damage"] == pytest.approx(exp.expected_damage)
     res = run_cli("--attack-dice", "2", "--concussive", "--armour", "1-10", "--json")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import time
 from collections import Counter
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -350,9 +351,33 @@ def test_text_example_two_dodge_dice_show_10_and_6() -> None:
     assert land_odds(12, 1, frozenset({6, 10})).p_land == pytest.approx(10 / 12)
 
 
-def _brute_aims(s, k, defended, unrolled, armoured, blocks, replaceable, piercing):  # type: ignore[no-untyped-def]
+def _targets(hits: int, o: int, bm: int, c: int, piercing: bool) -> dict[int, Fraction]:
+    """Memories replaced by ``hits`` hits, every target draw enumerated (uniform over the intact
+    ordinary and Block memories): a Block memory is immune to normal hits, a block for another
+    memory is used while one is left, piercing hits replace whatever they target."""
+    out: dict[int, Fraction] = {}
+
+    def go(h: int, o: int, bm: int, c: int, lost: int, p: Fraction) -> None:
+        if h == 0 or o == 0:
+            out[lost] = out.get(lost, Fraction(0)) + p
+            return
+        n = o + bm
+        for i in range(n):
+            q = p / n
+            if i >= o:
+                go(h - 1, o, bm - (1 if piercing else 0), c, lost + (1 if piercing else 0), q)
+            elif not piercing and c:
+                go(h - 1, o, bm, c - 1, lost, q)
+            else:
+                go(h - 1, o - 1, bm, c, lost + 1, q)
+
+    go(hits, o, bm, c, 0, Fraction(1))
+    return out
+
+
+def _brute_aims(s, k, defended, unrolled, armoured, blocks, replaceable, piercing, block_memories=0):  # type: ignore[no-untyped-def]
     land: Counter[int] = Counter()
-    dmg: Counter[int] = Counter()
+    dmg: dict[int, Fraction] = {}
     n = 0
     for extra in itertools.product(range(1, s + 1), repeat=unrolled):
         shown = set(defended) | set(extra)
@@ -360,29 +385,30 @@ def _brute_aims(s, k, defended, unrolled, armoured, blocks, replaceable, piercin
             n += 1
             landed = [a for a in aims if a not in shown]
             land[len(landed)] += 1
-            if piercing:
-                dmg[min(len(landed), replaceable)] += 1
-            else:
-                harm = sum(1 for a in landed if a not in armoured)
-                dmg[min(max(0, harm - blocks), replaceable)] += 1
-    return land, dmg, n
+            reach = len(landed) if piercing else sum(1 for a in landed if a not in armoured)
+            for lost, p in _targets(reach, replaceable, block_memories, blocks, piercing).items():
+                dmg[lost] = dmg.get(lost, Fraction(0)) + p
+    return land, {i: float(p) for i, p in dmg.items()}, n
 
 
 AIM_CASES = [
-    (10, 2, frozenset({3}), 2, frozenset({8, 9}), 1, 3, False),
-    (6, 3, frozenset(), 2, frozenset({1, 2}), 0, 2, False),
-    (6, 3, frozenset({1}), 1, frozenset({1, 2}), 1, 2, True),
-    (10, 3, frozenset({6, 10}), 0, frozenset({7, 8, 9}), 2, 5, False),
-    (12, 2, frozenset(range(1, 13)), 0, frozenset(), 0, 3, False),
-    (10, 0, frozenset(), 1, frozenset(), 0, 3, False),
+    (10, 2, frozenset({3}), 2, frozenset({8, 9}), 1, 3, False, 0),
+    (6, 3, frozenset(), 2, frozenset({1, 2}), 0, 2, False, 0),
+    (6, 3, frozenset({1}), 1, frozenset({1, 2}), 1, 2, True, 0),
+    (10, 3, frozenset({6, 10}), 0, frozenset({7, 8, 9}), 2, 5, False, 0),
+    (12, 2, frozenset(range(1, 13)), 0, frozenset(), 0, 3, False, 0),
+    (10, 0, frozenset(), 1, frozenset(), 0, 3, False, 0),
+    (6, 3, frozenset({2}), 1, frozenset({5, 6}), 1, 3, False, 1),  # a Block(2) memory
+    (6, 3, frozenset(), 1, frozenset({5, 6}), 0, 2, True, 2),  # two Block memories, concussive
+    (10, 2, frozenset({4}), 0, frozenset(), 2, 1, False, 2),
 ]
 
 
 @pytest.mark.parametrize("case", AIM_CASES)
 def test_land_odds_matches_enumeration(case: tuple) -> None:  # type: ignore[type-arg]
-    s, k, defended, unrolled, armoured, blocks, repl, piercing = case
-    land, dmg, n = _brute_aims(s, k, defended, unrolled, armoured, blocks, repl, piercing)
-    o = land_odds(s, k, defended, unrolled, armoured, blocks, repl, piercing)
+    s, k, defended, unrolled, armoured, blocks, repl, piercing, bm = case
+    land, dmg, n = _brute_aims(s, k, defended, unrolled, armoured, blocks, repl, piercing, bm)
+    o = land_odds(s, k, defended, unrolled, armoured, blocks, repl, piercing, bm)
     for i, p in enumerate(o.land_pmf):
         assert p == pytest.approx(land.get(i, 0) / n, abs=1e-12)
     for i, p in enumerate(o.damage_pmf):

@@ -28,6 +28,7 @@ from game.rules.gurps.defence import (
     reach_limit_yards,
     retreat_block_reason,
 )
+from game.rules.gurps.ruleset import GurpsRuleset
 from game.rules.gurps.state import defence_record
 from game.rules.gurps.stats import GurpsStats
 from tests.rules.test_gurps_common import BOW, SWORD, attack_info, choices_by_label, duel, mk, profiles
@@ -176,15 +177,32 @@ def test_retreat_forbidden(change: str, reason: str) -> None:
     assert not any(c.retreat for c in defence_choices(b, "d", info))
 
 
-def test_retreat_while_lying_down_needs_a_roll() -> None:
-    # Decision: the roll is against the better of DX and Acrobatics; failure: no bonus, no move.
+def test_retreat_while_lying_down_is_by_rolling_over() -> None:
+    # The text: lying down, a defender retreats by rolling over on the ground, no dice. The prone
+    # -3 applies, the retreat's +3 too.
     _, b = duel(d=mk(dx=11, extra_skills={"Acrobatics": 13}))
     b.u["d"].posture = Posture.PRONE
-    c = choices_by_label(b, "d", attack_info(b, "a", "d", "sword"))["dodge and retreat (roll)"]
+    c = choices_by_label(b, "d", attack_info(b, "a", "d", "sword"))
+    assert "dodge and retreat (roll)" not in c
+    assert c["dodge and retreat"].retreat_roll is None
+    assert c["dodge and retreat"].eff == 8 - 3 + 3  # Dodge 8, prone -3, retreat +3
+
+
+def test_ground_retreat_roll_option() -> None:
+    # Option ground_retreat_roll: a roll against the better of DX and Acrobatics first;
+    # failure: no bonus, no move.
+    _, b = duel(d=mk(dx=11, extra_skills={"Acrobatics": 13}))
+    b.u["d"].posture = Posture.PRONE
+    info = attack_info(b, "a", "d", "sword")
+    c = {x.label().rsplit(" ", 2)[0]: x for x in defence_choices(b, "d", info, ground_roll=True)}
+    c = c["dodge and retreat (roll)"]
     assert c.retreat_roll == 13
     eff = 8 - 3  # Dodge 8, prone -3
     expected = p_success(13) * p_success(eff + 3) + (1 - p_success(13)) * p_success(eff)
     assert c.p_success == pytest.approx(expected, abs=1e-15)
+    rules = GurpsRuleset({"ground_retreat_roll": True})
+    assert any(x.retreat_roll == 13 for x in rules.defences(b, "d", info))
+    assert not any(x.retreat_roll for x in GurpsRuleset().defences(b, "d", info))
 
 
 def test_acrobatic_dodge() -> None:
@@ -213,10 +231,15 @@ def test_dodge_and_drop_only_against_ranged() -> None:
 
 
 def test_earlier_retreat_and_drop_carry_over() -> None:
+    # Text: the retreating bonus applies "on all active defense rolls against all of his attacks
+    # until your next turn"; a dodge and drop "applies to all of your defenses against one foe".
     _, b = duel()
     defence_record(b, "d").retreat_bonus_vs.add("a")
     c = choices_by_label(b, "d", attack_info(b, "a", "d", "sword"))
     assert c["dodge"].eff == 8 + 3 and c["parry (sword)"].eff == 9 + 1
+    _, b = duel(dist=10.0)
+    defence_record(b, "d").retreat_bonus_vs.add("a")
+    assert choices_by_label(b, "d", attack_info(b, "a", "d", "bow"))["dodge"].eff == 8 + 3  # all his attacks
     _, b = duel(dist=10.0)
     defence_record(b, "d").drop_bonus_vs.add("a")
     assert choices_by_label(b, "d", attack_info(b, "a", "d", "bow"))["dodge"].eff == 8 + 3
@@ -290,6 +313,13 @@ def test_unbalanced_weapon_cannot_parry_after_attacking() -> None:
     assert "parry (sword)" in choices_by_label(b, "d", info)
 
 
+def test_weapon_parry_bonus() -> None:
+    # The text: long, well-balanced weapons get +1 or +2 to parry.
+    staff = {"name": "staff", "skill": "Broadsword", "damage": "sw+2 cr", "reach": 2, "parry": 2, "hands": 2}
+    _, b = duel(d=mk(weapons=[staff]))
+    assert choices_by_label(b, "d", attack_info(b, "a", "d", "sword"))["parry (staff)"].eff == 3 + 6 + 2
+
+
 def test_weapon_that_cannot_parry() -> None:
     _, b = duel()
     assert not any(c.weapon == "bow" for c in defence_choices(b, "d", attack_info(b, "a", "d", "sword")))
@@ -316,6 +346,20 @@ def test_bare_handed_parry(attack: str, skills: dict[str, int], expected: int) -
     _, b = duel(a=mk(weapons=[w]), d=mk(weapons=[BOW], extra_skills=skills))
     c = choices_by_label(b, "d", attack_info(b, "a", "d", w["name"]))
     assert c[f"parry ({BARE_HANDS})"].eff == expected
+
+
+def test_wrestling_parries_only_with_both_hands_free() -> None:
+    # The text: Sumo Wrestling and Wrestling parry too, with both hands.
+    assert ("Wrestling", 3 + 7) in mk(weapons=[BOW], extra_skills={"Wrestling": 14}).bare_hand_parry()
+    assert ("Sumo Wrestling", 3 + 6) in mk(
+        weapons=[BOW], extra_skills={"Sumo Wrestling": 12}
+    ).bare_hand_parry()
+    one_hand = mk(extra_skills={"Wrestling": 14})  # the sword fills a hand
+    assert all(skill != "Wrestling" for skill, _ in one_hand.bare_hand_parry())
+    _, b = duel(d=mk(weapons=[BOW], extra_skills={"Wrestling": 14}))
+    c = choices_by_label(b, "d", attack_info(b, "a", "d", "sword"))
+    assert c[f"parry ({BARE_HANDS})"].parry_skill == "Wrestling"
+    assert c[f"parry ({BARE_HANDS})"].eff == 3 + 7 - 3  # -3 against a weapon, as for any but Judo/Karate
 
 
 def test_no_free_hand_no_bare_handed_parry() -> None:
@@ -355,12 +399,21 @@ def test_block_once_per_turn() -> None:
     assert not any(c.kind == "block" for c in defence_choices(b, "d", attack_info(b, "a", "d", "sword")))
 
 
-def test_all_out_defence_second_defence_must_differ() -> None:
+def test_all_out_defence_second_defence() -> None:
+    # The text: a second defence if the first fails; one Dodge roll per attack; a parry with the
+    # same weapon again takes the multiple-parry penalty.
     _, b = duel()
     info = attack_info(b, "a", "d", "sword")
     rest = defence_choices(b, "d", info, exclude=frozenset({("dodge", None)}))
     assert rest and all(c.kind != "dodge" for c in rest)
-    stages = best_stages(defence_choices(b, "d", info), double=True)
+    parry = next(c for c in defence_choices(b, "d", info, allow_retreat=False) if c.kind == "parry")
+    stages = best_stages([parry], double=True)
+    assert [s.key for s in stages] == [("parry", "sword"), ("parry", "sword")]
+    assert stages[1].eff == parry.eff - 4
+    assert best_stages([parry], double=True, different=True) == [parry]  # option double_defence_different
+    dodge = next(c for c in defence_choices(b, "d", info, allow_retreat=False) if c.kind == "dodge")
+    assert best_stages([dodge], double=True) == [dodge]
+    stages = best_stages(defence_choices(b, "d", info), double=True, different=True)
     assert len(stages) == 2 and stages[0].key != stages[1].key
 
 

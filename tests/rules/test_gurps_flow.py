@@ -21,11 +21,12 @@ import pytest
 from components.spatial import Posture
 from components.state import DefenceState, TurnState
 from game.core.commands import Attack, Decision, Maneuver
+from game.dice.gurps import p_acrobatic_dodge, p_success
 from game.rules.gurps.ruleset import GurpsRuleset
 from game.rules.gurps.state import defence_record, turn_record
 from tests.rules.fakes import FakeBattle, run_flow
 from tests.rules.fakes import mc_bound as bound
-from tests.rules.test_gurps_common import ScriptedDice, chooser, duel, mk, profiles
+from tests.rules.test_gurps_common import SWORD, ScriptedDice, chooser, duel, mk, profiles
 
 
 def script(b: FakeBattle, rolls: list[Any]) -> ScriptedDice:
@@ -73,6 +74,11 @@ def test_dodge_and_drop_leaves_the_defender_prone() -> None:
     d = b.u["d"]
     assert d.posture == Posture.PRONE and "a" in defence_record(b, "d").drop_bonus_vs
     assert events(b, "drop_prone")
+    # The new posture counts against this attack's damage only through its sight facts, read when
+    # it began (the roll was made standing); a later attack sees the defender prone.
+    assert all("target" not in m["source"] for m in events(b, "attack")[-1]["modifiers"])
+    got = rules.attack_profile(b, "a", "d", b.stats("a").weapon("bow"), b.sight("a", "d"))
+    assert not isinstance(got, str) and any(m.source == "target prone" for m in got[1])
 
 
 def test_critical_hit_allows_no_defence() -> None:
@@ -82,6 +88,30 @@ def test_critical_hit_allows_no_defence() -> None:
     assert seen == []
     assert events(b, "defence")[-1]["reason"] == "critical hit: no defence"
     assert b.u["d"].health.tracks["hp"] == 10 - 6
+
+
+def test_all_out_defence_second_parry_with_the_same_weapon() -> None:
+    # The text: a second defence if the first fails; the same weapon again is a further parry (-4).
+    seen2: list[Decision] = []
+    rules, b = duel(d=mk(weapons=[SWORD]))
+    turn_record(b, "d").maneuver = "all_out_defence"
+    script(b, [10, 15, 5])  # hit; parry fails; parry again made
+
+    def answer(d: Decision) -> Any:
+        seen2.append(d)
+        want = "parry (sword) 9" if len(seen2) == 1 else "parry (sword) 5"
+        return next(o.command for o in d.options if o.label.startswith(want))
+
+    run_flow(rules.attack(b, Attack("a", "d", "sword")), answer)
+    assert [e["kind"] for e in events(b, "defence")] == ["parry", "parry"]
+    assert events(b, "defence")[-1]["eff"] == 5 and not events(b, "damage")
+    # Option double_defence_different: the second must be another defence.
+    _, b = duel(d=mk(weapons=[SWORD]))
+    rules = b.ruleset = GurpsRuleset({"double_defence_different": True})
+    turn_record(b, "d").maneuver = "all_out_defence"
+    script(b, [10, 15, 1])  # hit; parry fails; no second defence; 1d+1 = 2 cut -> 3 injury
+    seen = attack(rules, b, "sword", {"defence": "parry (sword)"})
+    assert len(seen) == 2 and not any(o.label.startswith("parry (sword)") for o in seen[1].options)
 
 
 def test_all_out_defence_second_different_defence() -> None:
@@ -148,6 +178,41 @@ def test_sacrificial_dodge_and_drop(roll: int, friend_hit: bool) -> None:
     assert b.u["d"].health.tracks["hp"] == 10
 
 
+def test_acrobatic_sacrificial_dodge_rolls_acrobatics_first() -> None:
+    # Text: a sacrificial dodge uses "the ordinary rules for a dodge" (not a retreat): an
+    # Acrobatic Dodge may go with it, once per turn.
+    rules = GurpsRuleset()
+    b = FakeBattle(rules)
+    b.add("a", "red", (0.0, 0.0), mk())
+    b.add("d", "blue", (1.0, 0.0), mk(), facing=180.0)
+    b.add("f", "blue", (1.0, 1.0), mk(extra_skills={"Acrobatics": 12}), facing=180.0)
+    b.active = "a"
+    script(b, [10, 9, 10, 3, 10])  # hit; Acrobatics 9 made (+2); Dodge 10 vs 8 + 2 made; damage; HT
+    seen = attack(rules, b, "sword", {"interpose": "acrobatic sacrificial dodge 8"})
+    opt = next(o for o in seen[0].options if o.label.startswith("acrobatic sacrificial dodge 8"))
+    assert opt.p_success == pytest.approx(p_acrobatic_dodge(8, 12), abs=1e-15)
+    check = events(b, "check")[0]
+    assert check["unit"] == "f" and check["purpose"].startswith("Acrobatics roll") and check["success"]
+    ev = events(b, "defence")[-1]
+    assert ev["kind"] == "sacrificial dodge" and ev["acrobatic"] and ev["eff"] == 10 and ev["success"]
+    assert ev["p_success"] == opt.p_success
+    assert defence_record(b, "f").acrobatic and b.u["f"].health.tracks["hp"] < 10  # it took the hit
+    assert b.events.index(check) < b.events.index(ev)
+
+
+def test_interpose_options_give_the_exact_harm_odds() -> None:
+    rules, b = _trio()
+    b.u["d"].health.tracks["hp"] = 4
+    script(b, [10, 12, 5])  # hit; friend's sacrificial dodge fails; target dodges
+    seen = attack(rules, b, "sword", {"interpose": "sacrificial dodge", "defence": "dodge 8"})
+    detail = next(o for o in seen[0].options if o.label.startswith("sacrificial dodge")).detail
+    # sw+1 cut at ST 10: 1d+1, DR 0, x1.5: injury 3 (roll 1), 4 (2), 6 (3), 7 (4), 9 (5), 10 (6)
+    assert detail["p_down_friend"] == pytest.approx(5 / 6)  # the 4-HP target: a 2 or more
+    assert detail["p_down_self"] == pytest.approx(1 / 6)  # the 10-HP friend: only a 6
+    best = max(p_success(8), p_success(8 + 3))  # the target's Dodge 8, or with a retreat
+    assert detail["p_friend_defends"] == pytest.approx(best)
+
+
 def test_drop_interpose_needs_friend_within_a_step() -> None:
     rules, b = _trio(d_pos=(10.0, 0.0), f_pos=(5.0, 0.8))  # by the line of fire, far from the target
     script(b, [8, 1])  # hit; no defence; damage 1d-1 -> 1 imp -> 2
@@ -194,6 +259,7 @@ def test_acrobatic_dodge_flow() -> None:
 
 def test_failed_retreat_from_the_ground() -> None:
     rules, b = duel()
+    rules = b.ruleset = GurpsRuleset({"ground_retreat_roll": True})  # the option: roll to retreat
     b.u["d"].posture = Posture.PRONE
     script(b, [10, 14, 5])  # hit; DX 10 roll to retreat fails; dodge 5 vs 5 made
     attack(rules, b, "sword", {"defence": "dodge and retreat"})
@@ -390,8 +456,10 @@ def test_setup_and_all_out_defence_maneuver() -> None:
 
 
 def test_monte_carlo_mixed_defence_odds() -> None:
-    # Lying down with Acrobatics: an acrobatic dodge with a retreat needs two rolls before the Dodge.
-    rules, b = duel(d=mk(dx=11, extra_skills={"Acrobatics": 12}), seed=99)
+    # Lying down with Acrobatics, under the ground_retreat_roll option: an acrobatic dodge with a
+    # retreat needs two rolls before the Dodge.
+    _, b = duel(d=mk(dx=11, extra_skills={"Acrobatics": 12}), seed=99)
+    rules = b.ruleset = GurpsRuleset({"ground_retreat_roll": True})
     want = "acrobatic dodge and retreat (roll)"
     n = 2000
     made = 0

@@ -47,7 +47,7 @@ import json, sys
 import game.rules
 from game.core.commands import command_from_json, command_to_json
 lines = [
-    '{"type":"Interpose","unit":"b","friend":"c","to":[1.5,2.0],"drop":true}',
+    '{"type":"Interpose","unit":"b","friend":"c","to":[1.5,2.0],"drop":true,"acrobatic":false}',
     '{"type":"Follow","unit":"a","to":null}',
     '{"type":"DodgeMove","unit":"d","to":[3.0,4.0]}',
     '{"type":"Defend","unit":"d","kind":"dodge","weapon":null,"retreat_to":null,"drop":true,"acrobatic":false,"combo":null}',

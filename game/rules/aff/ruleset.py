@@ -37,9 +37,15 @@ Where the text is silent (standard AFF practice; decisions marked so):
   talent adds +1 to armour rolls. A unit without armour rolls no armour track
   (its "armour" choice is the shield bonus on an all-zero track).
 - The protection choice is the defence decision: when a hit lands the
-  defender picks none, armour or dodge (where allowed), each option showing
-  the exact chance of no damage. Under Ubiquitous Dodging the first choice of
-  armour or dodge in a round binds the unit for the rest of that round.
+  defender picks among the protections it may use (armour with its shield,
+  dodge), each option showing the exact chance of no damage. Worn armour is
+  not optional (the text makes armour and Dodge alternatives only under
+  Ubiquitous Dodging): "no protection" is offered only to a unit with no
+  protection it may use (a unit with one protection at hand is still asked, a
+  decision of one option). Option ``optional_protection`` restores the old variant in which
+  "no protection" is always offered. Under Ubiquitous Dodging the choice "at
+  the start of each round" is made at the unit's first hit of the round (the
+  engine poses no decisions at round start) and binds the rest of the round.
 - Turn economy (decision): 2 AP a round; moving costs 1 AP per 5 yards, an
   attack 1 AP (one attack a turn, as AFF allows one attack a round), a posture
   change 1 AP, facing is free. Reach is measured base edge to base edge in
@@ -226,10 +232,16 @@ TROOPER = AffStats(
 
 
 class AffOptions(StrictModel):
-    """``ubiquitous``: Ubiquitous Dodging; ``riposte``: a winning melee defender strikes back."""
+    """``ubiquitous``: Ubiquitous Dodging; ``riposte``: a winning melee defender strikes back;
+    ``optional_protection``: "no protection" is always offered (old variant)."""
 
-    ubiquitous: bool = False
-    riposte: bool = True
+    ubiquitous: bool = Field(default=False, description="the text's alternative rule Ubiquitous Dodging")
+    riposte: bool = Field(default=True, description="a defender who wins a melee exchange strikes back")
+    optional_protection: bool = Field(
+        default=False,
+        description='"no protection" is always offered, even to a unit wearing armour '
+        "(the text: worn armour always protects)",
+    )
 
 
 @dataclass(frozen=True)
@@ -243,8 +255,11 @@ class ProtectionRoll:
     label: str
 
 
+NO_PROTECTION_ROLL = ProtectionRoll("none", NO_PROTECTION, 0, (), "no protection roll")
+
+
 def protections(
-    stats: AffStats, ubiquitous: bool, locked: str | None = None
+    stats: AffStats, ubiquitous: bool, locked: str | None = None, optional: bool = False
 ) -> tuple[list[ProtectionRoll], dict[str, str]]:
     """The protection choices a unit has, and why any other is forbidden.
 
@@ -252,12 +267,15 @@ def protections(
         stats: the unit.
         ubiquitous: the Ubiquitous Dodging option.
         locked: under Ubiquitous Dodging, the armour-or-dodge choice this round binds to.
+        optional: the ``optional_protection`` option: ``none`` is always a choice.
 
     Returns:
-        ``(choices, forbidden)``: choices always start with ``none``;
-        ``forbidden`` maps ``armour``/``dodge`` to a reason when not allowed.
+        ``(choices, forbidden)``: the protections the unit may roll (armour, then dodge),
+        preceded by ``none`` only with ``optional`` or when there is no other;
+        ``forbidden`` maps ``armour``/``dodge`` (and ``none``, when it is not offered) to a
+        reason when not allowed.
     """
-    out = [ProtectionRoll("none", NO_PROTECTION, 0, (), "no protection roll")]
+    out: list[ProtectionRoll] = []
     forbidden: dict[str, str] = {}
 
     # Armour (with the shield actively used, when carried).
@@ -299,6 +317,12 @@ def protections(
         bonus = int(sum(m.value for m in dodge_mods))
         label = f"dodge (skill {skill}" + (f", +{bonus}" if bonus else "") + ")"
         out.append(ProtectionRoll("dodge", row, bonus, tuple(dodge_mods), label))
+    if optional or not out:
+        out.insert(0, NO_PROTECTION_ROLL)
+    elif stats.armour is not None:
+        forbidden["none"] = f"wearing armour ({stats.armour.name}): it always protects"
+    else:
+        forbidden["none"] = "a protection is at hand: it is always used"
     return out, forbidden
 
 
@@ -338,6 +362,10 @@ class AffRuleset(Ruleset):
     def riposte(self) -> bool:
         return bool(getattr(self.options, "riposte", True))
 
+    @property
+    def optional_protection(self) -> bool:
+        return bool(getattr(self.options, "optional_protection", False))
+
     def _lock_table(self, battle: Battle) -> dict[str, tuple[int, str]]:
         """Per battle: unit -> (round, armour-or-dodge choice) under Ubiquitous Dodging."""
         table: dict[str, tuple[int, str]] = self.battle_state(battle, dict)
@@ -352,9 +380,15 @@ class AffRuleset(Ruleset):
 
     def protection_choices(self, battle: Battle, uid: str) -> list[ProtectionRoll]:
         stats: AffStats = battle.stats(uid)
-        ubiquitous, locked = self.ubiquitous, self.locked_choice(battle, uid)
-        key = ("choices", ubiquitous, locked)
-        return list(_BY_STATS.get(stats, key, lambda: tuple(protections(stats, ubiquitous, locked)[0])))
+        ubiquitous, locked, optional = (
+            self.ubiquitous,
+            self.locked_choice(battle, uid),
+            self.optional_protection,
+        )
+        key = ("choices", ubiquitous, locked, optional)
+        return list(
+            _BY_STATS.get(stats, key, lambda: tuple(protections(stats, ubiquitous, locked, optional)[0]))
+        )
 
     # ---- set-up ----------------------------------------------------------------------------------
     @classmethod
@@ -458,7 +492,13 @@ class AffRuleset(Ruleset):
 
     def best_protection(self, battle: Battle, uid: str, weapon: AffWeapon) -> ProtectionRoll:
         """The defender's protection with the best chance of no damage (then the least expected)."""
-        key = ("best", self.ubiquitous, self.locked_choice(battle, uid), weapon.track)
+        key = (
+            "best",
+            self.ubiquitous,
+            self.locked_choice(battle, uid),
+            self.optional_protection,
+            weapon.track,
+        )
         return _BY_STATS.get(
             battle.stats(uid),
             key,
@@ -614,6 +654,8 @@ class AffRuleset(Ruleset):
     def _hit(self, battle: Battle, target: str, attacker: str, weapon: AffWeapon) -> Flow:
         """A landed hit: the protection decision, the damage and protection rolls, the damage."""
         options = self.protection_options(battle, target, weapon)
+        # A decision even with one protection at hand: the log then records every protection
+        # roll as a Defend command, as it does under the other rulesets.
         choice = yield Decision(
             unit=target,
             kind="defence",

@@ -12,9 +12,15 @@ From the text:
   attack (melee or ranged). Each 5 or 6 is a success; meeting or beating the
   attacker's successes avoids the attack. A successful dodge lets the unit move
   up to 2 inches in any direction (inches already: no scale conversion).
-- One dodge per "turn". Decision: AP refresh once per round, and a dodge can
-  come before or after the unit's own activation, so the "turn" of that limit
-  is the game round: a unit dodges at most once per round.
+- "A unit can only Dodge once per turn, even if multiple attacks target
+  them": the text says "round" for the game round and "turn" for an
+  activation, so the limit is one dodge per activation of the attacking
+  side's unit (the active unit's turn): several attacks in one enemy turn
+  meet one dodge at most; the next enemy's turn allows another while AP last.
+  Option ``dodge_once_per_round`` restores the old reading (one a round).
+- A failed dodge changes nothing: the attack hits and damage is applied as
+  normal (option ``failed_dodge_reduces_damage`` restores the old variant in
+  which the dodge's successes come off the attacker's).
 
 Where the text is silent (choices documented in docs/rulesets/ap-pool.md):
 - AP: 4 per round (``Stats.ap``), refreshed at round start. Move costs 1 AP per
@@ -28,9 +34,9 @@ Where the text is silent (choices documented in docs/rulesets/ap-pool.md):
   1 per unit in the line of fire, 1 for a ranged shot at a crawling or prone
   target; a melee attack on a sitting, crawling or prone target adds 1 die.
   A pool of no dice cannot attack.
-- Damage: weapon damage + (net successes - 1) - armour, where net successes
-  are the attacker's minus a failed dodge's; 0 or less is a glancing hit. Each
-  point is a wound; at ``Stats.wounds`` wounds the unit is out of action.
+- Damage: weapon damage + (successes - 1) - armour; 0 or less is a glancing
+  hit. Each point is a wound; at ``Stats.wounds`` wounds the unit is out of
+  action.
 - Reach: melee reach is measured edge to edge between bases, in inches.
   Ranges are centre to centre. Every target must be visible (a unit in the
   attacker's sight with cover less than total).
@@ -194,14 +200,32 @@ TROOPER = ApPoolStats(
 )
 
 
+class ApPoolOptions(StrictModel):
+    """Variants of the text's dodge reaction (both off: the text's reading)."""
+
+    failed_dodge_reduces_damage: bool = Field(
+        default=False,
+        description="a failed dodge's successes come off the attacker's for damage "
+        "(the text: damage is applied as normal)",
+    )
+    dodge_once_per_round: bool = Field(
+        default=False,
+        description="one dodge per round (the text: once per turn, i.e. per activation)",
+    )
+
+
 # ---- pure odds -----------------------------------------------------------------------------
 
 
-def hurt_odds(pool: int, dodge_dice: int, damage: int, armour: int) -> tuple[float, float]:
+def hurt_odds(
+    pool: int, dodge_dice: int, damage: int, armour: int, failed_dodge_reduces: bool = False
+) -> tuple[float, float]:
     """Exact (P(the attack wounds), E[wounds | a hit, no dodge]).
 
     ``dodge_dice`` 0 means the target cannot dodge. A hit with ``a`` successes
-    against a failed dodge of ``d`` deals ``damage + (a - d - 1) - armour``.
+    deals ``damage + (a - 1) - armour`` when the dodge fails (the text: damage as
+    normal); with ``failed_dodge_reduces`` a failed dodge of ``d`` successes makes
+    it ``damage + (a - d - 1) - armour``.
     """
     att = successes_pmf(pool)
     dodge = successes_pmf(dodge_dice) if dodge_dice > 0 else None
@@ -215,8 +239,9 @@ def hurt_odds(pool: int, dodge_dice: int, damage: int, armour: int) -> tuple[flo
         if dodge is None:
             p_hurt += pa * (damage + a - 1 - armour > 0)
             continue
-        for d in range(0, min(a, dodge_dice + 1)):
-            if damage + (a - d - 1) - armour > 0:
+        for d in range(0, min(a, dodge_dice + 1)):  # the dodge fails: fewer successes than a
+            net = a - d if failed_dodge_reduces else a
+            if damage + (net - 1) - armour > 0:
                 p_hurt += pa * float(dodge[d])
     return p_hurt, (e_num / p_hit if p_hit > 0 else 0.0)
 
@@ -227,8 +252,31 @@ class ApPoolRuleset(Ruleset):
     name: ClassVar[str] = "ap-pool"
     source: ClassVar[str] = "ap-dodge-reaction.txt"
     Stats: ClassVar[type[StrictModel]] = ApPoolStats
-    # "A unit can only Dodge once per turn", read as the game round (see the module docstring).
-    reaction_limits: ClassVar[tuple[Reaction, ...]] = (Reaction("dodge", defence_event("dodge"), "round"),)
+    Options: ClassVar[type[StrictModel]] = ApPoolOptions
+    # "A unit can only Dodge once per turn": one dodge per activation (the active unit's turn),
+    # or per round under the option dodge_once_per_round (see the module docstring).
+    reaction_limits: ClassVar[tuple[Reaction, ...]] = (
+        Reaction(
+            "dodge",
+            defence_event("dodge"),
+            "activation",
+            applies=lambda options: not options.get("dodge_once_per_round"),
+        ),
+        Reaction(
+            "dodge",
+            defence_event("dodge"),
+            "round",
+            applies=lambda options: bool(options.get("dodge_once_per_round")),
+        ),
+    )
+
+    @property
+    def failed_dodge_reduces(self) -> bool:
+        return bool(getattr(self.options, "failed_dodge_reduces_damage", False))
+
+    @property
+    def once_per_round(self) -> bool:
+        return bool(getattr(self.options, "dodge_once_per_round", False))
 
     # ---- set-up ------------------------------------------------------------------------------
     @classmethod
@@ -259,8 +307,14 @@ class ApPoolRuleset(Ruleset):
         return dict(ACTION_COSTS)
 
     # ---- dodging -----------------------------------------------------------------------------
-    def _dodges(self, battle: Battle) -> dict[str, int]:
-        return self.battle_state(battle, dict)
+    def _dodges(self, battle: Battle) -> dict[str, tuple[int, str | None]]:
+        """Per battle: unit -> the (round, active unit) of its last dodge."""
+        table: dict[str, tuple[int, str | None]] = self.battle_state(battle, dict)
+        return table
+
+    def dodge_period(self, battle: Battle) -> tuple[int, str | None]:
+        """The span one dodge is limited to: the active unit's turn (or the round, by option)."""
+        return (battle.round, None if self.once_per_round else battle.active_unit())
 
     def can_dodge(self, battle: Battle, uid: str) -> str | None:
         """Why ``uid`` cannot dodge now (None: it can)."""
@@ -268,8 +322,8 @@ class ApPoolRuleset(Ruleset):
             return "out of action"
         if battle.ap(uid).current < DODGE_AP:
             return f"needs {DODGE_AP} AP, has {battle.ap(uid).current}"
-        if self._dodges(battle).get(uid) == battle.round:
-            return "already dodged this round"
+        if self._dodges(battle).get(uid) == self.dodge_period(battle):
+            return "already dodged this " + ("round" if self.once_per_round else "turn")
         return None
 
     def best_dodge_dice(self, battle: Battle, uid: str, attack_kind: str) -> int:
@@ -341,7 +395,7 @@ class ApPoolRuleset(Ruleset):
                     continue
                 dice, mods = got
                 dodge = self.best_dodge_dice(battle, target, w.kind)
-                p_hurt, expected = hurt_odds(dice, dodge, w.damage, tstats.armour)
+                p_hurt, expected = hurt_odds(dice, dodge, w.damage, tstats.armour, self.failed_dodge_reduces)
                 out.append(
                     Option(
                         Attack(uid, target, w.name),
@@ -420,7 +474,8 @@ class ApPoolRuleset(Ruleset):
                 dodged = yield from self._dodge(battle, target, choice.combo, weapon.kind, hits, uid)
                 if dodged is None:
                     return
-                net = hits - dodged
+                if self.failed_dodge_reduces:
+                    net = hits - dodged
         self._wound(battle, target, uid, weapon, net)
 
     def _dodge(
@@ -430,7 +485,7 @@ class ApPoolRuleset(Ruleset):
         stats = battle.stats(uid)
         dice = stats.dodge_dice(combo, attack_kind)
         battle.spend_ap(uid, DODGE_AP, "dodge")
-        self._dodges(battle)[uid] = battle.round
+        self._dodges(battle)[uid] = self.dodge_period(battle)
         got = count_successes(battle.dice.roll(dice, 6, f"dodge ({combo})", uid))
         ok = got >= vs  # meet or beat: the defender wins ties
         attribute, talent = DODGE_COMBOS[combo]
@@ -466,6 +521,7 @@ class ApPoolRuleset(Ruleset):
                     point_field="to",
                     region=region.geometry,
                     validate=region.validate,
+                    detail={"max_len": DODGE_MOVE_INCHES},
                 ),
             ),
             context={"attacker": attacker},

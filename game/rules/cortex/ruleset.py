@@ -32,22 +32,30 @@ Where the text is silent (standard Cortex Classic / Serenity practice):
   raise the skill die. A roll meets the Difficulty on a tie (attacks hit on a
   tie); a block is the Difficulty the attack must meet, so ties go to the
   attacker there too.
-- Actions: 3 a turn (AP = actions). Actions are taken one at a time, so the
-  penalty is prospective: an action is at -1 step per action the unit already
-  took this round (AP spent since the round's refresh), reactions included.
-  Attacks, posture changes, hustling and running are actions; facing and the
-  free 15 ft are not. Several attacks a turn are allowed, each an action.
+- A Cortex "turn" is the engine's round (every unit acts once, actions refresh).
+  Actions: 3 a round (AP = actions). The multiple-action penalty applies to
+  all actions of the round, so a unit **declares** its number of actions N
+  with its first action of the round: a free ``declare:N`` maneuver on its
+  turn, or an active defence that declares N when it is attacked first. The
+  AP beyond N are forfeit; every action of the round is at -(N-1) steps.
+  Before declaring, a unit may only face and walk its free 15 ft. Attacks,
+  posture changes, hustling and running are actions; facing and the free 15 ft
+  are not. Several attacks a round are allowed, each an action. Option
+  ``prospective_penalty``: the old reading, no declaration, each action at -1
+  step per action already taken this round.
 - Movement adds up over a turn's moves; the tier the total reaches is paid
-  once (a later move only pays the difference). The run roll (Agility +
-  Athletics/Running, in feet) is made at the start of each turn, so pricing
-  a move never rolls; it carries the unit's action penalties at that moment.
-- Active defences (dodge, block) are reactions costing one action from the
-  defender's AP of the current round, at the same prospective penalty; with
-  no action left only the innate defence applies. They need the attacker
-  outside the defender's rear arc ("sees it coming"). Block works against
-  melee only, with the defender's best melee skill. All-out defence is a
-  maneuver spending every action left: until the unit's next turn its dodges
-  and blocks are free, at +2 steps and without the multiple-action penalty.
+  once (a later move only pays the difference); a path within
+  ``TIER_TOLERANCE`` of a tier's limit is in it. The run roll (Agility +
+  Athletics/Running, in feet) is made once the unit's actions are declared on
+  its turn, and only if it can afford a run, so pricing a move never rolls; it
+  carries the round's penalty.
+- Active defences (dodge, block) are reactions costing one declared action
+  of the current round; with no action left only the innate defence applies.
+  They need the attacker outside the defender's rear arc ("sees it coming").
+  Block works against melee only, with the defender's best melee skill.
+  All-out defence is the alternative declaration (only while undeclared): it
+  spends every action; until the unit's next turn its dodges and blocks are
+  free, at +2 steps and without the multiple-action penalty.
 - The attack is rolled first; the defender sees the total and then chooses
   (each defence option carries the exact chance it makes the attack miss).
 - "Moving around": on its feet (not sitting, crawling or prone). A target lying
@@ -69,8 +77,10 @@ Where the text is silent (standard Cortex Classic / Serenity practice):
   the lowest (ties broken by a die roll) is hit if the attack meets that roll
   plus its cover. Nobody can actively defend in the dark.
 - Passing out: the first roll comes when stun + wounds first exceed life
-  points; then one roll at each of the unit's turns (before it acts) at +4
-  per earlier roll. Further damage while already reeling adds no extra roll.
+  points; then one roll in each round the unit takes an action, with its
+  first action (the declaration or all-out defence), at +4 per earlier roll;
+  failing it on an active defence leaves the attack against Difficulty 3.
+  Further damage while already reeling adds no extra roll.
 - Dying and unconsciousness take the unit out of action. A minute is 20
   rounds (a Cortex turn is about 3 seconds): a dying unit rolls when it
   starts dying and again every 20 rounds, +4 each time. The hourly shock
@@ -107,6 +117,7 @@ from game.dice.cortex import (
     trait_pool,
 )
 from game.rules.base import BlockMemo, Ruleset, StrictModel, UnitSetup
+from game.rules.limits import Reaction
 from game.rules.unit_state import own_record
 
 # ---- rule data (text) ----------------------------------------------------------------------------
@@ -148,6 +159,12 @@ SERIOUS_WOUND_STEPS = -2
 
 #: Actions (AP) a turn.
 MAX_ACTIONS = 3
+#: Movement tiers: a path within this many inches of a tier's limit is in the tier (commands carry
+#: points rounded to 6 decimals, so a path aimed at a limit may end up to ~7e-7 in beyond it).
+TIER_TOLERANCE = 1e-6
+#: Maneuvers: declaring the round's actions (``declare:N``) and all-out defence.
+DECLARE = "declare"
+ALL_OUT_DEFENCE = "all_out_defence"
 #: Action costs of the engine's turn commands (facing is free).
 ACTION_COSTS: dict[str, int] = {"attack": 1, "posture": 1, "face": 0}
 #: Rounds in a "minute" (a Cortex turn is about three seconds).
@@ -307,9 +324,17 @@ TROOPER = CortexStats(
 
 
 class CortexOptions(StrictModel):
-    """``visibility``: clear, dim (or light fog), dark (or thick fog), pitch_black."""
+    """``visibility``: clear, dim (or light fog), dark (or thick fog), pitch_black;
+    ``prospective_penalty``: the old reading of the multiple-action penalty."""
 
-    visibility: Literal["clear", "dim", "dark", "pitch_black"] = "clear"
+    visibility: Literal["clear", "dim", "dark", "pitch_black"] = Field(
+        default="clear", description="dim = dim light or light fog, dark = darkness or thick fog"
+    )
+    prospective_penalty: bool = Field(
+        default=False,
+        description="no declaration: each action is at -1 step per action already taken this round "
+        "(the text: every action of the turn carries the penalty of all of them)",
+    )
 
 
 # ---- per-battle state ----------------------------------------------------------------------------
@@ -322,6 +347,8 @@ class _Track:
     conscious_rolls: dict[str, int] = field(default_factory=dict)  # rolls made so far while reeling
     dying_since: dict[str, int] = field(default_factory=dict)  # round dying started
     dying_rolls: dict[str, int] = field(default_factory=dict)
+    declared: dict[str, tuple[int, int]] = field(default_factory=dict)  # unit -> (round, actions)
+    turn_round: dict[str, int] = field(default_factory=dict)  # unit -> round of its last turn start
 
 
 @dataclass(slots=True)
@@ -359,6 +386,7 @@ class Defence:
     modifiers: tuple[Modifier, ...]
     label: str
     costs_action: bool
+    declare: int | None = None  # the actions an undeclared defender commits to by choosing this
 
 
 class CortexRuleset(Ruleset):
@@ -368,10 +396,23 @@ class CortexRuleset(Ruleset):
     source: ClassVar[str] = "cortex-actions-defense-damage.txt"
     Stats: ClassVar[type[StrictModel]] = CortexStats
     Options: ClassVar[type[StrictModel]] = CortexOptions
+    # A unit declares its actions once a round (unless prospective_penalty: no declarations).
+    reaction_limits: ClassVar[tuple[Reaction, ...]] = (
+        Reaction(
+            "actions declaration",
+            lambda e: e.get("type") == "actions_declared",
+            "round",
+            applies=lambda options: not options.get("prospective_penalty"),
+        ),
+    )
 
     @property
     def visibility(self) -> str:
         return str(getattr(self.options, "visibility", "clear"))
+
+    @property
+    def prospective(self) -> bool:
+        return bool(getattr(self.options, "prospective_penalty", False))
 
     def _track(self, battle: Battle) -> _Track:
         return self.battle_state(battle, _Track)
@@ -439,14 +480,73 @@ class CortexRuleset(Ruleset):
     def start_turn(self, battle: Battle, uid: str) -> bool:
         if battle.health(uid).out_of_action:
             return False
-        if REELING in battle.health(uid).status and not self._conscious_roll(battle, uid):
-            return False
-        # The run distance of this turn (30 ft + Agility + Athletics/Running, in feet), rolled up
-        # front so that pricing a move (a query the engine repeats) never rolls dice.
+        self._track(battle).turn_round[uid] = battle.round
+        if self.prospective:
+            if REELING in battle.health(uid).status and not self._conscious_roll(battle, uid):
+                return False
+            self._roll_run(battle, uid)
+        elif self.declared(battle, uid) is not None:
+            self._roll_run(battle, uid)  # declared already (by an active defence this round)
+        return True
+
+    def _roll_run(self, battle: Battle, uid: str) -> None:
+        """The run distance of this turn (30 ft + Agility + Athletics/Running, in feet), rolled
+        up front so that pricing a move (a query the engine repeats) never rolls dice; only when
+        a run is affordable (two actions), except under ``prospective_penalty`` (always)."""
+        if not self.prospective and battle.ap(uid).current < RUN_ACTIONS:
+            return
         pool = self._run_pool(battle, uid)
         feet = HUSTLE_FEET + self._roll_total(battle, pool, "run distance", uid)
         _turn(battle, uid).run_feet = feet
+
+    # ---- declaring the round's actions ----------------------------------------------------------
+    def declared(self, battle: Battle, uid: str) -> int | None:
+        """The actions ``uid`` declared this round (0: all-out defence), None if not yet."""
+        got = self._track(battle).declared.get(uid)
+        return got[1] if got is not None and got[0] == battle.round else None
+
+    def can_act(self, battle: Battle, uid: str) -> bool:
+        """Whether ``uid`` may spend actions now: declared, or under ``prospective_penalty``."""
+        return self.prospective or self.declared(battle, uid) is not None
+
+    def _acting(self, battle: Battle, uid: str) -> bool:
+        """The unit takes its first action of the round: a reeling unit rolls to stay conscious
+        (the text: again each turn it takes any action). False if it passes out."""
+        if REELING in battle.health(uid).status and "unconscious" not in battle.health(uid).status:
+            return self._conscious_roll(battle, uid)
         return True
+
+    def declare(self, battle: Battle, uid: str, actions: int, reason: str) -> bool:
+        """Commit ``uid`` to ``actions`` actions this round (the rest of its AP is forfeit), each
+        at the multiple-action penalty of them all. False if it passed out instead."""
+        if self.declared(battle, uid) is not None:
+            raise ValueError(f"{uid} has declared its actions this round already")
+        ap = battle.ap(uid).current
+        if not 1 <= actions <= ap:
+            raise ValueError(f"{uid} can declare 1 to {ap} actions, not {actions}")
+        track = self._track(battle)
+        if not self._acting(battle, uid):
+            track.declared[uid] = (battle.round, 0)
+            return False
+        battle.spend_ap(uid, ap - actions, f"declared {actions} actions")
+        track.declared[uid] = (battle.round, actions)
+        battle.emit(
+            "actions_declared",
+            unit=uid,
+            actions=actions,
+            steps=EXTRA_ACTION_STEPS * (actions - 1),
+            forfeited=ap - actions,
+            reason=reason,
+        )
+        if battle.active_unit() == uid:
+            self._roll_run(battle, uid)
+        return True
+
+    def forfeits(self, battle: Battle, uid: str, actions: int) -> int:
+        """Actions of its own turn still to come this round that declaring ``actions`` gives up."""
+        if self._track(battle).turn_round.get(uid) == battle.round:
+            return 0  # its turn is past: the rest of its actions only serve defences
+        return max(0, battle.ap(uid).current - actions)
 
     # ---- movement --------------------------------------------------------------------------------
     def _yards(self, battle: Battle, inches: float) -> float:
@@ -467,9 +567,10 @@ class CortexRuleset(Ruleset):
         return tiers
 
     def move_allowance(self, battle: Battle, uid: str) -> float:
-        """The furthest total distance (inches) this turn the unit can still pay for."""
+        """The furthest total distance (inches) this turn the unit can still pay for (an
+        undeclared unit pays no action: the free 15 ft)."""
         paid = _turn(battle, uid).move_paid
-        ap = battle.ap(uid).current
+        ap = battle.ap(uid).current if self.can_act(battle, uid) else 0
         return max(limit for limit, actions in self.move_tiers(battle, uid) if actions - paid <= ap)
 
     def inches_per_ap(self, battle: Battle, uid: str) -> float:
@@ -494,10 +595,11 @@ class CortexRuleset(Ruleset):
         turn = _turn(battle, uid)
         total = turn.moved + length
         paid = turn.move_paid
+        ap = battle.ap(uid).current if self.can_act(battle, uid) else 0
         for limit, actions in self.move_tiers(battle, uid):
-            if total <= limit + 1e-9:
+            if total <= limit + TIER_TOLERANCE:
                 cost = max(0, actions - paid)
-                return cost if cost <= battle.ap(uid).current else None
+                return cost if cost <= ap else None
         return None
 
     def on_moved(self, battle: Battle, uid: str, kind: str, length: float) -> None:
@@ -505,10 +607,15 @@ class CortexRuleset(Ruleset):
             return
         turn = _turn(battle, uid)
         moved = turn.moved = turn.moved + length
-        tier = next((a for limit, a in self.move_tiers(battle, uid) if moved <= limit + 1e-9), RUN_ACTIONS)
+        tier = next(
+            (a for limit, a in self.move_tiers(battle, uid) if moved <= limit + TIER_TOLERANCE), RUN_ACTIONS
+        )
         turn.move_paid = max(turn.move_paid, tier)
 
     def action_costs(self, battle: Battle, uid: str) -> dict[str, int]:
+        """Attack and posture are actions: an undeclared unit may only face (and walk)."""
+        if not self.can_act(battle, uid):
+            return {"face": ACTION_COSTS["face"]}
         return dict(ACTION_COSTS)
 
     # ---- step modifiers --------------------------------------------------------------------------
@@ -518,11 +625,18 @@ class CortexRuleset(Ruleset):
         ap = battle.ap(uid)
         return max(0, ap.maximum - ap.current)
 
-    def action_steps(self, battle: Battle, uid: str, prior_actions: int) -> list[Modifier]:
-        """Step modifiers on an action taken after ``prior_actions`` actions this round."""
+    def extra_actions(self, battle: Battle, uid: str) -> int:
+        """The multiple-action count of ``uid``'s actions now: its declared actions less one
+        (under ``prospective_penalty``: the actions it already took this round)."""
+        if self.prospective:
+            return self.actions_taken(battle, uid)
+        return max(0, (self.declared(battle, uid) or 1) - 1)
+
+    def action_steps(self, battle: Battle, uid: str, extra_actions: int) -> list[Modifier]:
+        """Step modifiers on an action of ``uid`` with ``extra_actions`` other actions counted."""
         mods: list[Modifier] = []
-        if prior_actions > 0:
-            mods.append(Modifier("multiple actions", EXTRA_ACTION_STEPS * prior_actions, "skill steps"))
+        if extra_actions > 0:
+            mods.append(Modifier("multiple actions", EXTRA_ACTION_STEPS * extra_actions, "skill steps"))
         if self.seriously_wounded(battle, uid):
             mods.append(Modifier("seriously wounded", SERIOUS_WOUND_STEPS, "skill steps"))
         return mods
@@ -585,11 +699,11 @@ class CortexRuleset(Ruleset):
         target: str,
         weapon: CortexWeapon,
         sight: SightFacts,
-        prior_actions: int,
+        extra_actions: int,
     ) -> tuple[Pool, list[Modifier], int, list[Modifier]]:
         """(attack pool, its step modifiers, Difficulty constant, the constant's modifiers)."""
         stats: CortexStats = battle.stats(uid)
-        steps = self.action_steps(battle, uid, prior_actions)
+        steps = self.action_steps(battle, uid, extra_actions)
         if weapon.kind != "melee":
             band = self.range_band(battle, weapon, sight.distance) or "long"
             if RANGE_STEPS[band]:
@@ -639,24 +753,63 @@ class CortexRuleset(Ruleset):
         if not sees:
             return out
         aod = _defence(battle, target).all_out_defence
-        if not aod and battle.ap(target).current < 1:
-            return out
+        ap = battle.ap(target).current
         if aod:
             steps = [Modifier("all-out defence", ALL_OUT_DEFENCE_STEPS, "skill steps")]
             if self.seriously_wounded(battle, target):
                 steps.append(Modifier("seriously wounded", SERIOUS_WOUND_STEPS, "skill steps"))
-        else:
-            steps = self.action_steps(battle, target, self.actions_taken(battle, target))
+            out.extend(self._active(stats, target, weapon, steps, constant, cm, False, None))
+        elif ap < 1:
+            pass
+        elif self.can_act(battle, target):
+            steps = self.action_steps(battle, target, self.extra_actions(battle, target))
+            out.extend(self._active(stats, target, weapon, steps, constant, cm, True, None))
+        else:  # undeclared: each active defence declares the round's actions, 1 up to the AP left
+            for n in range(1, ap + 1):
+                steps = self.action_steps(battle, target, n - 1)
+                out.extend(self._active(stats, target, weapon, steps, constant, cm, True, n))
+        return out
+
+    def _active(
+        self,
+        stats: CortexStats,
+        target: str,
+        weapon: CortexWeapon,
+        steps: list[Modifier],
+        constant: int,
+        cm: tuple[Modifier, ...],
+        costs_action: bool,
+        declare: int | None,
+    ) -> list[Defence]:
+        """Dodge (and, against melee, block) at these step modifiers."""
         net = self._steps(steps)
+        agility = stats.attr("agility")
+        also = "" if declare is None else f", declaring {declare} action" + ("s" if declare > 1 else "")
         dodge = trait_pool(agility, stats.skill("athletics/dodge"), net)
-        out.append(
-            Defence("dodge", dodge, None, constant, (*steps, *cm), f"dodge ({format_pool(dodge)})", not aod)
-        )
+        out = [
+            Defence(
+                "dodge",
+                dodge,
+                None,
+                constant,
+                (*steps, *cm),
+                f"dodge ({format_pool(dodge)}{also})",
+                costs_action,
+                declare,
+            )
+        ]
         if weapon.kind == "melee":
             block = trait_pool(agility, stats.block_skill(), net)
             out.append(
                 Defence(
-                    "block", block, None, constant, (*steps, *cm), f"block ({format_pool(block)})", not aod
+                    "block",
+                    block,
+                    None,
+                    constant,
+                    (*steps, *cm),
+                    f"block ({format_pool(block)}{also})",
+                    costs_action,
+                    declare,
                 )
             )
         return out
@@ -671,21 +824,35 @@ class CortexRuleset(Ruleset):
         )
 
     def attack_options(self, battle: Battle, uid: str) -> list[Option]:
+        """Every attack now (none before the unit declares its actions)."""
+        if not self.can_act(battle, uid):
+            return []
+        return self.attack_options_at(battle, uid, self.extra_actions(battle, uid))
+
+    def attack_options_at(self, battle: Battle, uid: str, extra_actions: int) -> list[Option]:
+        """Every attack as it would be priced with ``extra_actions`` other actions this round."""
         stats: CortexStats = battle.stats(uid)
-        prior = self.actions_taken(battle, uid)
         out: list[Option] = []
         for target in battle.enemies(uid):
             sight = battle.sight(uid, target)
             for weapon in stats.weapons:
                 if self.in_reach(battle, uid, target, weapon, sight) is not None:
                     continue
-                out.append(self._attack_option(battle, uid, target, weapon, sight, prior))
+                out.append(self._attack_option(battle, uid, target, weapon, sight, extra_actions))
         return out
 
     def _attack_option(
-        self, battle: Battle, uid: str, target: str, weapon: CortexWeapon, sight: SightFacts, prior: int
+        self,
+        battle: Battle,
+        uid: str,
+        target: str,
+        weapon: CortexWeapon,
+        sight: SightFacts,
+        extra_actions: int,
     ) -> Option:
-        pool, steps, constant, const_mods = self.attack_setup(battle, uid, target, weapon, sight, prior)
+        pool, steps, constant, const_mods = self.attack_setup(
+            battle, uid, target, weapon, sight, extra_actions
+        )
         armour = battle.stats(target).armour
         mods = (*steps, *const_mods)
         if self.visibility == "pitch_black":
@@ -770,10 +937,14 @@ class CortexRuleset(Ruleset):
         why = self.in_reach(battle, uid, target, weapon, sight)
         if why is not None:
             raise ValueError(f"{uid} cannot attack {target} with {weapon.name}: {why}")
-        # The engine spent this attack's action already: earlier actions set the penalty.
-        prior = max(0, self.actions_taken(battle, uid) - ACTION_COSTS["attack"])
-        pool, _, constant, const_mods = self.attack_setup(battle, uid, target, weapon, sight, prior)
-        option = self._attack_option(battle, uid, target, weapon, sight, prior)
+        if not self.can_act(battle, uid):
+            raise ValueError(f"{uid} cannot attack before declaring its actions this round")
+        if self.prospective:  # the engine spent this attack's action already: earlier ones count
+            extra = max(0, self.actions_taken(battle, uid) - ACTION_COSTS["attack"])
+        else:
+            extra = self.extra_actions(battle, uid)
+        pool, _, constant, const_mods = self.attack_setup(battle, uid, target, weapon, sight, extra)
+        option = self._attack_option(battle, uid, target, weapon, sight, extra)
         total = self._roll_total(battle, pool, "attack", uid)
         battle.emit(
             "attack",
@@ -793,21 +964,41 @@ class CortexRuleset(Ruleset):
             self._resolve_pitch_black(battle, uid, target, weapon, total)
             return
         defs = self.defences(battle, target, uid, weapon, sight, constant, const_mods)
-        options = tuple(self._defence_option(d, target, total) for d in defs)
-        choice = yield Decision(
-            unit=target,
-            kind="defence",
-            options=options,
-            context={
-                "attacker": uid,
-                "weapon": weapon.name,
-                "attack_dice": format_pool(pool),
-                "roll": total,
-                "difficulty_bonus": constant,
-                "modifiers": [str(m) for m in option.modifiers],
-            },
-        )
-        chosen = next(d for d in defs if d.kind == choice.kind)
+        context = {
+            "attacker": uid,
+            "weapon": weapon.name,
+            "attack_dice": format_pool(pool),
+            "roll": total,
+            "difficulty_bonus": constant,
+            "modifiers": [str(m) for m in option.modifiers],
+        }
+        chosen: Defence | None = None
+        if any(d.declare is not None for d in defs):
+            # Not declared yet: first the innate defence, or declaring actions for an active one.
+            choice = yield Decision(
+                unit=target,
+                kind="defence",
+                options=self._declaring_options(battle, defs, target, total),
+                context=context,
+            )
+            if not isinstance(choice, Maneuver):
+                chosen = defs[0]
+            elif self.declare(battle, target, int(choice.name.partition(":")[2]), "defence"):
+                defs = self.defences(battle, target, uid, weapon, sight, constant, const_mods)
+            else:  # passed out on taking the action: no defence, not moving around
+                chosen = Defence(
+                    "none",
+                    (),
+                    STATIC_DIFFICULTY,
+                    constant,
+                    tuple(const_mods),
+                    "no defence (passed out)",
+                    False,
+                )
+        if chosen is None:
+            options = tuple(self._defence_option(battle, d, target, total) for d in defs)
+            choice = yield Decision(unit=target, kind="defence", options=options, context=context)
+            chosen = next(d for d in defs if d.kind == choice.kind)
         if chosen.costs_action:
             battle.spend_ap(target, 1, chosen.kind)
         if chosen.fixed is not None:
@@ -816,7 +1007,7 @@ class CortexRuleset(Ruleset):
             base = self._roll_total(battle, chosen.pool, f"defence: {chosen.kind}", target)
         difficulty = base + chosen.constant
         hit = total >= difficulty
-        p = next(o.p_success for o in options if o.command.kind == chosen.kind)
+        p = self._defence_option(battle, chosen, target, total).p_success
         battle.emit(
             "defence",
             unit=target,
@@ -834,15 +1025,55 @@ class CortexRuleset(Ruleset):
         if hit:
             self._damage(battle, target, uid, weapon, total - difficulty)
 
-    def _defence_option(self, d: Defence, target: str, total: int) -> Option:
-        # The attack total is known: the defence succeeds if the Difficulty beats it.
+    def _defence_option(self, battle: Battle, d: Defence, target: str, total: int) -> Option:
+        """The defence as an option, with the exact chance its Difficulty beats the known total.
+
+        ``detail``: ``ap`` = the AP it takes from the unit's round (the action, and the actions a
+        declaration forfeits), ``forfeits`` = actions of the unit's own turn still to come that
+        the declaration gives up.
+        """
         if d.fixed is not None:
             p = 1.0 if d.fixed + d.constant > total else 0.0
         else:
             p = 1.0 - p_meet_or_beat(
                 (), d.pool, d.constant - total
             )  # P(D + c <= total) = P(0 >= D + c - total)
-        return Option(Defend(target, d.kind), d.label, p_success=p, modifiers=d.modifiers)
+        return Option(
+            Defend(target, d.kind),
+            d.label,
+            p_success=p,
+            modifiers=d.modifiers,
+            detail={"ap": int(d.costs_action)},
+        )
+
+    def _declaring_options(
+        self, battle: Battle, defs: Sequence[Defence], target: str, total: int
+    ) -> tuple[Option, ...]:
+        """An undeclared defender's first choice: the innate defence, or declaring N actions
+        (``declare:N``) to dodge or block at their penalty. A declaration's ``p_success`` is the
+        exact chance of its best active defence; ``detail``: ``ap`` = the AP it takes from the
+        unit's round (the defence's action and the actions forfeited), ``forfeits`` = actions of
+        the unit's own turn still to come that it gives up, ``declare_actions`` N."""
+        out = [self._defence_option(battle, defs[0], target, total)]
+        ap = battle.ap(target).current
+        for n in sorted({d.declare for d in defs if d.declare is not None}):
+            active = [(self._defence_option(battle, d, target, total), d) for d in defs if d.declare == n]
+            best, d = max(active, key=lambda od: float(od[0].p_success or 0.0))
+            kinds = " or ".join(x.kind for _, x in active)
+            out.append(
+                Option(
+                    Maneuver(target, f"{DECLARE}:{n}"),
+                    f"declare {n} action{'s' if n > 1 else ''} to {kinds} (best: {d.label})",
+                    p_success=best.p_success,
+                    modifiers=d.modifiers,
+                    detail={
+                        "ap": 1 + ap - n,
+                        "forfeits": self.forfeits(battle, target, n),
+                        "declare_actions": n,
+                    },
+                )
+            )
+        return tuple(out)
 
     def _resolve_pitch_black(
         self, battle: Battle, uid: str, target: str, weapon: CortexWeapon, total: int
@@ -964,21 +1195,69 @@ class CortexRuleset(Ruleset):
 
     # ---- maneuvers -------------------------------------------------------------------------------
     def maneuver_options(self, battle: Battle, uid: str) -> list[Option]:
-        out: list[Option] = []
+        """Declaring the round's actions (``declare:N``, N = 1 up to the AP left) and all-out
+        defence, while the unit has not declared; under ``prospective_penalty`` all-out defence
+        only (while it has an action left and is not in all-out defence already).
+
+        A declaration's ``detail``: ``declare_actions`` N, ``steps`` its penalty, ``attacks``
+        (the attack options as they would be priced at it), ``move_tiers`` (per movement tier it
+        makes affordable: inches still to go this turn and the actions that costs, a run at its
+        expected roll), ``ap`` (AP it forfeits).
+        """
         ap = battle.ap(uid).current
-        if ap >= 1 and not _defence(battle, uid).all_out_defence:
+        if ap < 1:
+            return []
+        aod = Option(
+            Maneuver(uid, ALL_OUT_DEFENCE),
+            f"all-out defence ({ap} actions: free dodges/blocks at +2 steps until next turn)",
+            modifiers=(Modifier("all-out defence", ALL_OUT_DEFENCE_STEPS, "skill steps"),),
+            detail={"ap": ap},
+        )
+        if self.prospective:
+            return [] if _defence(battle, uid).all_out_defence else [aod]
+        if self.declared(battle, uid) is not None:
+            return []
+        out: list[Option] = []
+        for n in range(1, ap + 1):
+            steps = self.action_steps(battle, uid, n - 1)
             out.append(
                 Option(
-                    Maneuver(uid, "all_out_defence"),
-                    f"all-out defence ({ap} actions: free dodges/blocks at +2 steps until next turn)",
-                    modifiers=(Modifier("all-out defence", ALL_OUT_DEFENCE_STEPS, "skill steps"),),
+                    Maneuver(uid, f"{DECLARE}:{n}"),
+                    f"declare {n} action{'s' if n > 1 else ''} this round"
+                    + (f" ({EXTRA_ACTION_STEPS * (n - 1)} step on every action)" if n > 1 else ""),
+                    modifiers=tuple(steps),
+                    detail={
+                        "declare_actions": n,
+                        "steps": EXTRA_ACTION_STEPS * (n - 1),
+                        "attacks": tuple(self.attack_options_at(battle, uid, n - 1)),
+                        "move_tiers": self.expected_move_tiers(battle, uid, n),
+                        "ap": ap - n,
+                    },
                 )
             )
+        out.append(aod)
         return out
+
+    def expected_move_tiers(self, battle: Battle, uid: str, actions: int) -> tuple[tuple[float, int], ...]:
+        """(inches still to go this turn, actions it costs) per movement tier ``actions`` declared
+        actions make affordable: the free 15 ft, the hustle, and with two or more a run at its
+        expected roll (at their penalty)."""
+        moved = _turn(battle, uid).moved
+        feet = [(BASE_MOVE_FEET, 0), (HUSTLE_FEET, HUSTLE_ACTIONS)]
+        if actions >= RUN_ACTIONS:
+            stats: CortexStats = battle.stats(uid)
+            steps = self._steps(self.action_steps(battle, uid, actions - 1))
+            pool = trait_pool(stats.attr("agility"), stats.skill("athletics/running"), steps)
+            feet.append((HUSTLE_FEET + sum((d + 1) / 2 for d in pool), RUN_ACTIONS))
+        return tuple(
+            (max(0.0, self._inches(battle, f / FEET_PER_YARD) - moved), cost)
+            for f, cost in feet
+            if cost <= actions
+        )
 
     def _run_pool(self, battle: Battle, uid: str) -> Pool:
         stats: CortexStats = battle.stats(uid)
-        steps = self.action_steps(battle, uid, self.actions_taken(battle, uid))
+        steps = self.action_steps(battle, uid, self.extra_actions(battle, uid))
         return trait_pool(stats.attr("agility"), stats.skill("athletics/running"), self._steps(steps))
 
     def maneuver(self, battle: Battle, cmd: Maneuver) -> Flow:
@@ -986,8 +1265,16 @@ class CortexRuleset(Ruleset):
         legal = {o.command.name for o in self.maneuver_options(battle, uid)}
         if cmd.name not in legal:
             raise ValueError(f"{uid} cannot {cmd.name!r} now (legal: {', '.join(sorted(legal)) or 'none'})")
+        if cmd.name.startswith(f"{DECLARE}:"):
+            self.declare(battle, uid, int(cmd.name.partition(":")[2]), "turn")
+            return
+        if not self.prospective:
+            if not self._acting(battle, uid):
+                self._track(battle).declared[uid] = (battle.round, 0)
+                return
+            self._track(battle).declared[uid] = (battle.round, 0)
         battle.spend_ap(uid, battle.ap(uid).current, "all-out defence")
         _defence(battle, uid).all_out_defence = True
-        battle.emit("maneuver", unit=uid, name="all_out_defence", steps=ALL_OUT_DEFENCE_STEPS)
+        battle.emit("maneuver", unit=uid, name=ALL_OUT_DEFENCE, steps=ALL_OUT_DEFENCE_STEPS)
         return
         yield  # pragma: no cover - makes this a generator

@@ -3,7 +3,8 @@
 Contract: for ``--attack-dice`` aim dice against a target whose rolled dodge and cover dice
 show ``--defended`` faces (plus ``--unrolled`` dice not rolled yet, averaged over exactly),
 the chance that at least one attack die lands (``p_success``), the distribution of landed
-dice, and with the target's Armour aimlines, Block charges and memories the chance and
+dice, and with the target's Armour aimlines, Block memories (hits may target them; immune
+to normal hits), blocks for other memories left and ordinary memories the chance and
 expected number of memories replaced. ``--json`` prints one object. Faces off the aim die or
 overlapping armour are an :class:`~game.rules.odds.OddsUsageError`.
 """
@@ -22,6 +23,7 @@ def answer(
     hidden: bool,
     armour: tuple[str, ...],
     blocks: int,
+    block_memories: int,
     memories: int | None,
     concussive: bool,
     control: bool,
@@ -47,7 +49,15 @@ def answer(
         covered |= aims
     replaceable = memories if memories is not None else dice
     odds = land_odds(
-        sides, dice, faces, unrolled, frozenset(covered), blocks, replaceable, concussive or control
+        sides,
+        dice,
+        faces,
+        unrolled,
+        frozenset(covered),
+        blocks,
+        replaceable,
+        concussive or control,
+        block_memories,
     )
     shown = ",".join(str(f) for f in sorted(faces)) or "none"
     return OddsAnswer(
@@ -75,9 +85,10 @@ QUERY = OddsQuery(
     help="""Exact P(at least one attack die lands on the target) and the memories it costs.
 
     A die lands unless its aim is among the --defended faces (or a face an
-    --unrolled die will show). Landed dice on an armoured aim are blocked, the
-    first --blocks others are blocked, the rest replace memories; concussive
-    and control attacks are blocked but still hit.
+    --unrolled die will show). Landed dice on an armoured aim are blocked; each
+    other one targets a random memory: a Block memory blocks it, an ordinary one
+    is replaced unless one of the --blocks for other memories is left.
+    Concussive and control attacks are blocked but still hit.
     """,
     params=(
         OddsParam(
@@ -121,7 +132,22 @@ QUERY = OddsQuery(
             help="An intact Armour(a-b) memory (repeatable).",
         ),
         OddsParam(
-            "blocks", ("--blocks",), int, default=0, minimum=0, show_default=True, help="Block charges left."
+            "blocks",
+            ("--blocks",),
+            int,
+            default=0,
+            minimum=0,
+            show_default=True,
+            help="Blocks for other memories left this round (a Block(N) memory has N-1 a round).",
+        ),
+        OddsParam(
+            "block_memories",
+            ("--block-memories",),
+            int,
+            default=0,
+            minimum=0,
+            show_default=True,
+            help="Intact Block(N) memories: hits may target them, and normal hits on them are blocked.",
         ),
         OddsParam(
             "memories", ("--memories",), int, minimum=1, help="Intact ordinary memories (default: no limit)."

@@ -3,49 +3,55 @@
 Implements shared/rules/defence-dice-and-cover-units.txt. docs/rulesets/defence-dice.md
 lists every number and decision.
 
-From the text:
+From the text (docs/rulesets/defence-dice.md numbers every rule, D1-D21):
 - Defence dice are rolled at the start of an encounter; a unit's dodge dice
-  (as many as its Vitality) are rerolled when it moves.
+  (as many as its Vitality) may be rerolled when it moves: the mover's choice.
 - An attack die lands on an aim (a face of the aim die). A hit on an aim the
   target shows on one of its defence dice is avoided.
 - Cover: a unit between attacker and target grants cover to both, relative to
   each other. A cover roll is made for it when an attack passes; a hit on an
-  aim the cover roll shows hits the cover unit instead. The roll is kept for
-  later attacks between the same pair and rerolled only when the cover unit
-  moves or is damaged.
+  aim the cover roll shows hits the cover unit instead. One cover roll per
+  cover unit serves every attack it covers in the round; it is rerolled only
+  once the cover unit has moved or been damaged.
 - Hidden (behind cover, adjacent to cover at least its size): +1 attack die
   against foes on the other side, and -1 Insight and Resolve for both units
   on information checks about each other.
-- Block(N) memories are immune to normal damage and block the attack, for
-  themselves and N-1 other memories; a blocked attack still hits for control
-  attacks and concussive damage. Armour(a-b) memories block hits on aims a..b;
-  no two pieces of armour may cover the same aim (a stat-block error here).
+- A Block(N) memory is immune to normal damage: a hit on it is blocked. It
+  also blocks for N-1 other memories. A blocked attack still hits for control
+  attacks and concussive damage: the blocked memory is replaced anyway.
+  Armour(a-b) memories block hits on aims a..b; no two pieces of armour may
+  cover the same aim (a stat-block error here).
 
 Where the text is silent (decisions):
 - Aim die: a d10 (the text's example shows a 10), or a d12 with option
   ``aim_die: 12``.
-- Memories are the health track. A landed hit is aimed at the first intact
-  ordinary memory in the stat block's order and replaces it with "fight or
-  flight", unless it is blocked: first by an intact Armour memory covering the
-  aim, else by a Block(N) memory with a charge left (N charges a round: the
-  block for itself and for N-1 other memories; charges return each round).
-  Block and Armour memories are immune and never replaced. Against a control
-  or concussive attack the block still happens (a charge is used) but the
-  hit still lands: the blocked memory is replaced anyway. A unit whose
-  ordinary memories are all replaced is out of action.
+- Memories are the health track. A landed hit that armour does not stop
+  targets one of the unit's intact memories that a hit can target (ordinary
+  and Block memories; Armour memories block by aimline instead and are never
+  replaced), drawn at random (a logged roll): the text does not say which
+  memory a hit replaces, and a random target makes a Block memory's immunity
+  matter in proportion to how many memories it shields. A Block(N) memory
+  blocks for N-1 other memories a round (the text gives a number of memories,
+  not how often; without a limit the last shielded memory would make a unit
+  immune to normal damage for good): when a normal hit targets an ordinary
+  memory and a block for another memory is left, the defender decides whether
+  to block (a ``defence`` decision); against a concussive or control hit such
+  a block would change nothing and is not offered. A unit whose ordinary
+  memories are all replaced is out of action.
 - Attack dice per weapon are stat data (``Weapon.dice``); every attack die is
   one potential hit. Cover dice: one per cover unit of human size (size
   rounded, at least 1). Cover beats dodge: a face shown by a cover die goes to
   the nearest such cover unit even if the target's dodge dice show it too. A
-  hit diverted to a cover unit meets that unit's Armour and Block memories
-  but not its dodge dice (it was not the one attacked). Cover rolls are made
-  the first time an attack passes a cover unit in a round and kept for that
-  round, for the pair in both directions; a new round, or the cover unit
-  moving or taking damage, clears them.
+  hit diverted to a cover unit meets that unit's memories (armour, blocks) but
+  not its dodge dice (it was not the one attacked). A cover roll is made the
+  first time in a round an attack passes the cover unit; a new round, or the
+  cover unit moving or taking damage, clears it (option
+  ``cover_roll_per_pair``: the old variant, one roll per attacker-target pair).
 - Dodge dice are rolled at each unit's first round start (the encounter
-  start) and rerolled after any movement of the unit (moves, steps, retreats).
-- No defence decision is posed: every defence here is a die already rolled
-  (or rolled by the referee), so the attack resolves without a reaction.
+  start). Whether a move rerolls them is the unit's standing choice, set with
+  a free ``dodge_reroll`` maneuver (default: reroll); the choice is made before
+  the move because a move may spend the unit's last AP, which ends its turn.
+  Option ``always_reroll_dodge``: the old variant, every move rerolls.
 - Insight and Resolve are used for initiative, the one information check of a
   battle: each round every unit rolls one aim die + Insight, highest first;
   ties go to higher Resolve, then a roll-off. A unit hidden from an enemy, or
@@ -59,7 +65,7 @@ Where the text is silent (decisions):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
@@ -68,9 +74,10 @@ from pydantic import Field, field_validator, model_validator
 from components.sight import CoverLevel, SightFacts
 from components.state import Health
 from game.core.battle import Battle, Flow
-from game.core.commands import Attack, Modifier, Option
+from game.core.commands import Attack, Decision, Maneuver, Modifier, Option
 from game.dice.aims import AIM_DIE_SIZES, AimOdds, land_odds, parse_aimline
 from game.rules.base import Ruleset, StrictModel, UnitSetup
+from game.rules.defence_dice.commands import MemoryBlock
 
 # ---- rule data (text) ----------------------------------------------------------------------------
 
@@ -94,6 +101,10 @@ COVER_DICE_PER_SIZE = 1
 #: Health tracks: intact ordinary memories (0 = out) and memories replaced by fight or flight.
 MEMORIES = "memories"
 FIGHT_OR_FLIGHT = "fight_or_flight"
+#: Maneuver that sets whether the unit's moves reroll its dodge dice (``dodge_reroll:on``/``:off``).
+REROLL_MANEUVER = "dodge_reroll"
+#: A unit's standing choice before it makes one: moves reroll its dodge dice.
+DEFAULT_REROLL = True
 
 
 # ---- stats ---------------------------------------------------------------------------------------
@@ -134,6 +145,16 @@ class Memory(StrictModel):
     def guard(self) -> bool:
         """Block or Armour: immune to normal damage."""
         return bool(self.block) or self.armour is not None
+
+    @property
+    def targetable(self) -> bool:
+        """Whether a landed hit can target this memory (Armour blocks by aimline instead)."""
+        return self.armour is None
+
+    @property
+    def blocks_for_others(self) -> int:
+        """How many other memories a Block(N) memory blocks for (a round): N - 1."""
+        return max(0, self.block - 1)
 
 
 class DDWeapon(StrictModel):
@@ -212,9 +233,18 @@ TROOPER = DDStats(
 
 
 class DDOptions(StrictModel):
-    """``aim_die``: faces of the aim die (10 or 12)."""
+    """``aim_die``: faces of the aim die; the other two restore old variants of the text."""
 
-    aim_die: Literal[10, 12] = DEFAULT_AIM_DIE
+    aim_die: Literal[10, 12] = Field(default=DEFAULT_AIM_DIE, description="faces of the aim die")
+    cover_roll_per_pair: bool = Field(
+        default=False,
+        description="a cover unit rolls anew for every attacker-target pair "
+        "(the text: one cover roll a round, rerolled after it moved or was damaged)",
+    )
+    always_reroll_dodge: bool = Field(
+        default=False,
+        description="every move rerolls the mover's dodge dice (the text: the mover may reroll)",
+    )
 
 
 # ---- per-battle state ----------------------------------------------------------------------------
@@ -223,11 +253,12 @@ class DDOptions(StrictModel):
 @dataclass
 class _State:
     dodge: dict[str, tuple[int, ...]] = field(default_factory=dict)  # rolled dodge faces per unit
-    cover: dict[tuple[str, frozenset[str]], tuple[int, ...]] = field(
-        default_factory=dict
-    )  # (cover, pair) -> faces
+    #: (cover unit, attacker-target pair or None for one roll a round) -> faces
+    cover: dict[tuple[str, frozenset[str] | None], tuple[int, ...]] = field(default_factory=dict)
     lost: dict[str, set[str]] = field(default_factory=dict)  # replaced memories per unit
-    block_used: dict[tuple[str, str], int] = field(default_factory=dict)  # (unit, memory) -> charges used
+    #: (unit, Block memory) -> blocks for other memories used this round
+    block_used: dict[tuple[str, str], int] = field(default_factory=dict)
+    reroll: dict[str, bool] = field(default_factory=dict)  # standing choice: moves reroll dodge dice
 
 
 @dataclass(frozen=True)
@@ -252,6 +283,14 @@ class DefenceDiceRuleset(Ruleset):
     def aim_die(self) -> int:
         return int(getattr(self.options, "aim_die", DEFAULT_AIM_DIE))
 
+    @property
+    def cover_per_pair(self) -> bool:
+        return bool(getattr(self.options, "cover_roll_per_pair", False))
+
+    @property
+    def always_reroll(self) -> bool:
+        return bool(getattr(self.options, "always_reroll_dodge", False))
+
     def state(self, battle: Battle) -> _State:
         return self.battle_state(battle, _State)
 
@@ -262,8 +301,11 @@ class DefenceDiceRuleset(Ruleset):
 
     def setup_unit(self, stats: Any) -> UnitSetup:
         ordinary = sum(1 for m in stats.memories if not m.guard)
+        replaceable = sum(1 for m in stats.memories if m.targetable)
         return UnitSetup(
-            Health({MEMORIES: ordinary, FIGHT_OR_FLIGHT: 0}, {MEMORIES: ordinary, FIGHT_OR_FLIGHT: ordinary}),
+            Health(
+                {MEMORIES: ordinary, FIGHT_OR_FLIGHT: 0}, {MEMORIES: ordinary, FIGHT_OR_FLIGHT: replaceable}
+            ),
             MAX_AP,
         )
 
@@ -279,8 +321,12 @@ class DefenceDiceRuleset(Ruleset):
         return frozenset(out)
 
     def block_charges(self, battle: Battle, uid: str) -> int:
-        used = self.state(battle).block_used
-        return sum(max(0, m.block - used.get((uid, m.name), 0)) for m in self.intact(battle, uid) if m.block)
+        """Blocks for other memories ``uid``'s intact Block(N) memories have left this round."""
+        return sum(self.blocks_left(battle, uid, m) for m in self.intact(battle, uid) if m.block)
+
+    def blocks_left(self, battle: Battle, uid: str, memory: Memory) -> int:
+        """Blocks for other memories the Block(N) ``memory`` has left this round."""
+        return max(0, memory.blocks_for_others - self.state(battle).block_used.get((uid, memory.name), 0))
 
     # ---- rounds and turns ------------------------------------------------------------------------
     def hidden_with_enemy(self, battle: Battle, uid: str) -> bool:
@@ -336,17 +382,86 @@ class DefenceDiceRuleset(Ruleset):
     def action_costs(self, battle: Battle, uid: str) -> dict[str, int]:
         return dict(ACTION_COSTS)
 
+    def _cover_key(self, cover_uid: str, uid: str, target: str) -> tuple[str, frozenset[str] | None]:
+        return (cover_uid, frozenset((uid, target)) if self.cover_per_pair else None)
+
     def _drop_cover(self, battle: Battle, uid: str) -> None:
         cover = self.state(battle).cover
         for key in [k for k in cover if k[0] == uid]:
             del cover[key]
 
+    def rerolls_on_move(self, battle: Battle, uid: str) -> bool:
+        """Whether a move of ``uid`` rerolls its dodge dice (its standing choice, or the option)."""
+        return self.always_reroll or self.state(battle).reroll.get(uid, DEFAULT_REROLL)
+
     def on_moved(self, battle: Battle, uid: str, kind: str, length: float) -> None:
         if length <= 0:
             return
         self._drop_cover(battle, uid)
-        if uid in self.state(battle).dodge and not battle.health(uid).out_of_action:
+        st = self.state(battle)
+        if uid not in st.dodge or battle.health(uid).out_of_action or not battle.stats(uid).vitality:
+            return
+        if self.rerolls_on_move(battle, uid):
             self.roll_dodge(battle, uid, kind)
+        else:
+            battle.emit("dodge_kept", unit=uid, faces=list(st.dodge[uid]), reason=kind)
+
+    def reroll_value(self, battle: Battle, uid: str) -> tuple[int, float]:
+        """(aims the unit's dodge dice defend now, the expected number after a reroll).
+
+        Only aims its intact armour does not already block count: a dodge face there adds
+        nothing. A reroll of n dice on a dK shows each such aim with P = 1 - (1 - 1/K)^n.
+        """
+        armoured = self.armoured_aims(battle, uid)
+        now = len(set(self.state(battle).dodge.get(uid, ())) - armoured)
+        k = self.aim_die
+        n = int(battle.stats(uid).vitality)
+        return now, (k - len(armoured)) * (1.0 - (1.0 - 1.0 / k) ** n)
+
+    def maneuver_options(self, battle: Battle, uid: str) -> list[Option]:
+        """The free standing choice whether moves reroll the unit's dodge dice (the flip of the
+        current one), with the value of each: ``detail["value_gain"]`` = expected defended aims
+        after the switch minus now."""
+        if self.always_reroll or not battle.stats(uid).vitality:
+            return []
+        now, expected = self.reroll_value(battle, uid)
+        if self.rerolls_on_move(battle, uid):
+            return [
+                Option(
+                    Maneuver(uid, f"{REROLL_MANEUVER}:off"),
+                    f"keep dodge dice when moving (they defend {now} aims; a reroll {expected:.2f})",
+                    detail={
+                        "ap": 0,
+                        "defended_now": now,
+                        "expected_reroll": expected,
+                        "value_gain": now - expected,
+                    },
+                )
+            ]
+        return [
+            Option(
+                Maneuver(uid, f"{REROLL_MANEUVER}:on"),
+                f"reroll dodge dice when moving (they defend {now} aims; a reroll {expected:.2f})",
+                detail={
+                    "ap": 0,
+                    "defended_now": now,
+                    "expected_reroll": expected,
+                    "value_gain": expected - now,
+                },
+            )
+        ]
+
+    def maneuver(self, battle: Battle, cmd: Maneuver) -> Flow:
+        legal = {o.command.name for o in self.maneuver_options(battle, cmd.unit)}
+        if cmd.name not in legal:
+            raise ValueError(
+                f"{cmd.unit} cannot {cmd.name!r} now (legal: {', '.join(sorted(legal)) or 'none'})"
+            )
+        on = cmd.name.endswith(":on")
+        self.state(battle).reroll[cmd.unit] = on
+        battle.emit("reroll_choice", unit=cmd.unit, reroll=on)
+        return
+        yield  # pragma: no cover - makes this a generator
 
     def on_damaged(self, battle: Battle, uid: str) -> None:
         self._drop_cover(battle, uid)
@@ -374,12 +489,11 @@ class DefenceDiceRuleset(Ruleset):
         if battle.sight(target, uid).hidden:
             mods.append(Modifier("hidden", HIDDEN_ATTACK_DICE, "attack dice"))
         dice = int(sum(m.value for m in mods))
-        pair = frozenset((uid, target))
         defended: set[int] = set(st.dodge.get(target, ()))
         unrolled = 0 if target in st.dodge else battle.stats(target).vitality
         cover_units = tuple(c for c in sight.intervening if c not in (uid, target))
         for c in cover_units:
-            known = st.cover.get((c, pair))
+            known = st.cover.get(self._cover_key(c, uid, target))
             if known is None:
                 unrolled += self.cover_dice(battle, c)
             else:
@@ -394,6 +508,7 @@ class DefenceDiceRuleset(Ruleset):
             self.block_charges(battle, target),
             sum(1 for m in intact if not m.guard),
             weapon.piercing,
+            sum(1 for m in intact if m.block),
         )
         return AttackPlan(dice, tuple(mods), cover_units, odds)
 
@@ -426,7 +541,7 @@ class DefenceDiceRuleset(Ruleset):
     def cover_faces(self, battle: Battle, cover_uid: str, uid: str, target: str) -> tuple[int, ...]:
         """The cover roll of ``cover_uid`` between this pair, rolled now if not yet rolled."""
         st = self.state(battle)
-        key = (cover_uid, frozenset((uid, target)))
+        key = self._cover_key(cover_uid, uid, target)
         if key not in st.cover:
             n = self.cover_dice(battle, cover_uid)
             faces = tuple(battle.dice.roll(n, self.aim_die, "cover dice", cover_uid))
@@ -484,48 +599,90 @@ class DefenceDiceRuleset(Ruleset):
         )
         for unit, aim in landed:
             if not battle.health(unit).out_of_action:
-                self._hit(battle, unit, uid, weapon, aim)
-        return
-        yield  # pragma: no cover - makes this a generator
+                yield from self._hit(battle, unit, uid, weapon, aim)
 
-    def _hit(self, battle: Battle, uid: str, attacker: str, weapon: DDWeapon, aim: int) -> None:
-        """One landed hit on ``uid`` at ``aim``: armour, then a block, then the first ordinary memory."""
+    def _hit(self, battle: Battle, uid: str, attacker: str, weapon: DDWeapon, aim: int) -> Flow:
+        """One landed hit on ``uid`` at ``aim``: armour on its aimline, else the targeted memory
+        (drawn at random): a Block memory blocks, a Block(N) may block for an ordinary one."""
         st = self.state(battle)
         intact = self.intact(battle, uid)
-        victim = next((m for m in intact if not m.guard), None)
-        if victim is None:
-            return
-        blocker = next((m for m in intact if aim in m.aims), None)
-        if blocker is None:
-            for m in intact:
-                if m.block and st.block_used.get((uid, m.name), 0) < m.block:
-                    blocker = m
-                    st.block_used[(uid, m.name)] = st.block_used.get((uid, m.name), 0) + 1
-                    break
+        armour = next((m for m in intact if aim in m.aims), None)
+        if armour is not None:
+            battle.emit(
+                "block",
+                unit=uid,
+                attacker=attacker,
+                memory=armour.name,
+                kind="armour",
+                aim=aim,
+                target=None,
+                still_hits=weapon.piercing,
+            )
+            if not weapon.piercing:
+                return
+        targets = [m for m in intact if m.targetable]
+        roll = battle.dice.roll(1, len(targets), "target memory", uid)[0] if len(targets) > 1 else 1
+        target = targets[roll - 1]
+        blocker: Memory | None = target if target.block else None
+        if blocker is None and not weapon.piercing:
+            blocker = yield from self._block_for_other(battle, uid, attacker, weapon, aim, target)
         if blocker is not None:
             battle.emit(
                 "block",
                 unit=uid,
                 attacker=attacker,
                 memory=blocker.name,
+                kind="itself" if blocker is target else "another",
                 aim=aim,
-                protects=victim.name,
+                target=target.name,
                 still_hits=weapon.piercing,
             )
             if not weapon.piercing:
                 return
-        st.lost.setdefault(uid, set()).add(victim.name)
+        st.lost.setdefault(uid, set()).add(target.name)
+        deltas = {MEMORIES: -1, FIGHT_OR_FLIGHT: 1} if not target.guard else {FIGHT_OR_FLIGHT: 1}
         battle.damage(
             uid,
-            {MEMORIES: -1, FIGHT_OR_FLIGHT: 1},
+            deltas,
             source=attacker,
             weapon=weapon.name,
             aim=aim,
-            memory=victim.name,
-            blocked_by=blocker.name if blocker is not None else None,
+            memory=target.name,
+            blocked_by=blocker.name if blocker is not None else armour.name if armour is not None else None,
         )
         if battle.health(uid).tracks[MEMORIES] <= 0 and not battle.health(uid).out_of_action:
             battle.set_status(uid, "out", True, "every memory replaced by fight or flight")
+
+    def _block_for_other(
+        self, battle: Battle, uid: str, attacker: str, weapon: DDWeapon, aim: int, target: Memory
+    ) -> Generator[Decision, Any, Memory | None]:
+        """The defence decision whether a Block(N) memory blocks for ``target`` (None: no block)."""
+        blockers = [m for m in self.intact(battle, uid) if m.block and self.blocks_left(battle, uid, m)]
+        if not blockers:
+            return None
+        options = [Option(MemoryBlock(uid, None), f"take the hit: {target.name} is replaced", p_success=0.0)]
+        for m in blockers:
+            left = self.blocks_left(battle, uid, m)
+            options.append(
+                Option(
+                    MemoryBlock(uid, m.name),
+                    f"block with {m.name} (Block({m.block}); {left} block for others left this round)",
+                    p_success=1.0,
+                    detail={"ap": 0, "blocks_left": left},
+                )
+            )
+        choice = yield Decision(
+            unit=uid,
+            kind="defence",
+            options=tuple(options),
+            context={"attacker": attacker, "weapon": weapon.name, "aim": aim, "memory": target.name},
+        )
+        if choice.memory is None:
+            return None
+        blocker = next(m for m in blockers if m.name == choice.memory)
+        key = (uid, blocker.name)
+        self.state(battle).block_used[key] = self.state(battle).block_used.get(key, 0) + 1
+        return blocker
 
 
 __all__ = ["DDOptions", "DDStats", "DDWeapon", "DefenceDiceRuleset", "Memory"]

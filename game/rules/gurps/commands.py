@@ -26,12 +26,14 @@ class GurpsDefend(Defend):
 @register_command
 @dataclass(frozen=True, slots=True)
 class Interpose:
-    """Sacrificial dodge: ``unit`` steps to ``to`` to take an attack aimed at ``friend``."""
+    """Sacrificial dodge: ``unit`` steps to ``to`` to take an attack aimed at ``friend``
+    (``drop``: a sacrificial dodge and drop; ``acrobatic``: with an Acrobatic Dodge)."""
 
     unit: str
     friend: str = ""
     to: Point | None = None
     drop: bool = False
+    acrobatic: bool = False
 
 
 @register_command

@@ -40,6 +40,25 @@ def injury_pmf(dice: int, adds: int, dtype: str, dr: int, halved: bool) -> tuple
     return tuple(sorted(out.items()))
 
 
+@lru_cache(maxsize=4096)
+def p_injury_at_least(
+    dice: int, adds: int, dtype: str, dr: int, halved: bool, hits: int, amount: int
+) -> float:
+    """Exact P(the injuries of ``hits`` hits add up to at least ``amount``)."""
+    if amount <= 0:
+        return 1.0
+    one = injury_pmf(dice, adds, dtype, dr, halved)
+    total: dict[int, float] = {0: 1.0}
+    for _ in range(hits):
+        nxt: dict[int, float] = {}
+        for a, pa in total.items():
+            for b, pb in one:
+                k = min(amount, a + b)  # all sums from ``amount`` up count alike
+                nxt[k] = nxt.get(k, 0.0) + pa * pb
+        total = nxt
+    return total.get(amount, 0.0)
+
+
 def basic_damage(rolled: int, dtype: str, halved: bool) -> int:
     """Basic damage: at least 1 (0 for crushing), halved (rounded down) beyond 1/2D."""
     basic = max(0 if dtype == "cr" else 1, rolled)
@@ -78,6 +97,16 @@ class GurpsCore:
 
     def _halved(self, battle: Battle, w: GurpsWeapon, sight: SightFacts) -> bool:
         return w.half_damage is not None and sight.distance * battle.yards_per_inch > w.half_damage + 1e-9
+
+    def p_down(
+        self, battle: Battle, attacker: str, target: str, w: GurpsWeapon, sight: SightFacts, hits: int
+    ) -> float:
+        """Exact P(``hits`` undefended hits of ``w`` leave ``target`` at 0 HP or less)."""
+        dice, adds = w.dmg.dice_adds(battle.stats(attacker).st)
+        tstats: GurpsStats = battle.stats(target)
+        hp = battle.health(target).tracks.get(HP, tstats.hp_max)
+        halved = self._halved(battle, w, sight)
+        return p_injury_at_least(dice, adds, w.dmg.type, tstats.dr, halved, hits, hp)
 
     def _hit(self, battle: Battle, attacker: str, target: str, w: GurpsWeapon, sight: SightFacts) -> None:
         dice, adds = w.dmg.dice_adds(battle.stats(attacker).st)

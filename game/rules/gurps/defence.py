@@ -9,8 +9,8 @@ A :class:`DefenceChoice` is one defence the defender could pick (Dodge, a
 Parry with one weapon or bare-handed, Block; with or without retreat, Acrobatic
 Dodge, dodge-and-drop). Its ``effs`` is the exact distribution of its effective
 score: a single score normally, a mixture when a roll comes first (the
-Acrobatics roll of an Acrobatic Dodge; the DX/Acrobatics roll of a retreat
-while lying down).
+Acrobatics roll of an Acrobatic Dodge; under the ``ground_retreat_roll`` option,
+the DX/Acrobatics roll of a retreat while lying down).
 """
 
 from __future__ import annotations
@@ -121,6 +121,7 @@ class DefenceChoice:
     acrobatics: int | None = None  # Acrobatics skill for an acrobatic dodge
     retreat_bonus: int = 0
     parry_skill: str | None = None  # skill a bare-handed parry uses
+    repeat_penalty: int = 0  # a parry: what a further parry with the same weapon this turn takes
 
     @property
     def effs(self) -> tuple[tuple[float, int], ...]:
@@ -250,8 +251,9 @@ def _carried(d: GurpsDefence, info: AttackInfo, kind: str, retreat_value: int) -
 
 
 def _retreat_carries(d: GurpsDefence, info: AttackInfo) -> bool:
-    """An earlier retreat from this attacker still gives its bonus (melee attacks only)."""
-    return not info.ranged and info.attacker in d.retreat_bonus_vs
+    """An earlier retreat from this attacker still gives its bonus (the text: to every defence
+    against every attack of that foe until the defender's next turn)."""
+    return info.attacker in d.retreat_bonus_vs
 
 
 def _with_retreat_variants(
@@ -261,7 +263,8 @@ def _with_retreat_variants(
     lying: bool,
     roll_skill: int,
 ) -> list[DefenceChoice]:
-    """``base`` and, if allowed, its retreating variant."""
+    """``base`` and, if allowed, its retreating variant (``lying``: the ``ground_retreat_roll``
+    option applies, a roll against ``roll_skill`` comes first)."""
     out = [base]
     if can_retreat:
         if lying:
@@ -308,10 +311,22 @@ def _make(
 
 
 def _choice(
-    kind: str, weapon: str | None, mods: list[Modifier], parry_skill: str | None = None
+    kind: str,
+    weapon: str | None,
+    mods: list[Modifier],
+    parry_skill: str | None = None,
+    repeat_penalty: int = 0,
 ) -> DefenceChoice:
     eff = int(sum(m.value for m in mods))
-    return _build(_BLANK, kind=kind, weapon=weapon, eff=eff, modifiers=tuple(mods), parry_skill=parry_skill)
+    return _build(
+        _BLANK,
+        kind=kind,
+        weapon=weapon,
+        eff=eff,
+        modifiers=tuple(mods),
+        parry_skill=parry_skill,
+        repeat_penalty=repeat_penalty,
+    )
 
 
 def defence_choices(
@@ -320,12 +335,15 @@ def defence_choices(
     info: AttackInfo,
     exclude: frozenset[tuple[str, str | None]] = frozenset(),
     allow_retreat: bool = True,
+    ground_roll: bool = False,
 ) -> list[DefenceChoice]:
     """Every active defence ``uid`` may attempt against ``info`` now (empty: none).
 
-    ``exclude`` lists defences already tried against this attack (All-Out Defence
-    wants a different one); ``allow_retreat`` False drops the retreat variants
-    (e.g. when the caller knows no retreat point exists).
+    ``exclude`` lists defences that may not be tried again against this attack (All-Out
+    Defence: the Dodge, or under ``double_defence_different`` every defence tried);
+    ``allow_retreat`` False drops the retreat variants (e.g. when the caller knows no retreat
+    point exists); ``ground_roll`` is the ``ground_retreat_roll`` option (a lying defender rolls
+    to retreat).
     """
     if no_defence_reason(battle, uid, info) is not None:
         return []
@@ -334,6 +352,7 @@ def defence_choices(
     common = common_modifiers(battle, uid, info)
     can_retreat = allow_retreat and retreat_block_reason(battle, uid, info) is None
     lying = battle.posture(uid) in LYING_DOWN
+    rolls_to_retreat = lying and ground_roll
     dv = derived(stats)
     roll_skill = dv.ground_retreat_skill
     out: list[DefenceChoice] = []
@@ -347,7 +366,7 @@ def defence_choices(
         if acro is not None and not d.acrobatic:
             variants.append(_make(plain, acrobatic=True, acrobatics=acro))
         for v in variants:
-            out += _with_retreat_variants(v, can_retreat, RETREAT_DODGE, lying, roll_skill)
+            out += _with_retreat_variants(v, can_retreat, RETREAT_DODGE, rolls_to_retreat, roll_skill)
         if info.ranged and not lying:
             drop = Modifier("dodge and drop", DROP_DODGE, "defence")
             out += [_make(v, drop=True, extra=(drop,), add=DROP_DODGE) for v in variants]
@@ -369,8 +388,13 @@ def defence_choices(
         mods += _parry_situational(stats, d, info, w.name, w.fencing, master, w.off_hand)
         retreat_value = RETREAT_PARRY_FENCING if w.fencing else RETREAT_PARRY_BLOCK
         mods += common + _carried(d, info, "parry", retreat_value)
+        repeat = MULTIPLE_PARRY[(w.fencing, master)]
         out += _with_retreat_variants(
-            _choice("parry", w.name, mods), can_retreat, retreat_value, lying, roll_skill
+            _choice("parry", w.name, mods, repeat_penalty=repeat),
+            can_retreat,
+            retreat_value,
+            rolls_to_retreat,
+            roll_skill,
         )
 
     # Bare-handed parry: the best of the unarmed skills and DX.
@@ -381,6 +405,7 @@ def defence_choices(
     ):
         shared = _parry_situational(stats, d, info, BARE_HANDS, False, master, False) + common
         vs_weapon = not info.unarmed and not info.weapon.is_thrust
+        bare_repeat = MULTIPLE_PARRY[(False, master)]
 
         def bare_hand(skill: str, score: int) -> list[DefenceChoice]:
             mods = [Modifier(f"Parry ({skill}, bare-handed)", score, "defence")]
@@ -389,10 +414,10 @@ def defence_choices(
             retreat_value = RETREAT_PARRY_FENCING if skill in RETREAT_PLUS3_UNARMED else RETREAT_PARRY_BLOCK
             mods += shared + _carried(d, info, "parry", retreat_value)
             return _with_retreat_variants(
-                _choice("parry", BARE_HANDS, mods, parry_skill=skill),
+                _choice("parry", BARE_HANDS, mods, parry_skill=skill, repeat_penalty=bare_repeat),
                 can_retreat,
                 retreat_value,
-                lying,
+                rolls_to_retreat,
                 roll_skill,
             )
 
@@ -404,7 +429,7 @@ def defence_choices(
             _retreat_carries(d, info),
             sum(m.value for m in shared),
             can_retreat,
-            lying,
+            rolls_to_retreat,
         )
         out += bare_hand(
             *_BARE_HAND_BEST.get(stats, key, lambda: _best_bare_hand(dv.bare_hand_parry, bare_hand))
@@ -424,7 +449,7 @@ def defence_choices(
         mods = [Modifier(f"Block ({skill}-{stats.skills[skill]})", block, "defence")]
         mods += common + _carried(d, info, "block", RETREAT_PARRY_BLOCK)
         out += _with_retreat_variants(
-            _choice("block", None, mods), can_retreat, RETREAT_PARRY_BLOCK, lying, roll_skill
+            _choice("block", None, mods), can_retreat, RETREAT_PARRY_BLOCK, rolls_to_retreat, roll_skill
         )
     return out
 
@@ -515,19 +540,32 @@ def _landing(hits: int, stages: tuple[tuple[bool, tuple[tuple[float, int], ...]]
     return tuple(out)
 
 
-def best_stages(choices: list[DefenceChoice], double: bool) -> list[DefenceChoice]:
-    """The defender's best defence (and, with All-Out Defence, its best different second one)."""
+def may_repeat(kind: str, different: bool) -> bool:
+    """Whether All-Out Defence's second defence may be the same as the first: never a second
+    Dodge (the text: one Dodge roll per attack) nor Block (one block per turn);
+    a parry with the same weapon unless ``different`` (the ``double_defence_different`` option)."""
+    return kind == "parry" and not different
+
+
+def best_stages(choices: list[DefenceChoice], double: bool, different: bool = False) -> list[DefenceChoice]:
+    """The defender's best defence (and, with All-Out Defence, its best second one: see
+    :func:`may_repeat`; a repeated parry takes its multiple-parry penalty)."""
     if not choices:
         return []
     first = max(choices, key=lambda c: c.p_success)
     if not double:
         return [first]
     # After a retreat its bonus carries to the second defence: the retreat variants price that.
-    others = [
-        c
-        for c in choices
-        if c.key != first.key and c.retreat == first.retreat and not (first.acrobatic and c.acrobatic)
-    ]
+    others = []
+    for c in choices:
+        if c.retreat != first.retreat or (first.acrobatic and c.acrobatic):
+            continue
+        if c.key == first.key:
+            if not may_repeat(c.kind, different):
+                continue
+            penalty = Modifier("same weapon again (All-Out Defence)", c.repeat_penalty, "defence")
+            c = _make(c, extra=(penalty,), add=c.repeat_penalty)
+        others.append(c)
     if not others:
         return [first]
     return [first, max(others, key=lambda c: c.p_success)]

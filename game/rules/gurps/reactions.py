@@ -4,23 +4,35 @@ Part of the GURPS ruleset (:mod:`game.rules.gurps.ruleset`): the attack flow's r
 steps from shared/rules/gurps-active-defense.txt. After a successful attack
 roll (not a critical hit) each eligible friend of the target, nearest first,
 may announce a Sacrificial Dodge; then the target picks one active defence
-(two, different ones, under All-Out Defence), with retreat, acrobatics or
-dodge-and-drop as allowed; a retreating defender may be followed by the
+(a second one under All-Out Defence if the first fails), with retreat,
+acrobatics or dodge-and-drop as allowed; a retreating defender moves to the
+retreat point snapped onto the legal band (exactly one yard with Move under
+10 yd: :func:`game.movement.regions.snap_retreat`) and may be followed by the
 attacker's unused step. Which defences exist and their scores come from
-:mod:`game.rules.gurps.defence`.
+:mod:`game.rules.gurps.defence`; the rule variants from
+:mod:`game.rules.gurps.options`.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Generator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from components.sight import SightFacts
 from components.spatial import LYING_DOWN, Posture
 from game.core.battle import Battle
-from game.core.commands import Decision, Defend, Modifier, Option
-from game.dice.gurps import RollResult, hits_dodged, judge, p_margin_at_least, p_success
+from game.core.commands import Decision, Defend, LazyRegion, Modifier, Option
+from game.dice.gurps import (
+    ACROBATIC_BONUS,
+    RollResult,
+    hits_dodged,
+    judge,
+    p_acrobatic_dodge,
+    p_margin_at_least,
+    p_success,
+)
+from game.movement.regions import snap_retreat
 from game.rules.gurps.commands import Follow, Interpose, defence_flags, defend
 from game.rules.gurps.damage import GurpsCore
 from game.rules.gurps.defence import (
@@ -28,12 +40,16 @@ from game.rules.gurps.defence import (
     DROP_DODGE,
     AttackInfo,
     DefenceChoice,
+    best_stages,
     common_modifiers,
     defence_choices,
     dodge_base,
     gap_yards,
+    landing_pmf,
+    may_repeat,
     no_defence_reason,
 )
+from game.rules.gurps.options import GurpsOptions
 from game.rules.gurps.state import defence_record, turn_record
 from game.rules.gurps.stats import GurpsStats, GurpsWeapon
 
@@ -45,12 +61,47 @@ JUDO_KARATE_INJURY_PENALTY = -4  # the parrier's injuring roll against a Judo/Ka
 SACRIFICIAL_DROP_MARGIN = 3  # a sacrificial dodge-and-drop made by this much: nobody is hit
 
 
+def region_is_empty(geometry: Any) -> bool:
+    """Whether a region geometry (shapely, or a :class:`LazyRegion` of an object answering
+    ``is_empty`` without being built, like a retreat's arcs) holds no point."""
+    if isinstance(geometry, LazyRegion):
+        geometry = geometry.build
+    return geometry is None or bool(geometry.is_empty)
+
+
 class GurpsReactions(GurpsCore):
     """The reaction half of the GURPS attack flow."""
+
+    if TYPE_CHECKING:  # provided by game.rules.base.Ruleset; this class is its mixin
+        options: GurpsOptions
 
     def step_inches(self, battle: Battle, uid: str) -> float:
         """A GURPS step: 1 yard or 1/10 of Move, whichever is more, in inches."""
         return max(1.0, battle.stats(uid).encumbered_move / 10.0) / battle.yards_per_inch
+
+    def retreat_band(self, battle: Battle, uid: str) -> tuple[float, float]:
+        """(shortest, longest) retreat in inches: at least one yard, at most a step (text)."""
+        return 1.0 / battle.yards_per_inch, self.step_inches(battle, uid)
+
+    def defences(
+        self,
+        battle: Battle,
+        uid: str,
+        info: AttackInfo,
+        exclude: frozenset[tuple[str, str | None]] = frozenset(),
+    ) -> list[DefenceChoice]:
+        """:func:`~game.rules.gurps.defence.defence_choices` under this ruleset's options."""
+        return defence_choices(
+            battle, uid, info, exclude=exclude, ground_roll=self.options.ground_retreat_roll
+        )
+
+    def best_defences(self, battle: Battle, uid: str, info: AttackInfo) -> list[DefenceChoice]:
+        """The defence (two under All-Out Defence) ``uid`` would best take against ``info``."""
+        return best_stages(
+            self.defences(battle, uid, info),
+            turn_record(battle, uid).maneuver == AOD,
+            self.options.double_defence_different,
+        )
 
     def attack_info(
         self, battle: Battle, uid: str, w: GurpsWeapon, sight: SightFacts, hits: int = 1
@@ -64,6 +115,7 @@ class GurpsReactions(GurpsCore):
         """Offer each eligible friend of ``target`` to interpose; (who takes the hits, how many)."""
         friends = sorted(battle.friends(target), key=lambda f: battle.distance(f, target))
         a_pos, t_pos = battle.pos(attacker), battle.pos(target)
+        p_friend: float | None = None
         for f in friends:
             step = self.step_inches(battle, f)
             # Cheap pre-filter: a step must bring the friend's base into the line of fire.
@@ -75,45 +127,12 @@ class GurpsReactions(GurpsCore):
             if no_defence_reason(battle, f, info) is not None:
                 continue
             region = battle.interpose_region(f, target, attacker, step)
-            if region.geometry is None or region.geometry.is_empty:
+            if region_is_empty(region.geometry):
                 continue
-            mods = (*dodge_base(battle, f), *common_modifiers(battle, f, info))
-            eff = int(sum(m.value for m in mods))
-            options = [
-                Option(Interpose(f, target, None), "do not interpose", p_success=0.0),
-                Option(
-                    Interpose(f, target, None),
-                    f"sacrificial dodge {eff} ({p_success(eff):.0%})",
-                    p_success=p_success(eff),
-                    modifiers=mods,
-                    point_field="to",
-                    region=region.geometry,
-                    validate=region.validate,
-                    detail={"eff": eff},
-                ),
-            ]
-            can_drop = (
-                info.ranged
-                and battle.posture(f) not in LYING_DOWN
-                and gap_yards(battle, f, target) <= step * battle.yards_per_inch + 1e-9
-            )
-            if can_drop:
-                deff = eff + DROP_DODGE
-                options.append(
-                    Option(
-                        Interpose(f, target, None, drop=True),
-                        f"sacrificial dodge and drop {deff} ({p_success(deff):.0%})",
-                        p_success=p_success(deff),
-                        modifiers=(*mods, Modifier("dodge and drop", DROP_DODGE, "defence")),
-                        point_field="to",
-                        region=region.geometry,
-                        validate=region.validate,
-                        detail={
-                            "eff": deff,
-                            "p_nobody_hit": p_margin_at_least(deff, SACRIFICIAL_DROP_MARGIN),
-                        },
-                    )
-                )
+            if p_friend is None:  # the target's own defence, if nobody takes the attack for it
+                tinfo = self.attack_info(battle, attacker, w, battle.sight(attacker, target), hits)
+                p_friend = landing_pmf(hits, self.best_defences(battle, target, tinfo))[0]
+            options = self._interpose_options(battle, f, target, info, region, step, p_friend)
             choice = yield Decision(
                 f,
                 "interpose",
@@ -128,8 +147,73 @@ class GurpsReactions(GurpsCore):
             )
             if choice.to is None:
                 continue
-            return self._resolve_interpose(battle, f, target, attacker, choice, eff, mods, hits)
+            return self._resolve_interpose(battle, f, target, attacker, choice, info, hits)
         return None, 0
+
+    def _interpose_options(
+        self,
+        battle: Battle,
+        f: str,
+        target: str,
+        info: AttackInfo,
+        region: Any,
+        step: float,
+        p_friend: float,
+    ) -> list[Option]:
+        """Not interposing, and each sacrificial dodge ``f`` may make: the ordinary rules for a
+        dodge (Acrobatic Dodge if unused this turn; dodge-and-drop against a ranged attack with
+        the friend no more than a step away), never with a retreat (text)."""
+        options = [Option(Interpose(f, target, None), "do not interpose", p_success=0.0)]
+        attacker, w, hits = info.attacker, info.weapon, info.hits
+        p_down_self = self.p_down(battle, attacker, f, w, info.sight, hits)
+        p_down_friend = self.p_down(battle, attacker, target, w, battle.sight(attacker, target), hits)
+        mods = (*dodge_base(battle, f), *common_modifiers(battle, f, info))
+        eff = int(sum(m.value for m in mods))
+        acro = battle.stats(f).skills.get("Acrobatics")
+        can_drop = (
+            info.ranged
+            and battle.posture(f) not in LYING_DOWN
+            and gap_yards(battle, f, target) <= step * battle.yards_per_inch + 1e-9
+        )
+        acrobatics = acro is not None and not defence_record(battle, f).acrobatic
+        for acrobatic in (False, True) if acrobatics else (False,):
+            for drop in (False, True) if can_drop else (False,):
+                deff = eff + (DROP_DODGE if drop else 0)
+                extra = (Modifier("dodge and drop", DROP_DODGE, "defence"),) if drop else ()
+                if acrobatic:
+                    assert acro is not None
+                    p = p_acrobatic_dodge(deff, acro)
+                    pa = p_success(acro)
+                    p_clear = pa * p_margin_at_least(deff + ACROBATIC_BONUS, SACRIFICIAL_DROP_MARGIN) + (
+                        1.0 - pa
+                    ) * p_margin_at_least(deff - ACROBATIC_BONUS, SACRIFICIAL_DROP_MARGIN)
+                else:
+                    p = p_success(deff)
+                    p_clear = p_margin_at_least(deff, SACRIFICIAL_DROP_MARGIN)
+                name = "acrobatic sacrificial dodge" if acrobatic else "sacrificial dodge"
+                detail: dict[str, Any] = {
+                    "eff": deff,
+                    "p_friend_defends": p_friend,
+                    "p_down_self": p_down_self,
+                    "p_down_friend": p_down_friend,
+                }
+                if acrobatic:
+                    detail["acrobatics"] = acro
+                if drop:
+                    detail["p_nobody_hit"] = p_clear
+                options.append(
+                    Option(
+                        Interpose(f, target, None, drop=drop, acrobatic=acrobatic),
+                        f"{name}{' and drop' if drop else ''} {deff} ({p:.0%})",
+                        p_success=p,
+                        modifiers=(*mods, *extra),
+                        point_field="to",
+                        region=region.geometry,
+                        validate=region.validate,
+                        detail=detail,
+                    )
+                )
+        return options
 
     def _resolve_interpose(
         self,
@@ -138,15 +222,26 @@ class GurpsReactions(GurpsCore):
         target: str,
         attacker: str,
         choice: Interpose,
-        eff: int,
-        mods: tuple[Modifier, ...],
+        info: AttackInfo,
         hits: int,
     ) -> tuple[str | None, int]:
         battle.move_unit(f, choice.to, "interpose")  # type: ignore[arg-type]
-        defence_record(battle, f).interposed = True  # it moved: no retreat until its next turn
+        d = defence_record(battle, f)
+        d.interposed = True  # it moved: no retreat until its next turn
+        mods = [*dodge_base(battle, f), *common_modifiers(battle, f, info)]
+        eff = int(sum(m.value for m in mods))
         if choice.drop:
             eff += DROP_DODGE
-            mods = (*mods, Modifier("dodge and drop", DROP_DODGE, "defence"))
+            mods.append(Modifier("dodge and drop", DROP_DODGE, "defence"))
+        p = p_success(eff)
+        if choice.acrobatic:
+            acro = battle.stats(f).skills["Acrobatics"]
+            p = p_acrobatic_dodge(eff, acro)
+            d.acrobatic = True
+            made = self._roll(battle, f, acro, "Acrobatics roll (acrobatic dodge)").success
+            bonus = ACROBATIC_BONUS if made else -ACROBATIC_BONUS
+            eff += bonus
+            mods.append(Modifier("Acrobatics roll " + ("made" if made else "failed"), bonus, "defence"))
         res = judge(battle.dice.total(3, 6, "sacrificial dodge", f), eff)
         battle.emit(
             "defence",
@@ -155,11 +250,12 @@ class GurpsReactions(GurpsCore):
             protects=target,
             attacker=attacker,
             drop=choice.drop,
+            acrobatic=choice.acrobatic,
             eff=eff,
             roll=res.roll,
             success=res.success,
             margin=res.margin,
-            p_success=p_success(eff),
+            p_success=p,
             modifiers=[{"source": m.source, "value": m.value} for m in mods],
         )
         if choice.drop:
@@ -193,7 +289,7 @@ class GurpsReactions(GurpsCore):
         tried: set[tuple[str, str | None]] = set()
         stages = 2 if turn_record(battle, uid).maneuver == AOD else 1
         for stage in range(1, stages + 1):
-            choices = defence_choices(battle, uid, info, exclude=frozenset(tried))
+            choices = self.defences(battle, uid, info, exclude=frozenset(tried))
             options, table = self._defence_options(battle, uid, info, choices)
             if len(options) == 1:  # only "no defence" is left
                 battle.emit(
@@ -223,7 +319,8 @@ class GurpsReactions(GurpsCore):
             removed, res = yield from self._roll_defence(battle, uid, info, chosen, cmd, hits)
             if res.success:
                 return hits - removed
-            tried.add(chosen.key)
+            if not may_repeat(chosen.kind, self.options.double_defence_different):
+                tried.add(chosen.key)
         return hits
 
     def _defence_options(
@@ -233,11 +330,8 @@ class GurpsReactions(GurpsCore):
         table: dict[tuple[Any, ...], DefenceChoice] = {}
         region = None
         if any(c.retreat for c in choices):
-            stats: GurpsStats = battle.stats(uid)
-            lo = 1.0 / battle.yards_per_inch
-            hi = max(1.0, stats.encumbered_move / 10.0) / battle.yards_per_inch
-            region = battle.retreat_region(uid, info.attacker, lo, hi)
-            if region.geometry is None or region.geometry.is_empty:
+            region = battle.retreat_region(uid, info.attacker, *self.retreat_band(battle, uid))
+            if region_is_empty(region.geometry):
                 region = None
         for c in choices:
             if c.retreat and region is None:
@@ -282,7 +376,14 @@ class GurpsReactions(GurpsCore):
             if retreated:
                 d.retreat_bonus_vs.add(info.attacker)
                 assert cmd.retreat_to is not None
-                battle.move_unit(uid, cmd.retreat_to, "retreat")
+                # The validator judged the point snapped onto the band: the unit goes there.
+                to = snap_retreat(
+                    cmd.retreat_to,
+                    battle.pos(uid),
+                    battle.pos(info.attacker),
+                    *self.retreat_band(battle, uid),
+                )
+                battle.move_unit(uid, to, "retreat")
         if c.acrobatic:
             assert c.acrobatics is not None
             d.acrobatic = True

@@ -59,13 +59,8 @@ from game.core.commands import Attack, Maneuver, Modifier, Option
 from game.dice.gurps import attack_outcomes, hits_scored, judge, p_success
 from game.rules.base import Ruleset, StrictModel, UnitSetup
 from game.rules.gurps.damage import HP, injury_pmf
-from game.rules.gurps.defence import (
-    best_stages,
-    defence_choices,
-    gap_yards,
-    landing_odds,
-    reach_limit_yards,
-)
+from game.rules.gurps.defence import gap_yards, landing_odds, reach_limit_yards
+from game.rules.gurps.options import GurpsOptions
 from game.rules.gurps.reactions import AIM, AOD, STEP_MANEUVERS, GurpsReactions
 from game.rules.gurps.state import turn_record
 from game.rules.gurps.stats import (
@@ -165,15 +160,16 @@ class GurpsRuleset(GurpsReactions, Ruleset):
     name: ClassVar[str] = "gurps"
     source: ClassVar[str] = "gurps-active-defense.txt"
     Stats: ClassVar[type[StrictModel]] = GurpsStats
-    # "You can retreat only once during your turn" (an attempt counts, even if the roll to
-    # retreat from the ground fails), and not after a sacrificial dodge ("since you moved, you
-    # cannot retreat ... before your next turn"); "You may attempt to block only one attack per
-    # turn"; an acrobatic dodge "once during your turn".
+    # Once per own turn (gurps-active-defense.txt; ledger G63, G28, G54, G18): one retreat (an
+    # attempt counts), none after a sacrificial dodge until the unit's next turn, one block, one
+    # acrobatic dodge.
     reaction_limits: ClassVar[tuple[Reaction, ...]] = (
         Reaction("retreat", defence_event(retreat=True), spent_by=defence_event("sacrificial dodge")),
         Reaction("block", defence_event("block")),
         Reaction("acrobatic dodge", defence_event(acrobatic=True)),
     )
+    Options: ClassVar[type[StrictModel]] = GurpsOptions
+    options: GurpsOptions
 
     @classmethod
     def default_stats(cls) -> GurpsStats:
@@ -340,8 +336,7 @@ class GurpsRuleset(GurpsReactions, Ruleset):
         halved = self._halved(battle, w, sight)
         p_pen, expected = _injury_summary(dice, adds, w.dmg.type, tstats.dr, halved)
         info = self.attack_info(battle, uid, w, sight)
-        choices = defence_choices(battle, target, info)
-        stages = best_stages(choices, turn_record(battle, target).maneuver == AOD)
+        stages = self.best_defences(battle, target, info)
         key = tuple((c.kind == "dodge", c.effs) for c in stages)
         p_hurt, hits = _hurt_odds(eff, w.rof, w.recoil, key, p_pen)
         return p_hurt, expected, hits

@@ -136,10 +136,15 @@ ENCUMBRANCE_MOVE: tuple[float, ...] = (1.0, 0.8, 0.6, 0.4, 0.2)
 #: Fencing skills (B208): better multiple parries and a +3 retreat.
 FENCING_SKILLS = frozenset({"Main-Gauche", "Rapier", "Saber", "Smallsword"})
 
-#: Unarmed skills that parry bare-handed (B182, B203, B200, B199); DX may stand in.
+#: Unarmed skills that parry bare-handed with one hand (text: Boxing, Brawling, Judo, Karate);
+#: DX may stand in.
 UNARMED_PARRY_SKILLS: tuple[str, ...] = ("Brawling", "Boxing", "Judo", "Karate")
 
-#: Skill that lets a lying-down defender retreat: the better of DX and Acrobatics (decision).
+#: Unarmed skills that parry bare-handed with both hands free (text: Sumo Wrestling, Wrestling).
+TWO_HANDED_PARRY_SKILLS: tuple[str, ...] = ("Sumo Wrestling", "Wrestling")
+
+#: Skill rolled by a lying-down defender to retreat under the ``ground_retreat_roll`` option:
+#: the better of DX and Acrobatics.
 RETREAT_FROM_GROUND_SKILLS: tuple[str, ...] = ("Acrobatics",)
 
 #: Unarmed skills with a +3 retreat on a parry (text: Boxing, Judo, Karate).
@@ -363,9 +368,11 @@ class GurpsStats(StrictModel):
         return 3 + self.skills[self.shield.skill] // 2
 
     def bare_hand_parry(self) -> list[tuple[str, int]]:
-        """(skill used, Parry) for each way to parry bare-handed: the unarmed skills and DX."""
+        """(skill used, Parry) for each way to parry bare-handed: DX and the one-handed unarmed
+        skills with a hand free, Sumo Wrestling and Wrestling only with both hands free."""
         out = [("DX", 3 + self.dx // 2)]
-        for s in UNARMED_PARRY_SKILLS:
+        usable = UNARMED_PARRY_SKILLS + (TWO_HANDED_PARRY_SKILLS if self.hands_in_use() == 0 else ())
+        for s in usable:
             if s in self.skills:
                 out.append((s, 3 + self.skills[s] // 2))
         return out
