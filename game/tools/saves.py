@@ -443,7 +443,10 @@ def load_match(path: str | os.PathLike[str], scenario_path: str | os.PathLike[st
         try:
             commands.append(command_from_json(command))
         except (ValueError, TypeError) as e:
-            raise probs.error(("commands", i), f"not a command: {e}") from None
+            why = str(e)
+            raise probs.error(
+                ("commands", i), why if why.startswith("not a command") else f"not a command: {why}"
+            ) from None
     _check_digests(data, save, probs, BEFORE_REPLAY)
     setup = Setup(
         ruleset=save.ruleset,
