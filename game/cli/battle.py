@@ -16,10 +16,12 @@ Contract (issue 6, DESIGN §4):
 - ``--compare A B``: A and B are two rulesets (played on SCENARIO) or two scenario
   files (SCENARIO may then be left out); both run on the same seeds and the
   report ends with the difference in the first side's win rate, A − B, with its
-  95 % Newcombe interval.
+  95 % Newcombe interval. A variant is labelled by its ruleset or its file's stem; two
+  files of the same name by their folders' names (``old-duel``, ``new-duel``) or
+  ``duel-1``/``duel-2`` (:func:`compare_labels`): a label is never a path.
 - ``--log DIR`` keeps every battle's log as ``DIR/battle-<seed>.jsonl`` (compared
-  variants in ``DIR/<variant>/``); with ``-n 1``, ``--log FILE.jsonl`` writes that
-  one file.
+  variants in ``DIR/<variant>/``, each checked writable before any battle runs); with
+  ``-n 1``, ``--log FILE.jsonl`` writes that one file.
 - ``--check-invariants`` runs ``game.tools.invariants.check`` after every command; a
   violation stops the run with the seed and step (exit 1), as does any battle
   that breaks down.
@@ -32,6 +34,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -188,9 +191,7 @@ def _variants(
                     )
             if a in RULESET_NAMES or b in RULESET_NAMES:
                 raise BadInput("--compare", "compare two rulesets or two scenario files, not one of each")
-            la, lb = Path(a).stem, Path(b).stem
-            if la == lb:
-                la, lb = a, b
+            la, lb = compare_labels(a, b)
             arms += [(la, a, ruleset), (lb, b, ruleset)]
     out = []
     for label, path, rs in arms:
@@ -203,6 +204,32 @@ def _variants(
         sides = sorted({s for v in out for s in v.spec.sides})
         raise BadInput("--policy", f"no side {unknown[0]!r} in the scenario; sides are {', '.join(sides)}")
     return out
+
+
+def _safe_label(text: str) -> str:
+    """``text`` as one file-name component: letters, digits, ``.``, ``_``, ``-`` only."""
+    return re.sub(r"[^\w.-]+", "-", text).strip(".-") or "variant"
+
+
+def compare_labels(a: str, b: str) -> tuple[str, str]:
+    """Distinct labels of two compared scenario files, each safe as a folder name.
+
+    The file names' stems (``duel``, ``street``); for two files of the same name, the stem
+    after the parent folder's name (``old-duel``, ``new-duel``), else ``duel-1``/``duel-2``.
+    Never a path: the labels name the variants' log folders inside ``--log`` and the default
+    output folder, so nothing is ever written outside them.
+    """
+    pa, pb = Path(a), Path(b)
+    la, lb = _safe_label(pa.stem), _safe_label(pb.stem)
+    if la != lb:
+        return la, lb
+    try:
+        da, db = pa.resolve().parent.name, pb.resolve().parent.name
+    except (OSError, RuntimeError):
+        da = db = ""
+    if da and db and da != db:
+        return _safe_label(f"{da}-{la}"), _safe_label(f"{db}-{lb}")
+    return f"{la}-1", f"{lb}-2"
 
 
 def _default_out(variants: list[Variant]) -> Path:
@@ -219,7 +246,13 @@ def _default_out(variants: list[Variant]) -> Path:
 @click.command("battle")
 @click.argument("scenario", required=False, type=click.Path(dir_okay=False))
 @click.option("-n", "n", type=int, default=1, show_default=True, help="Battles per variant.")
-@click.option("--seed", type=int, default=1, show_default=True, help="First seed (seeds S..S+N-1).")
+@click.option(
+    "--seed",
+    type=click.IntRange(0, 2**63 - 1),
+    default=1,
+    show_default=True,
+    help="First seed (seeds S..S+N-1).",
+)
 @click.option("--red", help="Policy of the scenario's first side.")
 @click.option("--blue", help="Policy of the scenario's second side.")
 @click.option("--policy", "policy", multiple=True, metavar="SIDE=NAME", help="Policy of a side (repeatable).")
@@ -289,6 +322,10 @@ def battle(
         else:
             log_dir = _writable_dir(Path(log), "--log")
 
+    if log_dir is not None:  # up front: each variant's folder, inside --log, writable
+        for v in variants:
+            if v.label:
+                _writable_dir(log_dir / v.label, "--log")
     jobs: list[batch.BattleJob] = []
     for v in variants:
         vdir = None if log_dir is None else (log_dir / v.label if v.label else log_dir)

@@ -42,22 +42,35 @@ def _targets(paths: tuple[Path, ...]) -> Iterator[Path]:
     """The files to check: each argument, directories expanded to their ``*.yaml``, each once."""
     seen: set[Path] = set()
     for path in paths:
-        if path.is_dir():
+        if is_dir(path):
             files = sorted(p for p in path.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
         else:
             files = [path]
         for f in files:
-            key = f.resolve()
+            key = _resolved(f)
             if key not in seen:
                 seen.add(key)
                 yield f
 
 
-def _same_file(a: Path, b: Path) -> bool:
+def is_dir(path: Path) -> bool:
+    """Whether ``path`` is a directory (False for a symlink loop or an unreadable path)."""
     try:
-        return a.resolve() == b.resolve()
-    except OSError:
+        return path.is_dir()
+    except (OSError, RuntimeError):
         return False
+
+
+def _resolved(path: Path) -> Path:
+    """``path.resolve()``, or ``path`` itself for a symlink loop (read_capped then refuses it)."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):
+        return path
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    return _resolved(a) == _resolved(b)
 
 
 def _check_one(path: Path, ruleset: str | None, all_rulesets: bool, profiles: Path | None) -> str:

@@ -67,7 +67,13 @@ def _controller(value: str | None, option: str) -> str | None:
 @click.option("--ruleset", default=None, help="Ruleset to use instead of the scenario's.")
 @click.option("--red", default="human", show_default=True, help="First side: 'human' or an AI policy.")
 @click.option("--blue", default=None, help="Second side: 'human' or an AI policy [default: the scenario's].")
-@click.option("--seed", default=0, show_default=True, type=int, help="Match seed (dice and AI).")
+@click.option(
+    "--seed",
+    default=0,
+    show_default=True,
+    type=click.IntRange(0, 2**63 - 1),
+    help="Match seed (dice and AI).",
+)
 @click.option("--size", default="1280x800", show_default=True, help="Window size WIDTHxHEIGHT.")
 @click.option(
     "--save-file",

@@ -141,7 +141,13 @@ def advance(session: Session, steps: int, until: str | None) -> int:
 @click.option("--target", default=None, help="Enemy to inspect (sight line, silhouette, odds).")
 @click.option("--overlays", default=None, help="Comma-separated overlays, 'all' or 'none'.")
 @click.option("--size", default=DEFAULT_SIZE, show_default=True, help="Picture size WIDTHxHEIGHT.")
-@click.option("--seed", default=0, show_default=True, type=int, help="Match seed (dice and AI).")
+@click.option(
+    "--seed",
+    default=0,
+    show_default=True,
+    type=click.IntRange(0, 2**63 - 1),
+    help="Match seed (dice and AI).",
+)
 @click.option(
     "--steps", default=0, show_default=True, type=click.IntRange(0, 100_000), help="AI decisions first."
 )

@@ -321,12 +321,41 @@ def _same_except(a: Any, b: Any, free: str | None) -> bool:
     return True
 
 
+#: Largest magnitude of an integer a command may carry (exact as a float; far beyond any table).
+MAX_COMMAND_INT = 2**53
+
+
+def _finite_number(c: Any) -> bool:
+    """A real number a float holds: not bool, NaN, infinite, or an integer too large for a float."""
+    t = type(c)
+    if t is float:
+        return math.isfinite(c)
+    if t is int:
+        return -MAX_COMMAND_INT <= c <= MAX_COMMAND_INT
+    if isinstance(c, bool) or not isinstance(c, (int, float)):
+        return False
+    try:
+        return math.isfinite(float(c))
+    except (OverflowError, ValueError):
+        return False
+
+
 def _finite_point(v: Any) -> bool:
-    return (
-        isinstance(v, tuple)
-        and len(v) == 2
-        and all(isinstance(c, (int, float)) and math.isfinite(c) for c in v)
-    )
+    return isinstance(v, tuple) and len(v) == 2 and all(_finite_number(c) for c in v)
+
+
+def _check_numbers(value: Any, where: str) -> None:
+    """``ValueError`` if ``value`` holds a non-finite float or an integer too large for a float."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, (list, tuple)):
+            stack.extend(v)
+        elif isinstance(v, dict):
+            stack.extend(v.values())
+        elif isinstance(v, (int, float)) and not isinstance(v, bool) and not _finite_number(v):
+            shown = repr(v) if len(repr(v)) <= 30 else f"an integer of {len(str(v))} digits"
+            raise ValueError(f"{where}: expected a finite number, got {shown}")
 
 
 def matches(option: Option, command: Any) -> str | None:
@@ -378,11 +407,13 @@ def command_from_json(data: dict[str, Any]) -> Any:
     """Inverse of :func:`command_to_json`; raises ``ValueError`` on anything malformed."""
     record = data.get("type") if isinstance(data, dict) else None
     if record not in _VARIANTS:
-        raise ValueError(f"not a command: {data!r}")
+        shown = repr(data)
+        raise ValueError(f"not a command: {shown if len(shown) <= 80 else shown[:77] + '...'}")
     keys = _RECORD_KEYS[record]
     for k in data:
         if k != "type" and k not in keys:
             raise ValueError(f"{record} has no field {k!r}")
+        _check_numbers(data[k], f"{record}.{k}")
     variants = _VARIANTS[record]
     cls = variants[0]
     if len(variants) > 1:

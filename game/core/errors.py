@@ -19,6 +19,8 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
+        if not self.line and not self.path:  # about the whole file (missing, too large...)
+            return f"{self.source}: {self.message}"
         where = f"{self.source}:{self.line}" if self.line else self.source
         return f"{where}: {self.path or '<root>'}: {self.message}"
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -114,9 +115,59 @@ class EventLog:
         return atomic_write_text(Path(path), self.to_text())
 
 
+#: A temp file of :func:`atomic_write_text` older than this (seconds) was left by a writer that
+#: died (``kill -9``, power loss): the next write to the same file removes it.
+STALE_TEMP_SECONDS = 600
+
+
+def _remove_stale_temps(path: Path) -> None:
+    """Delete ``.NAME.*.tmp`` files next to ``path`` (our naming pattern) older than
+    :data:`STALE_TEMP_SECONDS`; a younger one may belong to a writer still at work."""
+    import time
+
+    cutoff = time.time() - STALE_TEMP_SECONDS
+    try:
+        candidates = list(path.parent.glob(f".{glob_escape(path.name)}.*.tmp"))
+    except OSError:
+        return
+    for tmp in candidates:
+        try:
+            st = tmp.lstat()
+            if stat.S_ISREG(st.st_mode) and st.st_mtime < cutoff:
+                tmp.unlink()
+        except OSError:
+            continue
+
+
+def glob_escape(name: str) -> str:
+    """``name`` with glob metacharacters escaped."""
+    return "".join(f"[{c}]" if c in "*?[]" else c for c in name)
+
+
+def _fsync_dir(folder: Path) -> None:
+    """Make a rename in ``folder`` durable (POSIX; a no-op where folders cannot be opened)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
 def atomic_write_text(path: Path, text: str) -> Path:
-    """Write ``text`` to ``path`` via a temp file in the same folder and ``os.replace``."""
+    """Write ``text`` to ``path`` via a temp file in the same folder and ``os.replace``.
+
+    The temp file is ``.NAME.<random>.tmp``, fsynced before the rename; the folder is fsynced
+    after it, so the new file survives a crash. Temp files of this pattern left by a writer that
+    was killed are removed by the next write to ``path`` once they are
+    :data:`STALE_TEMP_SECONDS` old.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
+    _remove_stale_temps(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         # mkstemp makes the file private (0600); give it the usual permissions instead.
@@ -131,25 +182,81 @@ def atomic_write_text(path: Path, text: str) -> Path:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    _fsync_dir(path.parent)
     return path
 
 
+#: Longest line of a log read (characters): events are a few hundred characters.
+MAX_LINE_CHARS = 1024 * 1024
+#: Deepest nesting of a logged value read (events nest 4-5 levels).
+MAX_JSON_DEPTH = 32
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json`` object hook refusing duplicate keys (a log line never has any)."""
+    out: dict[str, Any] = {}
+    for k, v in pairs:
+        if k in out:
+            raise ValueError(f"duplicate key {k!r}")
+        out[k] = v
+    return out
+
+
+def json_depth(value: Any, limit: int = MAX_JSON_DEPTH) -> int:
+    """Nesting depth of parsed JSON, counting at most to ``limit + 1`` (iterative: no recursion)."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        v, d = stack.pop()
+        if isinstance(v, (dict, list)):
+            d += 1
+            if d > deepest:
+                deepest = d
+                if deepest > limit:
+                    return deepest
+            stack.extend((c, d) for c in (v.values() if isinstance(v, dict) else v))
+    return deepest
+
+
+def parse_json_line(line: str, where: str) -> Any:
+    """One JSON value of a log or save line: ``ValueError`` (naming ``where``) when it is too long,
+    too deep, not JSON or has a duplicate key; no ``RecursionError`` ever escapes."""
+    if len(line) > MAX_LINE_CHARS:
+        raise ValueError(f"{where}: line too long ({len(line)} characters; at most {MAX_LINE_CHARS})")
+    try:
+        obj = json.loads(line, object_pairs_hook=_unique_keys)
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{where}: not JSON ({e.msg})") from None
+    except RecursionError:
+        raise ValueError(f"{where}: nested too deep (at most {MAX_JSON_DEPTH} levels)") from None
+    except ValueError as e:  # a duplicate key
+        raise ValueError(f"{where}: {e}") from None
+    if json_depth(obj) > MAX_JSON_DEPTH:
+        raise ValueError(f"{where}: nested too deep (at most {MAX_JSON_DEPTH} levels)")
+    return obj
+
+
 def read_log(path: str | Path) -> list[dict[str, Any]]:
-    """Parse a JSON-lines log; raises ``ValueError`` naming the bad line."""
+    """Parse a JSON-lines log; raises ``ValueError`` naming the bad line.
+
+    The file must be a regular file of at most ``LIMITS["log"]`` bytes
+    (:class:`game.core.files.FileRefused` otherwise); a line longer than
+    :data:`MAX_LINE_CHARS`, nested deeper than :data:`MAX_JSON_DEPTH` or with a duplicate
+    key is refused.
+    """
+    from game.core.files import read_capped_text
+
+    text = read_capped_text(path, "log")
     events: list[dict[str, Any]] = []
-    with open(path, encoding="utf-8") as fh:
-        for n, line in enumerate(fh, 1):
-            line = line.strip()
-            if not line:
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise ValueError(f"{path}:{n}: not JSON ({e.msg})") from None
-            if not isinstance(obj, dict) or not {"seq", "round", "type"} <= obj.keys():
-                raise ValueError(f"{path}:{n}: not an event (needs seq, round, type)")
-            renamed = RENAMED_TYPES.get(obj["type"]) if isinstance(obj["type"], str) else None
-            if renamed is not None:
-                obj["type"] = renamed
-            events.append(obj)
+    for n, line in enumerate(text.split("\n"), 1):
+        line = line.strip()
+        if not line:
+            continue
+        obj = parse_json_line(line, f"{path}:{n}")
+        if not isinstance(obj, dict) or not {"seq", "round", "type"} <= obj.keys():
+            raise ValueError(f"{path}:{n}: not an event (needs seq, round, type)")
+        renamed = RENAMED_TYPES.get(obj["type"]) if isinstance(obj["type"], str) else None
+        if renamed is not None:
+            obj["type"] = renamed
+        events.append(obj)
     return events

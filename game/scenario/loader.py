@@ -13,7 +13,8 @@ from collections.abc import Collection, Iterable
 from pathlib import Path
 
 from components.specs import ScenarioSpec
-from game.core.errors import Problem, ScenarioError, UnknownName
+from game.core.errors import ScenarioError, UnknownName
+from game.core.files import FileRefused, read_capped
 from game.rules import RULESET_NAMES
 from game.scenario.checks import ScenarioChecker
 from game.scenario.messages import ordered
@@ -47,18 +48,13 @@ def load_scenario(
         ScenarioError: with every problem found, each located by file:line and key path.
         UnknownName: ``ruleset`` (the argument) is not a ruleset name.
     """
-    source = str(path)
     try:
-        data = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise ScenarioError([Problem(source, 0, "", "no such file")]) from None
-    except IsADirectoryError:
-        raise ScenarioError([Problem(source, 0, "", "is a directory, expected a scenario file")]) from None
-    except OSError as e:
-        raise ScenarioError([Problem(source, 0, "", f"cannot read: {e.strerror or e}")]) from None
+        data = read_capped(path, "scenario")
+    except FileRefused as e:
+        raise ScenarioError([e.problem()]) from None
     return load_scenario_text(
         data,
-        source,
+        str(path),
         ruleset=ruleset,
         profiles_path=profiles_path,
         check_rulesets=check_rulesets,

@@ -28,6 +28,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from game.core.errors import SkirmishError
+from game.core.files import FileRefused, read_capped
 
 #: The scenarios shipped with the project.
 SHIPPED_SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
@@ -45,8 +46,9 @@ class ScenarioNotFound(SkirmishError):
 
 
 def sha256_of(path: str | os.PathLike[str]) -> str:
-    """The hex sha256 of a file's bytes (OSError if it cannot be read)."""
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    """The hex sha256 of a scenario file's bytes (:class:`~game.core.files.FileRefused` if it cannot
+    be read, is not a regular file or is over the scenario size limit)."""
+    return hashlib.sha256(read_capped(path, "scenario")).hexdigest()
 
 
 def search_dirs(relative_to: Path) -> Iterator[Path]:
@@ -63,7 +65,7 @@ def search_dirs(relative_to: Path) -> Iterator[Path]:
 def _hash_or_none(path: Path) -> str | None:
     try:
         return sha256_of(path) if path.is_file() else None
-    except OSError:
+    except (OSError, FileRefused):
         return None
 
 
@@ -101,8 +103,8 @@ def find_scenario(
         path = Path(given)
         try:
             got = sha256_of(path)
-        except OSError as e:
-            raise ScenarioNotFound("path", f"cannot read scenario {path}: {e.strerror or e}") from None
+        except FileRefused as e:
+            raise ScenarioNotFound("path", f"cannot read scenario {path}: {e.reason}") from None
         if got != sha256:
             raise ScenarioNotFound("sha256", _changed(path, got, sha256, since))
         return path

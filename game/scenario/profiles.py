@@ -21,6 +21,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from components.specs import ScenarioSpec, UnitSpec
 from game.core.errors import Problem, ScenarioError, UnknownName
+from game.core.files import FileRefused, read_capped
 from game.rules import REGISTRY, RULESET_NAMES, ruleset_class
 from game.rules.base import Ruleset, StrictModel
 from game.scenario.messages import ordered, shown, validation_problems
@@ -102,12 +103,12 @@ def read_profiles(path: Path | None) -> tuple[YamlDoc | None, Profiles, list[Pro
     explicit = path is not None
     path = DEFAULT_PROFILES_PATH if path is None else path
     source = _display_source(path)
+    if not explicit and not path.exists():
+        return None, {}, []
     try:
-        raw = path.read_bytes()
-    except OSError as e:
-        if not explicit and isinstance(e, FileNotFoundError):
-            return None, {}, []
-        return None, {}, [Problem(source, 0, "", f"cannot read profiles file: {e.strerror or e}")]
+        raw = read_capped(path, "profiles")
+    except FileRefused as e:
+        return None, {}, [Problem(source, 0, "", f"cannot read profiles file: {e.reason}")]
     doc = _parse_shared(raw, source)
     problems = list(doc.problems)
     if doc.data is None:

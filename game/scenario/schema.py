@@ -10,6 +10,7 @@ semantic checks (:mod:`game.scenario.checks`) and the spec come after.
 from __future__ import annotations
 
 import difflib
+import unicodedata
 from typing import Annotated, Any
 
 from pydantic import (
@@ -19,7 +20,9 @@ from pydantic import (
     ConfigDict,
     Field,
     Strict,
+    ValidationInfo,
     WithJsonSchema,
+    field_validator,
 )
 from pydantic_core import PydanticCustomError
 
@@ -34,6 +37,12 @@ MAX_ROUNDS = 1000
 #: Largest magnitude accepted for any coordinate or length, in inches. Real tables are
 #: under 100"; anything near this is a typo (or an attempt to break the geometry).
 MAX_MAGNITUDE = 1e6
+#: Largest map side, in inches (83 feet: far beyond any table, small enough to draw and play).
+MAX_MAP_SIZE = 1000.0
+#: Smallest map side, in inches (one base).
+MIN_MAP_SIZE = 1.0
+#: Smallest grid cell, in inches: a finer grid is a typo and would take minutes to draw.
+MIN_CELL = 0.05
 
 
 def _known_ruleset(value: str) -> str:
@@ -63,8 +72,30 @@ def _named_height(value: Any) -> Any:
 Number = Annotated[float, Strict(), Field(allow_inf_nan=False, ge=-MAX_MAGNITUDE, le=MAX_MAGNITUDE)]
 Positive = Annotated[float, Strict(), Field(allow_inf_nan=False, gt=0, le=MAX_MAGNITUDE)]
 Point = Annotated[list[Number], Field(min_length=2, max_length=2, description="[x, y] in inches")]
+#: Characters that change how text around them is shown without showing themselves (bidi
+#: embeddings, overrides and isolates, marks) besides the format characters (category Cf,
+#: which covers zero-width spaces and joiners).
+_BIDI = frozenset("\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u061c")
+
+
+def _printable_id(value: str) -> str:
+    """Refuse ids with invisible or direction-changing characters (they could make two ids look
+    alike, or reorder what a log or report shows)."""
+    for i, c in enumerate(value):
+        if c in _BIDI or unicodedata.category(c) in ("Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp"):
+            raise PydanticCustomError(
+                "printable_id",
+                f"expected printable text without invisible or bidi characters, got U+{ord(c):04X} "
+                f"({unicodedata.name(c, 'unnamed')}) at position {i + 1}",
+            )
+    return value
+
+
 Ident = Annotated[
-    str, Strict(), Field(min_length=1, max_length=64, pattern=r"^\S+$", description="text without spaces")
+    str,
+    Strict(),
+    Field(min_length=1, max_length=64, pattern=r"^\S+$", description="printable text without spaces"),
+    AfterValidator(_printable_id),
 ]
 RulesetName = Annotated[
     str,
@@ -105,12 +136,27 @@ class ScaleModel(_Model):
     yards_per_inch: Positive = Field(1.0, description="yards of rule distance per inch of table")
 
 
+MapSide = Annotated[float, Strict(), Field(allow_inf_nan=False, ge=MIN_MAP_SIZE, le=MAX_MAP_SIZE)]
+
+
 class MapModel(_Model):
     """``map:`` the table, x east from 0 to width, y south from 0 to height."""
 
-    width: Positive = Field(description="inches, x from 0 (west) to width (east)")
-    height: Positive = Field(description="inches, y from 0 (north) to height (south)")
-    cell: Positive = Field(1.0, description="grid cell drawn on screen, inches")
+    width: MapSide = Field(description="inches, x from 0 (west) to width (east)")
+    height: MapSide = Field(description="inches, y from 0 (north) to height (south)")
+    cell: Annotated[float, Strict(), Field(allow_inf_nan=False, ge=MIN_CELL, le=MAX_MAP_SIZE)] = Field(
+        1.0, description="grid cell drawn on screen, inches; at most the map's longer side"
+    )
+
+    @field_validator("cell")
+    @classmethod
+    def _cell_fits(cls, value: float, info: ValidationInfo) -> float:
+        sides = [info.data[k] for k in ("width", "height") if k in info.data]
+        if sides and value > max(sides):
+            raise PydanticCustomError(
+                "cell_size", f"expected a cell at most the map's longer side ({max(sides):g}), got {value:g}"
+            )
+        return value
 
 
 class ObstacleModel(_Model):

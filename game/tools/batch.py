@@ -547,13 +547,26 @@ def columns(rows: Sequence[Mapping[str, Any]]) -> list[str]:
 
 
 def rows_to_csv(rows: Sequence[Mapping[str, Any]]) -> str:
-    """The rows as CSV text (missing cells empty)."""
+    """The rows as CSV text (missing cells empty; text cells that start like a spreadsheet
+    formula are :func:`neutralised`)."""
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=columns(rows), restval="", lineterminator="\n")
     writer.writeheader()
     for row in rows:
-        writer.writerow(row)
+        writer.writerow({k: neutralised(v) for k, v in row.items()})
     return buf.getvalue()
+
+
+#: First characters that make a spreadsheet read a cell as a formula.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def neutralised(value: Any) -> Any:
+    """A text cell starting like a formula (``=HYPERLINK(...)``, ``+1``, ``-x``, ``@x``) prefixed
+    with ``'`` so spreadsheets show it as text; numbers (negative ones too) are left alone."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
 
 
 def write_csv(rows: Sequence[Mapping[str, Any]], path: str | os.PathLike[str]) -> Path:

@@ -16,7 +16,18 @@ Contract:
   by field, including the ``state_hash`` of every ``round_start``. The result
   names the first divergence (seq, event type, field, expected vs got) or
   says OK. A line deleted, added or reordered shows up as a ``seq`` mismatch.
-- Nothing here draws from an AI generator or writes files.
+- Before anything is replayed, ``match_start`` is checked (:func:`check_header`): a
+  ``log_format`` this version does not read (:data:`READABLE_LOG_FORMATS`; a log without one is
+  format 1) is refused up front saying so, as is a seed, ruleset, options, round limit or
+  controllers no match could be built from (``LOG:1: key: why``). The package ``version`` is
+  informational: a log from another version of a readable format is replayed and ``version``
+  is not compared.
+- Controllers are verified too: when the side deciding is played by an AI policy according to
+  ``controllers``, that policy is asked (drawing from the match's AI generator, as in the
+  battle) and must choose the logged command; otherwise the result diverges at that command
+  with field ``controllers``. A log whose controllers (or AI commands) were edited never
+  verifies.
+- Nothing here writes files.
 """
 
 from __future__ import annotations
@@ -29,13 +40,23 @@ from pathlib import Path
 from typing import Any
 
 from components.specs import ScenarioSpec
+from game.ai import Policy, get_policy, policy_names
 from game.core.errors import IllegalCommand, Problem, SkirmishError
 from game.core.events import read_log
+from game.core.files import FileRefused
 from game.scenario.locate import ScenarioNotFound, find_scenario
+from game.tools.headers import header_problem
 from game.tools.session import HUMAN, Session
 
 #: Characters of a value shown in a divergence message.
 SHOWN = 120
+#: Log formats this version replays. The format is ``match_start``'s ``log_format`` (absent:
+#: 1, every log written so far); it changes only when the events of a battle change meaning.
+#: The package version (``version``) is informational: a log from another version whose
+#: format is readable is replayed, and the version is not compared.
+READABLE_LOG_FORMATS = (1,)
+#: ``match_start`` fields that do not take part in the comparison (who wrote the log).
+INFORMATIONAL = frozenset({"version", "log_format"})
 
 
 class ReplayError(SkirmishError):
@@ -86,12 +107,10 @@ def read_events(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     """The events of a log; :class:`ReplayError` if it is unreadable or not a battle log."""
     try:
         events = read_log(Path(path))
-    except FileNotFoundError:
-        raise ReplayError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise ReplayError(f"{path}: is a directory, expected a battle log (.jsonl)") from None
-    except UnicodeDecodeError:
-        raise ReplayError(f"{path}: not a text file") from None
+    except FileRefused as e:
+        if e.reason.startswith("is a directory"):
+            raise ReplayError(f"{path}: is a directory, expected a battle log (.jsonl)") from None
+        raise ReplayError(str(e)) from None
     except OSError as e:
         raise ReplayError(f"{path}: cannot read: {e.strerror or e}") from None
     except ValueError as e:
@@ -103,7 +122,36 @@ def read_events(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     missing = [k for k in ("seed", "scenario_sha256", "ruleset") if k not in start]
     if missing:
         raise ReplayError(f"{path}: match_start lacks {', '.join(missing)}")
+    check_header(path, start)
     return events
+
+
+def check_header(path: str | os.PathLike[str], start: dict[str, Any]) -> None:
+    """:class:`ReplayError` ``LOG:1: key: why`` for a log of a format this version cannot replay
+    (:data:`READABLE_LOG_FORMATS`; a log without ``log_format`` is format 1) or a ``match_start``
+    field no match could be built from."""
+    fmt = start.get("log_format", 1)
+    if type(fmt) is not int or fmt not in READABLE_LOG_FORMATS:
+        from game import __version__
+
+        by = start.get("version")
+        raise ReplayError(
+            str(
+                Problem(
+                    str(path),
+                    1,
+                    "log_format",
+                    f"this log has format {_shown(fmt)}"
+                    + (f" (written by skirmish {_shown(by)})" if by is not None else "")
+                    + f"; skirmish {__version__} replays log formats "
+                    + ", ".join(map(str, READABLE_LOG_FORMATS))
+                    + " only, so it cannot be replayed",
+                )
+            )
+        )
+    bad = header_problem(start)
+    if bad is not None:
+        raise ReplayError(str(Problem(str(path), 1, *bad)))
 
 
 def load(
@@ -139,6 +187,11 @@ def load(
 def _diff(expected: dict[str, Any], got: dict[str, Any], pos: int) -> Divergence | None:
     if expected == got:
         return None
+    if got.get("type") == "match_start" and expected.get("type") == "match_start":
+        expected = {k: v for k, v in expected.items() if k not in INFORMATIONAL}
+        got = {k: v for k, v in got.items() if k not in INFORMATIONAL}
+        if expected == got:
+            return None
     seq = int(got.get("seq", pos))
     if expected.get("seq") != got.get("seq"):
         return Divergence(
@@ -155,12 +208,51 @@ def _diff(expected: dict[str, Any], got: dict[str, Any], pos: int) -> Divergence
     return None  # pragma: no cover - unequal dicts differ in some key
 
 
+def _policies(controllers: dict[str, str]) -> dict[str, Policy]:
+    """The AI policy of every side the log's ``controllers`` give to one (not ``human``)."""
+    names = set(policy_names())
+    return {side: get_policy(name) for side, name in controllers.items() if name in names}
+
+
+def _controller_check(
+    session: Session, policies: dict[str, Policy], ev: dict[str, Any], idx: int
+) -> Divergence | None:
+    """The divergence when the side deciding is an AI's and its policy would not send the logged command.
+
+    The AI generator draws only here, as it did in the battle, so a log whose ``controllers`` were
+    edited (or whose AI commands were) diverges at the first command the named policy would not
+    have chosen.
+    """
+    from game.core.commands import command_to_json
+
+    match = session.match
+    decision = match.pending
+    if decision is None:
+        return None
+    side = match.side(decision.unit)
+    policy = policies.get(side)
+    if policy is None:
+        return None
+    chosen = command_to_json(policy(session.view, decision, match.ai_rng))
+    if chosen == ev.get("command"):
+        return None
+    return Divergence(
+        int(ev.get("seq", idx)),
+        "command",
+        "controllers",
+        ev.get("command"),
+        f"(controllers or commands edited: side {side}'s controller {match.controllers[side]} "
+        f"chooses {_shown(chosen)})",
+    )
+
+
 def verify(events: Sequence[dict[str, Any]], spec: ScenarioSpec) -> ReplayResult:
     """Re-simulate the logged battle and compare every event (see the module docstring)."""
     from game.core.commands import command_from_json
 
     session = Session.from_header(spec, events[0], players=HUMAN)  # the log answers every decision
     match = session.match
+    policies = _policies(match.controllers)
     produced: list[dict[str, Any]] = match.log.events
     commands = 0
     pos = 0
@@ -201,6 +293,9 @@ def verify(events: Sequence[dict[str, Any]], spec: ScenarioSpec) -> ReplayResult
                 return result(
                     Divergence(int(ev.get("seq", idx)), "command", "command", ev.get("command"), f"({e})")
                 )
+            div = _controller_check(session, policies, ev, idx)
+            if div is not None:
+                return result(div)
             try:
                 session.apply(cmd)
             except IllegalCommand as e:

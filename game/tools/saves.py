@@ -7,7 +7,8 @@ Contract:
   options, the seed, the round limit, the controllers, every applied command
   (``match.commands``), the state of ``match.ai_rng``, the AI's memory
   (``match.ai_memory``: each unit's quarry) and, for verification, the
-  number of events and the state hash. It writes through
+  number of events, the state hash and (version 3) a sha256 of each field of
+  :data:`DIGESTED` over its canonical JSON. It writes through
   :func:`game.core.events.atomic_write_text` (temp file + rename), so a crash never
   leaves a half-written save and an older save at ``path`` survives a failed write.
 - :func:`load_match` ``(path, scenario_path=None) -> Match`` validates the file
@@ -18,8 +19,16 @@ Contract:
   rebuilds the match through :meth:`game.tools.session.Setup.build` with the
   same seed and re-applies the commands, then restores ``ai_rng`` and the AI's memory.
   Play it on with ``game.tools.session.Session(match)``. Version 1 saves (before the
-  memory was saved) still load. A replay that does not end with the saved event count
-  and state hash is refused too (the rules changed since the save). Every problem raises
+  memory was saved) and version 2 saves (no digests) still load. A replay that does not end
+  with the saved event count and state hash is refused too (the rules changed since the save).
+- Integrity (version 3): every field of :data:`DIGESTED` must still have its saved digest, so
+  any edit (a round limit, a controller, the AI generator, a move nudged so that it still ends
+  in the same place, a dropped command) is refused naming the field: the fields that build the
+  match before the replay, ``ai_rng``, ``ai_memory`` and ``commands`` after it (so a command
+  refused on replay is named by its index). Duplicate JSON keys, seeds outside
+  ``0 <= seed < 2**63``, round limits outside 1..1000 and controllers that do not name exactly
+  the scenario's sides (each ``human`` or an AI policy) are refused. The file itself is read
+  by :func:`game.core.files.read_capped` (a regular file of at most 64 MiB). Every problem raises
   :class:`~game.core.errors.ScenarioError` whose lines read ``save:line: key.path: what is wrong``.
 - Why the AI stream is saved rather than re-derived: ``ai_rng`` advances only when an
   AI policy draws, and how often it drew depends on which sides were human; the dice
@@ -31,6 +40,7 @@ Contract:
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -38,24 +48,52 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError
 
+from components.specs import ScenarioSpec
 from game import __version__
 from game.core.commands import command_from_json
 from game.core.errors import IllegalCommand, Problem, ScenarioError, SkirmishError
-from game.core.events import atomic_write_text
+from game.core.events import MAX_JSON_DEPTH, atomic_write_text, json_depth
+from game.core.files import LIMITS, FileRefused, read_capped
 from game.engine.match import Match
 from game.rules import RULESET_NAMES
 from game.scenario.locate import ScenarioNotFound, find_scenario
+from game.scenario.schema import MAX_ROUNDS
 from game.scenario.yaml_source import KeyPath, format_path, parse_yaml
+from game.tools.headers import MAX_SEED, controllers_problem, header_problem
 from game.tools.session import Setup
 
 #: The ``format`` field of every save.
 SAVE_FORMAT = "skirmish-save"
-#: Version of the save layout written (2: adds ``ai_memory``).
-SAVE_VERSION = 2
-#: Versions read; any other is refused. A version 1 save loads with an empty AI memory.
-READABLE_VERSIONS = (1, 2)
+#: Version of the save layout written (2: adds ``ai_memory``; 3: adds ``check.digests``).
+SAVE_VERSION = 3
+#: Versions read; any other is refused. A version 1 save loads with an empty AI memory;
+#: versions 1 and 2 have no digests (their fields are checked by the replay only).
+READABLE_VERSIONS = (1, 2, 3)
+#: The first version whose ``check`` holds ``digests``.
+DIGESTS_SINCE = 3
+#: The fields that decide how a saved game continues, each covered by a sha256 in
+#: ``check.digests`` (version 3), checked in this order on load: an edit of any of them
+#: (a command that still ends in the same place, the round limit, a controller, the AI
+#: generator...) is refused naming the first field that differs. ``scenario`` covers only its
+#: ``sha256`` (the file may move).
+DIGESTED = (
+    "scenario",
+    "ruleset",
+    "options",
+    "seed",
+    "round_limit",
+    "controllers",
+    "ai_rng",
+    "ai_memory",
+    "commands",
+)
+#: Digests checked before the commands are replayed (the fields that build the match: an
+#: edit is named before the replay could fail for it) and after (what only the replay checks:
+#: a command refused on replay is named by its index first).
+BEFORE_REPLAY = ("scenario", "ruleset", "options", "seed", "round_limit", "controllers")
+AFTER_REPLAY = ("ai_rng", "ai_memory", "commands")
 #: Largest save accepted (bytes): far above any real match, small enough to refuse junk quickly.
-MAX_SAVE_BYTES = 64 * 1024 * 1024
+MAX_SAVE_BYTES = LIMITS["save"]
 
 StrictStr = Annotated[str, Strict()]
 StrictInt = Annotated[int, Strict()]
@@ -95,6 +133,9 @@ class Verification(_Model):
 
     events: StrictInt = Field(ge=1)
     state_hash: Annotated[str, Strict(), Field(pattern=r"^[0-9a-f]{16}$")]
+    digests: dict[StrictStr, Annotated[str, Strict(), Field(pattern=r"^[0-9a-f]{64}$")]] | None = Field(
+        None, description="version 3: sha256 of each field of DIGESTED"
+    )
 
 
 class AiMemory(_Model):
@@ -112,8 +153,8 @@ class SaveFile(_Model):
     scenario: ScenarioRef
     ruleset: StrictStr
     options: dict[str, Any]
-    seed: StrictInt
-    round_limit: StrictInt = Field(ge=1)
+    seed: StrictInt = Field(ge=0, lt=MAX_SEED)
+    round_limit: StrictInt = Field(ge=1, le=MAX_ROUNDS)
     controllers: dict[str, StrictStr]
     ai_rng: RngState
     ai_memory: AiMemory = Field(default_factory=AiMemory)
@@ -146,7 +187,7 @@ def save_dict(match: Match, save_dir: Path | None = None) -> dict[str, Any]:
             relative = os.path.relpath(scenario, save_dir.resolve())
         except ValueError:  # another drive on Windows: no relative path
             relative = None
-    return {
+    data: dict[str, Any] = {
         "format": SAVE_FORMAT,
         "version": SAVE_VERSION,
         "game_version": __version__,
@@ -161,6 +202,38 @@ def save_dict(match: Match, save_dir: Path | None = None) -> dict[str, Any]:
         "commands": list(match.commands),
         "check": {"events": len(match.log), "state_hash": match.state_hash()},
     }
+    data["check"]["digests"] = digests(data)
+    return data
+
+
+def _canonical(key: str, value: Any) -> bytes:
+    if key == "scenario" and isinstance(value, dict):
+        value = value.get("sha256")
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
+
+
+def digests(data: dict[str, Any]) -> dict[str, str]:
+    """sha256 of each field of :data:`DIGESTED` in a save's JSON data (canonical JSON)."""
+    return {k: hashlib.sha256(_canonical(k, data.get(k))).hexdigest() for k in DIGESTED}
+
+
+def _check_digests(
+    data: dict[str, Any], save: SaveFile, probs: _Problems, fields: tuple[str, ...] = DIGESTED
+) -> None:
+    """Refuse a version 3 save any of whose ``fields`` was edited (naming the first)."""
+    if save.check.digests is None:
+        return  # versions 1 and 2: checked by the replay only
+    recorded = save.check.digests
+    if set(recorded) != set(DIGESTED):
+        raise probs.error(("check", "digests"), f"expected digests of {', '.join(DIGESTED)}")
+    now = digests(data)
+    for key in fields:
+        if now[key] != recorded[key]:
+            raise probs.error(
+                (key,),
+                "edited since the game was saved (its digest differs from check.digests); "
+                "a save is loaded only as it was written",
+            )
 
 
 def _dumps(data: dict[str, Any]) -> str:
@@ -231,23 +304,36 @@ class _Problems:
 
 
 def _read(path: Path) -> bytes:
-    source = str(path)
     try:
-        size = path.stat().st_size
-        if size > MAX_SAVE_BYTES:
-            raise ScenarioError([Problem(source, 0, "", f"too large for a save ({size} bytes)")])
-        return path.read_bytes()
-    except FileNotFoundError:
-        raise ScenarioError([Problem(source, 0, "", "no such save file")]) from None
-    except IsADirectoryError:
-        raise ScenarioError([Problem(source, 0, "", "is a directory, expected a save file")]) from None
-    except OSError as e:
-        raise ScenarioError([Problem(source, 0, "", f"cannot read: {e.strerror or e}")]) from None
+        return read_capped(path, "save", MAX_SAVE_BYTES)
+    except FileRefused as e:
+        reason = "no such save file" if e.reason == "no such file" else e.reason
+        raise ScenarioError([Problem(e.source, 0, "", reason)]) from None
+
+
+class _DuplicateKey(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.path: KeyPath = (key,)
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json`` object hook refusing a key given twice (json would keep the last silently)."""
+    out: dict[str, Any] = {}
+    for k, v in pairs:
+        if k in out:
+            raise _DuplicateKey(k)
+        out[k] = v
+    return out
 
 
 def read_save(path: str | os.PathLike[str]) -> SaveFile:
     """Parse and validate a save file (nothing is replayed); raises ``ScenarioError``."""
-    p = Path(path)
+    return _parse_save(Path(path))[2]
+
+
+def _parse_save(p: Path) -> tuple[bytes, dict[str, Any], SaveFile]:
+    """The save's bytes, its JSON data and the validated model (``ScenarioError`` if invalid)."""
     raw = _read(p)
     probs = _Problems(str(p), raw)
     try:
@@ -256,13 +342,19 @@ def read_save(path: str | os.PathLike[str]) -> SaveFile:
         line = raw.count(b"\n", 0, e.start) + 1
         raise ScenarioError([Problem(str(p), line, "", "expected UTF-8 JSON text")]) from None
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as e:
         raise ScenarioError(
             [Problem(str(p), e.lineno, "", f"not JSON: {e.msg} (column {e.colno})")]
         ) from None
     except RecursionError:
         raise ScenarioError([Problem(str(p), 0, "", "not a save: nested too deep")]) from None
+    except _DuplicateKey as e:
+        raise probs.error(e.path, f"duplicate key {e.path[-1]!r}: each key may appear once") from None
+    except ValueError as e:  # e.g. an integer of more than 4,300 digits
+        raise ScenarioError([Problem(str(p), 0, "", f"not a save: {e}")]) from None
+    if json_depth(data) > MAX_JSON_DEPTH:
+        raise ScenarioError([Problem(str(p), 0, "", "not a save: nested too deep")])
     if not isinstance(data, dict):
         raise ScenarioError([Problem(str(p), 1, "", f"expected a JSON object, got {type(data).__name__}")])
     if data.get("format") != SAVE_FORMAT:
@@ -277,10 +369,35 @@ def read_save(path: str | os.PathLike[str]) -> SaveFile:
         )
     if data["version"] == 1 and "ai_memory" in data:
         raise probs.error(("ai_memory",), "version 1 saves have no ai_memory")
+    has_digests = isinstance(data.get("check"), dict) and "digests" in data["check"]
+    if has_digests != (data["version"] >= DIGESTS_SINCE):
+        raise probs.error(
+            ("check", "digests"),
+            f"version {data['version']} saves {'have no' if has_digests else 'must have'} check.digests",
+        )
     try:
-        return SaveFile.model_validate(data)
+        return raw, data, SaveFile.model_validate(data)
     except ValidationError as e:
         raise probs.from_validation(e) from None
+
+
+def _check_setup(save: SaveFile, spec: ScenarioSpec, probs: _Problems) -> None:
+    """Refuse header fields no match can be built from (``ScenarioError`` naming the key)."""
+    bad = header_problem(
+        {
+            "seed": save.seed,
+            "ruleset": save.ruleset,
+            "options": save.options,
+            "round_limit": save.round_limit,
+            "controllers": save.controllers,
+        },
+        sha256=False,
+    )
+    if bad is not None:
+        raise probs.error((bad[0],), bad[1])
+    why = controllers_problem(save.controllers, spec.sides)
+    if why is not None:
+        raise probs.error(("controllers",), why)
 
 
 def load_match(path: str | os.PathLike[str], scenario_path: str | os.PathLike[str] | None = None) -> Match:
@@ -301,8 +418,7 @@ def load_match(path: str | os.PathLike[str], scenario_path: str | os.PathLike[st
     from game.scenario import load_scenario
 
     save_path = Path(path)
-    save = read_save(save_path)
-    raw = save_path.read_bytes()
+    raw, data, save = _parse_save(save_path)
     probs = _Problems(str(save_path), raw)
     try:
         scenario_file = find_scenario(
@@ -321,12 +437,17 @@ def load_match(path: str | os.PathLike[str], scenario_path: str | os.PathLike[st
             ("ruleset",), f"unknown ruleset {save.ruleset!r}; choose one of {', '.join(RULESET_NAMES)}"
         )
     spec = load_scenario(scenario_file, ruleset=save.ruleset)
+    _check_setup(save, spec, probs)
     commands = []
-    for i, data in enumerate(save.commands):
+    for i, command in enumerate(save.commands):
         try:
-            commands.append(command_from_json(data))
+            commands.append(command_from_json(command))
         except (ValueError, TypeError) as e:
-            raise probs.error(("commands", i), f"not a command: {e}") from None
+            why = str(e)
+            raise probs.error(
+                ("commands", i), why if why.startswith("not a command") else f"not a command: {why}"
+            ) from None
+    _check_digests(data, save, probs, BEFORE_REPLAY)
     setup = Setup(
         ruleset=save.ruleset,
         seed=save.seed,
@@ -348,13 +469,6 @@ def load_match(path: str | os.PathLike[str], scenario_path: str | os.PathLike[st
                 match.apply(cmd)
             except IllegalCommand as e:
                 raise probs.error(("commands", i), f"refused on replay: {e}") from None
-        if len(match.log) != save.check.events or match.state_hash() != save.check.state_hash:
-            raise probs.error(
-                ("check",),
-                f"the commands replay to {len(match.log)} events / state {match.state_hash()}, the save says "
-                f"{save.check.events} / {save.check.state_hash} (saved by skirmish {save.game_version}, "
-                f"this is {__version__})",
-            )
         try:
             match.ai_rng.bit_generator.state = save.ai_rng.model_dump()
         except (ValueError, TypeError) as e:
@@ -364,6 +478,14 @@ def load_match(path: str | os.PathLike[str], scenario_path: str | os.PathLike[st
             if uid not in units or quarry not in units:
                 bad = uid if uid not in units else quarry
                 raise probs.error(("ai_memory", "quarry", uid), f"no unit {bad!r} in the scenario")
+        _check_digests(data, save, probs, AFTER_REPLAY)
+        if len(match.log) != save.check.events or match.state_hash() != save.check.state_hash:
+            raise probs.error(
+                ("check",),
+                f"the commands replay to {len(match.log)} events / state {match.state_hash()}, the save says "
+                f"{save.check.events} / {save.check.state_hash} (saved by skirmish {save.game_version}, "
+                f"this is {__version__})",
+            )
         match.ai_memory = {"quarry": dict(save.ai_memory.quarry)}
     except BaseException:
         match.close()

@@ -13,7 +13,7 @@ import pytest
 from game.core.errors import ScenarioError, SkirmishError
 from game.engine.match import Match
 from game.scenario import load_scenario
-from game.tools.saves import SAVE_VERSION, load_match, read_save, save_match
+from game.tools.saves import DIGESTED, SAVE_VERSION, load_match, read_save, save_match
 from game.tools.session import Session
 from tests.engine.conftest import make_spec
 from tests.robustness.conftest import RULESETS, SCENARIOS
@@ -68,7 +68,9 @@ def test_save_file_holds_what_the_issue_lists(tmp_path: Path, scenario: Path):
     assert data["commands"] == m.commands and len(data["commands"]) == 3
     assert data["options"] == m.rules.options.model_dump(mode="json")
     assert data["ai_rng"]["bit_generator"] == "PCG64"
+    digests = data["check"].pop("digests")
     assert data["check"] == {"events": len(m.log), "state_hash": m.state_hash()}
+    assert sorted(digests) == sorted(DIGESTED) and all(len(d) == 64 for d in digests.values())
     m.close()
 
 
@@ -276,6 +278,7 @@ def test_a_version_1_save_still_loads(tmp_path: Path, scenario: Path):
     data = _save_data(tmp_path, scenario)
     data["version"] = 1
     del data["ai_memory"]
+    del data["check"]["digests"]  # version 3
     m = load_match(_broken(tmp_path, data, "v1.json"))
     try:
         assert len(m.commands) == 4 and m.ai_memory == {"quarry": {}}

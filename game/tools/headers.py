@@ -1,0 +1,95 @@
+"""The header fields a log or save carries about how its match was built, checked where read.
+
+Contract:
+
+- :func:`header_problem` ``(fields) -> (key, why) | None`` checks the fields of a log's
+  ``match_start`` event or of a save that rebuild the match: ``seed`` (an ``int``, not a
+  bool, ``0 <= seed < 2**63``), ``ruleset`` (a ruleset name), ``options`` (a mapping the
+  ruleset's ``Options`` model accepts), ``round_limit`` (an int from 1 to
+  :data:`~game.scenario.schema.MAX_ROUNDS`, or absent), ``controllers`` (a mapping of side ->
+  AI policy name or ``human``) and ``scenario_sha256`` (64 hex digits). It returns the first
+  bad field and why, in one line, or None; it never raises on any JSON value.
+- :func:`controllers_problem` ``(controllers, sides)`` checks the controllers name exactly
+  the scenario's sides.
+- :data:`MAX_SEED` bounds every seed (CLI options included).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Mapping
+from typing import Any
+
+from pydantic import ValidationError
+
+from game.ai import policy_names
+from game.rules import RULESET_NAMES, get_ruleset
+from game.scenario.schema import MAX_ROUNDS
+from game.tools.session import HUMAN
+
+#: Seeds are non-negative integers below this (numpy takes any, but a log must stay sane).
+MAX_SEED = 2**63
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _is_int(value: Any) -> bool:
+    return type(value) is int
+
+
+def header_problem(fields: Mapping[str, Any], *, sha256: bool = True) -> tuple[str, str] | None:
+    """The first bad header field and why (see the module docstring), or None."""
+    seed: Any = fields.get("seed")
+    if not _is_int(seed) or not 0 <= seed < MAX_SEED:
+        return "seed", f"expected an integer from 0 to 2**63-1, got {_shown(seed)}"
+    ruleset = fields.get("ruleset")
+    if not isinstance(ruleset, str) or ruleset not in RULESET_NAMES:
+        return "ruleset", f"expected one of {', '.join(RULESET_NAMES)}, got {_shown(ruleset)}"
+    if sha256:
+        digest = fields.get("scenario_sha256")
+        if not isinstance(digest, str) or not _SHA256.fullmatch(digest):
+            return "scenario_sha256", f"expected 64 hex digits, got {_shown(digest)}"
+    if "round_limit" in fields and fields["round_limit"] is not None:
+        limit = fields["round_limit"]
+        if not _is_int(limit) or not 1 <= limit <= MAX_ROUNDS:
+            return "round_limit", f"expected an integer from 1 to {MAX_ROUNDS}, got {_shown(limit)}"
+    options = fields.get("options")
+    if options is not None:
+        if not isinstance(options, dict):
+            return "options", f"expected a mapping of option -> value, got {_shown(options)}"
+        try:
+            get_ruleset(ruleset, options)
+        except ValidationError as e:
+            first = e.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or "options"
+            return "options", f"invalid {ruleset} option {where}: {first['msg']}"
+        except (TypeError, ValueError) as e:
+            return "options", f"invalid {ruleset} options: {e}"
+    controllers = fields.get("controllers")
+    if controllers is not None:
+        if not isinstance(controllers, dict):
+            return "controllers", f"expected a mapping of side -> policy, got {_shown(controllers)}"
+        known = set(policy_names()) | {HUMAN}
+        for side, who in controllers.items():
+            if not isinstance(who, str) or who not in known:
+                return (
+                    "controllers",
+                    f"side {side!r}: expected human or one of {', '.join(sorted(known - {HUMAN}))}, "
+                    f"got {_shown(who)}",
+                )
+    return None
+
+
+def controllers_problem(controllers: Mapping[str, Any], sides: Collection[str]) -> str | None:
+    """Why ``controllers`` do not name exactly ``sides`` (None when they do)."""
+    extra = [s for s in controllers if s not in sides]
+    if extra:
+        return f"no side {extra[0]!r} in the scenario (its sides: {', '.join(sides)})"
+    missing = [s for s in sides if s not in controllers]
+    if missing:
+        return f"side {missing[0]!r} has no controller"
+    return None
