@@ -4,8 +4,9 @@ Contract (pure, no pygame): :func:`name` turns a field or flag name into words a
 player reads (``p_hurt`` -> ``chance to hurt``, ``fight_or_flight`` -> ``fight or flight``);
 :func:`value` writes a value without any Python notation (booleans as yes / no, ``None`` as
 none, chances as percentages, sequences as comma lists, mappings as ``name value`` pairs,
-numbers briefly, options by their label); :func:`phrase` is ``name value`` of one field. The panel, the log sentences
-and the tooltips use these, so no repr (``=(``, ``[1, 2``, ``True``, ``{'``) reaches a player.
+numbers briefly, options by their label); :func:`phrase` is ``name value`` of one field. The
+panel, the log sentences and the tooltips use these, so no repr (``=(``, ``[1, 2``, ``True``,
+``{'``) reaches a player.
 """
 
 from __future__ import annotations

@@ -86,6 +86,9 @@ class ReplayResult:
     commands: int
     rounds: int
     divergence: Divergence | None
+    #: Whether the log runs to the match's end (``match_end``); a log cut short (an interrupted
+    #: battle) verifies as far as it goes, and says so.
+    complete: bool = True
 
     @property
     def ok(self) -> bool:
@@ -93,7 +96,8 @@ class ReplayResult:
 
     def __str__(self) -> str:
         if self.divergence is None:
-            return f"OK: {self.events} events, {self.commands} commands, {self.rounds} rounds verified"
+            ends = "" if self.complete else " (the log ends before the match did)"
+            return f"OK: {self.events} events, {self.commands} commands, {self.rounds} rounds verified{ends}"
         return f"DIVERGED at {self.divergence}"
 
 
@@ -258,7 +262,8 @@ def verify(events: Sequence[dict[str, Any]], spec: ScenarioSpec) -> ReplayResult
     pos = 0
 
     def result(div: Divergence | None) -> ReplayResult:
-        return ReplayResult(pos, commands, match.round, div)
+        complete = bool(events) and events[-1].get("type") == "match_end"
+        return ReplayResult(pos, commands, match.round, div, complete)
 
     def check_new() -> Divergence | None:
         nonlocal pos

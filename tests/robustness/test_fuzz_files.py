@@ -149,9 +149,11 @@ def test_mutated_logs(workdir: Path, at_root: None, data: bytes) -> None:
     before = _peak_mb()
     code, out, err = run("replay", str(f))
     assert_clean(code, out, err, str(f))
-    if code == 0:  # it verified: the events are those of the battle
+    if code == 0:  # it verified: the events are those of the battle, or a first part of them
         assert "OK:" in out
-        assert _events(data.decode()) == _events(LOG_TEXT.decode())
+        got, whole = _events(data.decode()), _events(LOG_TEXT.decode())
+        if got != whole:
+            assert got == whole[: len(got)] and "the log ends before the match did" in out
     elif code == 1:
         assert "DIVERGED" in out
     assert _peak_mb() - before < MAX_GROWTH_MB
