@@ -1200,9 +1200,52 @@ def intervening_delta(
     return ptr, rows, changed
 
 
+#: Below this many units :func:`intervening_rows` scans every unit (the grid would not pay).
+_UNIT_GRID_FROM = 48
+
+
+@helper
+def _unit_grid(xy: FloatArray) -> tuple[FloatArray, IntArray, IntArray, IntArray]:
+    """A uniform grid over the units' centres: (origin x, y, cell), (columns, rows), CSR of rows.
+
+    About one unit per cell on average (at most ``4 n + 16`` cells); each cell lists its units
+    in ascending row order. Only a filter: callers test every listed unit exactly.
+    """
+    n = xy.shape[0]
+    x0, y0, x1, y1 = xy[0, 0], xy[0, 1], xy[0, 0], xy[0, 1]
+    for u in range(n):
+        x0, x1 = min(x0, xy[u, 0]), max(x1, xy[u, 0])
+        y0, y1 = min(y0, xy[u, 1]), max(y1, xy[u, 1])
+    w, h = max(x1 - x0, 1e-6), max(y1 - y0, 1e-6)
+    cell = max(math.sqrt(w * h / n), w / (2.0 * n + 4.0), h / (2.0 * n + 4.0), 1e-6)
+    nx, ny = int(w / cell) + 1, int(h / cell) + 1
+    grid_f = np.array([x0, y0, cell])
+    grid_i = np.array([nx, ny], dtype=np.int64)
+    cell_of = np.empty(n, dtype=np.int64)
+    ptr = np.zeros(nx * ny + 1, dtype=np.int64)
+    for u in range(n):
+        i = min(int((xy[u, 0] - x0) / cell), nx - 1)
+        j = min(int((xy[u, 1] - y0) / cell), ny - 1)
+        cell_of[u] = i * ny + j
+        ptr[cell_of[u] + 1] += 1
+    for c in range(nx * ny):
+        ptr[c + 1] += ptr[c]
+    fill = ptr[:-1].copy()
+    item = np.empty(n, dtype=np.int64)
+    for u in range(n):  # ascending rows: each cell's list stays in row order
+        item[fill[cell_of[u]]] = u
+        fill[cell_of[u]] += 1
+    return grid_f, grid_i, ptr, item
+
+
 @kernel(types.Tuple((OUT_I1, OUT_I1))(F2, F1, I1, I1))
 def intervening_rows(xy: FloatArray, base: FloatArray, a: IntArray, t: IntArray) -> tuple[IntArray, IntArray]:
     """Per pair (``a[k]``, ``t[k]``) the intervening units, nearest the attacker first (ties by row).
+
+    Broad phase: from :data:`_UNIT_GRID_FROM` units on, only the units whose grid cells meet
+    the capsule of the pair's sight segment (radius: target base + largest base, plus the
+    exact test's margins) are tested; a unit farther from the segment cannot pass
+    :func:`_corridor_hit`'s capsule test, so the answer is the full scan's.
 
     Returns:
         ``(ptr, rows)`` in CSR form.
@@ -1215,6 +1258,14 @@ def intervening_rows(xy: FloatArray, base: FloatArray, a: IntArray, t: IntArray)
     rows = np.empty(max(4 * n_pairs, 16), dtype=np.int64)
     dist_owner = np.empty(max(n, 1))
     dist = borrowed(dist_owner)
+    use_grid = n >= _UNIT_GRID_FROM
+    max_base = 0.0
+    for u in range(n):
+        if not (math.isfinite(xy[u, 0]) and math.isfinite(xy[u, 1]) and math.isfinite(base[u])):
+            use_grid = False
+        else:
+            max_base = max(max_base, base[u])
+    grid_f, grid_i, grid_ptr, grid_item = _unit_grid(xy if use_grid else xy[:1])
     total = 0
     for k in range(n_pairs):
         ak, tk = a[k], t[k]
@@ -1225,17 +1276,40 @@ def intervening_rows(xy: FloatArray, base: FloatArray, a: IntArray, t: IntArray)
                 grown[i] = rows[i]
             rows = grown
         m = 0
-        for u in range(n):
-            if u != ak and u != tk and _corridor_hit(ax, ay, tx, ty, rr, xy[u, 0], xy[u, 1], base[u]):
-                du = math.hypot(xy[u, 0] - ax, xy[u, 1] - ay)
-                j = m
-                while j > 0 and dist[j - 1] > du:  # insertion: equal distances keep row order
-                    dist[j] = dist[j - 1]
-                    rows[total + j] = rows[total + j - 1]
-                    j -= 1
-                dist[j] = du
-                rows[total + j] = u
-                m += 1
+        if use_grid:
+            w = (rr + max_base) * (1.0 + 1e-6) + 1e-6
+            col0, col1 = _capsule_columns(grid_f, grid_i, ax, tx, w)
+            for col in range(col0, col1 + 1):
+                row0, row1 = _capsule_rows(grid_f, grid_i, col, ax, ay, tx, ty, w)
+                for c in range(col * grid_i[1] + row0, col * grid_i[1] + row1 + 1):
+                    for e in range(grid_ptr[c], grid_ptr[c + 1]):
+                        u = grid_item[e]
+                        if u in (ak, tk):
+                            continue
+                        if not _corridor_hit(ax, ay, tx, ty, rr, xy[u, 0], xy[u, 1], base[u]):
+                            continue
+                        du = math.hypot(xy[u, 0] - ax, xy[u, 1] - ay)
+                        j = m
+                        # cells come in any order: equal distances are ordered by row explicitly
+                        while j > 0 and (dist[j - 1] > du or (dist[j - 1] == du and rows[total + j - 1] > u)):
+                            dist[j] = dist[j - 1]
+                            rows[total + j] = rows[total + j - 1]
+                            j -= 1
+                        dist[j] = du
+                        rows[total + j] = u
+                        m += 1
+        else:
+            for u in range(n):
+                if u != ak and u != tk and _corridor_hit(ax, ay, tx, ty, rr, xy[u, 0], xy[u, 1], base[u]):
+                    du = math.hypot(xy[u, 0] - ax, xy[u, 1] - ay)
+                    j = m
+                    while j > 0 and dist[j - 1] > du:  # insertion: equal distances keep row order
+                        dist[j] = dist[j - 1]
+                        rows[total + j] = rows[total + j - 1]
+                        j -= 1
+                    dist[j] = du
+                    rows[total + j] = u
+                    m += 1
         total += m
         ptr[k + 1] = total
     keep_alive((dist_owner,))
