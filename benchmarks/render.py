@@ -1,6 +1,8 @@
 """Benchmark: one frame of the window with every overlay on, 64x64" map, 40 units, headless.
 
-Run: ``.venv/bin/python benchmarks/render.py [--frames N] [--size WxH] [--seed S] [--ruleset R]``.
+Run: ``.venv/bin/python benchmarks/render.py [--frames N] [--size WxH] [--seed S] [--ruleset R]
+[--scenario FILE]``. ``--scenario`` draws a shipped scenario instead of the random map (e.g.
+``scenarios/village-battle.yaml``, 40 a side); the last line then names it.
 The map has ~200 random obstacles (low and high walls, rotated boxes) and 20 units a side;
 the frame is drawn with ``SDL_VIDEODRIVER=dummy`` onto a window-sized surface by the same
 :class:`game.render.renderer.Renderer` the window uses, with the first red unit selected, an
@@ -21,6 +23,7 @@ import argparse
 import math
 import os
 import statistics
+import sys
 import time
 from collections.abc import Callable
 
@@ -93,14 +96,28 @@ def main() -> None:
     ap.add_argument("--frames", type=int, default=200)
     ap.add_argument("--size", default="1280x800")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--ruleset", default="ap-pool")
+    ap.add_argument("--ruleset", default=None, help="default: ap-pool, or the scenario's own")
+    ap.add_argument("--scenario", default=None, help="a scenario file instead of the random map")
     args = ap.parse_args()
     w, h = (int(v) for v in args.size.lower().split("x"))
 
     pygame.init()
     screen = pygame.display.set_mode((w, h))
     t0 = time.perf_counter()
-    match = Match(make_spec(np.random.default_rng(args.seed), args.ruleset), seed=args.seed)
+    if args.scenario:
+        from game.core.errors import SkirmishError
+        from game.scenario import load_scenario
+
+        try:
+            spec = load_scenario(args.scenario, ruleset=args.ruleset)
+        except (SkirmishError, OSError) as e:
+            print(f"render.py: --scenario {args.scenario}: {str(e).splitlines()[0]}", file=sys.stderr)
+            raise SystemExit(2) from None
+        label = f"{os.path.splitext(os.path.basename(args.scenario))[0]}/{len(spec.units)} units"
+    else:
+        spec = make_spec(np.random.default_rng(args.seed), args.ruleset or "ap-pool")
+        label = "64x64/40 units"
+    match = Match(spec, seed=args.seed)
     print(f"match built in {time.perf_counter() - t0:.2f} s")
     view = MatchView(match)
     renderer = Renderer(view, (w, h))
@@ -178,7 +195,7 @@ def main() -> None:
     print(f"frame after a zoom (static layer and board redrawn): {statistics.median(zooms):.2f} ms median")
     mean = statistics.fmean(hover)
     match.close()
-    print(f"render 64x64/40 units: {mean:.2f} ms/frame with all overlays")
+    print(f"render {label}: {mean:.2f} ms/frame with all overlays")
 
 
 if __name__ == "__main__":

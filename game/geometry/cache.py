@@ -11,9 +11,17 @@ After :meth:`SightCache.move_unit` (a move, a posture change or a turn of unit `
   units for the pairs involving ``i`` (their corridors moved) and unit ``i`` for every other
   pair (it can enter or leave any corridor). Unit screens and hidden flags follow for all
   pairs;
-* arcs and distances are recomputed for all pairs (a few vector operations);
+* the derived fields (visibility, level, hidden flag, unit screen, arc, distance) are
+  re-assembled only for the pairs with a changed unit at either end or whose intervening
+  units changed; the others are copied from the previous batch;
 * a turn alone (or a move to the same spot) changes no cover and no intervening units, and
   a posture change alone no intervening units.
+
+The intervening-unit update (:func:`game.geometry.kernel.intervening_delta`) retests every
+unit only for the moved units' own pairs; every other pair retests only the moved units
+(the capsule test rejects a unit far from the sight line in a few operations), and its ranked
+list is copied unchanged unless a moved unit enters, leaves or stays in it. One move thus
+costs O(pairs + n * moves) instead of O(pairs * n).
 
 Changes are applied lazily: queries call :meth:`SightCache.refresh` first, so many moves in a
 row cost one recomputation.
@@ -54,12 +62,14 @@ class SightCache:
         self._screen = np.zeros(len(self._a), dtype=bool)
         self._dirty: set[int] = set(range(n))
         self._moved: set[int] = set(range(n))
+        self._touched: set[int] = set(range(n))  # any change: its pairs are re-assembled
         self._stale = True
         # hits[pair, unit]: the unit intervenes in the pair (kept to update moves incrementally)
         self._hits = np.zeros((len(self._a), n), dtype=bool)
         self._ptr = np.zeros(len(self._a) + 1, dtype=np.int64)
         self._rows = np.zeros(0, dtype=np.int64)
         self._batch: SightBatch | None = None
+        self._no_change = np.zeros(len(self._a), dtype=bool)
         self.refresh()
 
     @property
@@ -90,6 +100,7 @@ class SightCache:
             self._moved.add(int(i))
         elif new.height[i] != old.height[i]:
             self._dirty.add(int(i))  # cover of its pairs only (intervening depends on bases)
+        self._touched.add(int(i))
         self._stale = True  # arcs (a turn) and everything above
 
     def set_units(self, units: UnitTable) -> None:
@@ -99,6 +110,7 @@ class SightCache:
         self._units = units
         self._dirty = set(range(self._n))
         self._moved = set(range(self._n))
+        self._touched = set(range(self._n))
         self._stale = True
 
     def refresh(self) -> None:
@@ -118,22 +130,60 @@ class SightCache:
                 self._fraction[k] = res.fraction
                 self._screen[k] = res.obstacle_screen
             self._dirty.clear()
-        if self._moved:
-            self._update_intervening(units)
-            self._moved.clear()
-        self._batch = assemble_batch(
-            units, self._a, self._t, self._fraction, self._screen, self._ptr, self._rows
-        )
+        prev = self._batch
+        if prev is None or len(self._touched) == self._n:
+            if self._moved:
+                self._ptr, self._rows = kernel.intervening_update(
+                    units.xy, units.base, self._a, self._t, self._hits, self._mask(self._moved)
+                )
+            self._batch = assemble_batch(
+                units, self._a, self._t, self._fraction, self._screen, self._ptr, self._rows
+            )
+        else:
+            changed = self._update_intervening(units)
+            self._batch = self._reassemble(units, prev, changed)
+        self._moved.clear()
+        self._touched.clear()
         self._stale = False
 
-    def _update_intervening(self, units: UnitTable) -> None:
-        """Recompute intervening units for the (pair, unit) combinations the moves touched.
+    def _update_intervening(self, units: UnitTable) -> BoolArray:
+        """Update the intervening units for the moves since the last refresh.
 
-        A unit's move changes the intervening lists of its own pairs (their corridors) and
-        whether it intervenes in the other pairs; nothing else.
+        Returns:
+            (pairs,) True where a pair's intervening units (or their order) changed.
         """
-        self._ptr, self._rows = kernel.intervening_update(
-            units.xy, units.base, self._a, self._t, self._hits, self._mask(self._moved)
+        if not self._moved:
+            return self._no_change
+        moved_rows = np.array(sorted(self._moved), dtype=np.int64)
+        self._ptr, self._rows, changed = kernel.intervening_delta(
+            units.xy, units.base, self._a, self._t, self._hits, self._mask(self._moved), moved_rows,
+            self._ptr, self._rows,
+        )  # fmt: skip
+        return np.asarray(changed)
+
+    def _reassemble(self, units: UnitTable, prev: SightBatch, changed: BoolArray) -> SightBatch:
+        """The new batch: ``prev`` with the pairs the changes touched re-assembled."""
+        visible, level, hidden = prev.visible.copy(), prev.level.copy(), prev.hidden.copy()
+        arc, distance, unit_screen = prev.arc.copy(), prev.distance.copy(), prev.unit_screen.copy()
+        kernel.assemble_update(
+            units.xy, units.base, units.size, units.facing, self._a, self._t, self._fraction,
+            self._screen, self._ptr, self._rows, changed, self._mask(self._touched),
+            visible, level, hidden, arc, distance, unit_screen,
+        )  # fmt: skip
+        return SightBatch(
+            ids=units.ids,
+            attackers=self._a,
+            targets=self._t,
+            visible=visible,
+            cover_fraction=self._fraction,
+            level=level,
+            hidden=hidden,
+            arc=arc,
+            distance=distance,
+            intervening_ptr=self._ptr,
+            intervening_idx=self._rows,
+            obstacle_screen=self._screen,
+            unit_screen=unit_screen,
         )
 
     def _mask(self, rows: set[int]) -> BoolArray:

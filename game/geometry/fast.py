@@ -18,8 +18,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cached_property
-from typing import Any
 
 import numpy as np
 import shapely
@@ -116,48 +114,54 @@ class SightBatch:
     def __len__(self) -> int:
         return len(self.attackers)
 
-    @cached_property
-    def _columns(self) -> tuple[list[Any], ...]:
-        """The arrays :meth:`facts` reads, as Python lists (made on the first question: reading
-        numpy scalars one by one cost more than converting a whole batch, and a refreshed batch
-        is asked about a few pairs)."""
-        return (
-            self.attackers.tolist(),
-            self.targets.tolist(),
-            self.visible.tolist(),
-            self.cover_fraction.tolist(),
-            self.level.tolist(),
-            self.intervening_ptr.tolist(),
-            self.intervening_idx.tolist(),
-            self.hidden.tolist(),
-            self.arc.tolist(),
-            self.distance.tolist(),
-        )
-
     def intervening(self, k: int) -> tuple[int, ...]:
         """Rows of the units intervening in pair ``k``, nearest the attacker first."""
-        ptr, rows = self._columns[5:7]
-        return tuple(rows[ptr[k] : ptr[k + 1]])
+        ptr = self.intervening_ptr
+        return tuple(self.intervening_idx[ptr.item(k) : ptr.item(k + 1)].tolist())
 
     def facts(self, k: int) -> SightFacts:
-        """Pair ``k`` as :class:`SightFacts`."""
-        attackers, targets, visible, fraction, level, ptr, rows, hidden, arc, distance = self._columns
+        """Pair ``k`` as :class:`SightFacts`.
+
+        Reads the pair's own entries (``ndarray.item``: a Python scalar, no numpy scalar in
+        between); nothing is converted for the whole batch, so a batch refreshed after every
+        move and asked about a few pairs costs O(1) per question, not O(pairs).
+        """
         ids = self.ids
+        ptr = self.intervening_ptr
+        rows = self.intervening_idx[ptr.item(k) : ptr.item(k + 1)].tolist()
         return SightFacts(  # positionally (keywords cost a third more): the fields in order
-            ids[attackers[k]],
-            ids[targets[k]],
-            visible[k],
-            fraction[k],
-            LEVELS[level[k]],
-            tuple([ids[u] for u in rows[ptr[k] : ptr[k + 1]]]),
-            hidden[k],
-            ARCS[arc[k]],
-            distance[k],
+            ids[self.attackers.item(k)],
+            ids[self.targets.item(k)],
+            self.visible.item(k),
+            self.cover_fraction.item(k),
+            LEVELS[self.level.item(k)],
+            tuple([ids[u] for u in rows]),
+            self.hidden.item(k),
+            ARCS[self.arc.item(k)],
+            self.distance.item(k),
         )
 
     def all_facts(self) -> list[SightFacts]:
         """Every pair as :class:`SightFacts`, in batch order."""
-        return [self.facts(k) for k in range(len(self))]
+        ids = self.ids
+        cols = (self.attackers, self.targets, self.visible, self.cover_fraction, self.level)
+        attackers, targets, visible, fraction, level = (c.tolist() for c in cols)
+        ptr, rows = self.intervening_ptr.tolist(), self.intervening_idx.tolist()
+        hidden, arc, distance = self.hidden.tolist(), self.arc.tolist(), self.distance.tolist()
+        return [
+            SightFacts(
+                ids[attackers[k]],
+                ids[targets[k]],
+                visible[k],
+                fraction[k],
+                LEVELS[level[k]],
+                tuple([ids[u] for u in rows[ptr[k] : ptr[k + 1]]]),
+                hidden[k],
+                ARCS[arc[k]],
+                distance[k],
+            )
+            for k in range(len(self))
+        ]
 
 
 @dataclass(frozen=True)

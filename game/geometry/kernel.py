@@ -1123,9 +1123,129 @@ def intervening_update(
     return _ranked_rows(xy, a, n_pairs, n, borrowed(hits))
 
 
+@kernel(types.Tuple((OUT_I1, OUT_I1, OUT_B1))(F2, F1, I1, I1, OUT_B2, B1, I1, I1, I1))
+def intervening_delta(
+    xy: FloatArray,
+    base: FloatArray,
+    a: IntArray,
+    t: IntArray,
+    hits: NDArray[np.bool_],
+    moved: BoolArray,
+    moved_rows: IntArray,
+    old_ptr: IntArray,
+    old_rows: IntArray,
+) -> tuple[IntArray, IntArray, BoolArray]:
+    """:func:`intervening_update` touching only what the moves can change.
+
+    A pair with a moved end has a new corridor: every unit is retested. Any other pair only
+    retests the moved units (``moved_rows``; the capsule test rejects most of them in a few
+    operations), and it *changed* if a moved unit intervenes in it before or after (its
+    entry, or its distance rank, moved). Unchanged pairs copy their ranked rows from the
+    previous CSR (``old_ptr``, ``old_rows``), changed ones are re-ranked from ``hits``.
+
+    Returns:
+        ``(ptr, rows, changed)``: the new CSR (identical to a full recomputation) and the
+        pairs whose intervening units changed.
+    """
+    xy, base, a, t = borrowed(xy), borrowed(base), borrowed(a), borrowed(t)
+    moved, moved_rows = borrowed(moved), borrowed(moved_rows)
+    old_ptr, old_rows, hits = borrowed(old_ptr), borrowed(old_rows), borrowed(hits)
+    n_pairs, n = a.size, base.size
+    changed = np.zeros(n_pairs, dtype=np.bool_)
+    ptr = np.zeros(n_pairs + 1, dtype=np.int64)
+    total = 0
+    for k in range(n_pairs):
+        ak, tk = a[k], t[k]
+        ax, ay, tx, ty, rr = xy[ak, 0], xy[ak, 1], xy[tk, 0], xy[tk, 1], base[tk]
+        if moved[ak] or moved[tk]:
+            changed[k] = True
+            for u in range(n):
+                h = u != ak and u != tk and _corridor_hit(ax, ay, tx, ty, rr, xy[u, 0], xy[u, 1], base[u])
+                hits[k, u] = h
+                if h:
+                    total += 1
+        else:
+            total += old_ptr[k + 1] - old_ptr[k]
+            for j in range(moved_rows.size):
+                u = moved_rows[j]
+                was = hits[k, u]
+                h = u != ak and u != tk and _corridor_hit(ax, ay, tx, ty, rr, xy[u, 0], xy[u, 1], base[u])
+                if was or h:
+                    changed[k] = True
+                    hits[k, u] = h
+                    total += int(h) - int(was)
+        ptr[k + 1] = total
+    rows = np.empty(total, dtype=np.int64)
+    dist = np.empty(max(n, 1))
+    for k in range(n_pairs):
+        lo = ptr[k]
+        if not changed[k]:
+            o = old_ptr[k]
+            for e in range(ptr[k + 1] - lo):
+                rows[lo + e] = old_rows[o + e]
+            continue
+        m = 0
+        ax, ay = xy[a[k], 0], xy[a[k], 1]
+        for u in range(n):
+            if hits[k, u]:
+                du = math.hypot(xy[u, 0] - ax, xy[u, 1] - ay)
+                j = m
+                while j > 0 and dist[j - 1] > du:  # insertion: equal distances keep row order
+                    dist[j] = dist[j - 1]
+                    rows[lo + j] = rows[lo + j - 1]
+                    j -= 1
+                dist[j] = du
+                rows[lo + j] = u
+                m += 1
+    return ptr, rows, changed
+
+
+#: Below this many units :func:`intervening_rows` scans every unit (the grid would not pay).
+_UNIT_GRID_FROM = 48
+
+
+@helper
+def _unit_grid(xy: FloatArray) -> tuple[FloatArray, IntArray, IntArray, IntArray]:
+    """A uniform grid over the units' centres: (origin x, y, cell), (columns, rows), CSR of rows.
+
+    About one unit per cell on average (at most ``4 n + 16`` cells); each cell lists its units
+    in ascending row order. Only a filter: callers test every listed unit exactly.
+    """
+    n = xy.shape[0]
+    x0, y0, x1, y1 = xy[0, 0], xy[0, 1], xy[0, 0], xy[0, 1]
+    for u in range(n):
+        x0, x1 = min(x0, xy[u, 0]), max(x1, xy[u, 0])
+        y0, y1 = min(y0, xy[u, 1]), max(y1, xy[u, 1])
+    w, h = max(x1 - x0, 1e-6), max(y1 - y0, 1e-6)
+    cell = max(math.sqrt(w * h / n), w / (2.0 * n + 4.0), h / (2.0 * n + 4.0), 1e-6)
+    nx, ny = int(w / cell) + 1, int(h / cell) + 1
+    grid_f = np.array([x0, y0, cell])
+    grid_i = np.array([nx, ny], dtype=np.int64)
+    cell_of = np.empty(n, dtype=np.int64)
+    ptr = np.zeros(nx * ny + 1, dtype=np.int64)
+    for u in range(n):
+        i = min(int((xy[u, 0] - x0) / cell), nx - 1)
+        j = min(int((xy[u, 1] - y0) / cell), ny - 1)
+        cell_of[u] = i * ny + j
+        ptr[cell_of[u] + 1] += 1
+    for c in range(nx * ny):
+        ptr[c + 1] += ptr[c]
+    fill = ptr[:-1].copy()
+    item = np.empty(n, dtype=np.int64)
+    for u in range(n):  # ascending rows: each cell's list stays in row order
+        item[fill[cell_of[u]]] = u
+        fill[cell_of[u]] += 1
+    return grid_f, grid_i, ptr, item
+
+
 @kernel(types.Tuple((OUT_I1, OUT_I1))(F2, F1, I1, I1))
 def intervening_rows(xy: FloatArray, base: FloatArray, a: IntArray, t: IntArray) -> tuple[IntArray, IntArray]:
     """Per pair (``a[k]``, ``t[k]``) the intervening units, nearest the attacker first (ties by row).
+
+    Broad phase: from :data:`_UNIT_GRID_FROM` units on, only the units whose grid cells meet
+    the capsule of the pair's sight segment (radius: target base + largest base, plus the
+    exact test's margins) are tested; a unit farther from the segment cannot pass
+    :func:`_corridor_hit`'s capsule test, so the answer is the full scan's.
 
     Returns:
         ``(ptr, rows)`` in CSR form.
@@ -1138,6 +1258,14 @@ def intervening_rows(xy: FloatArray, base: FloatArray, a: IntArray, t: IntArray)
     rows = np.empty(max(4 * n_pairs, 16), dtype=np.int64)
     dist_owner = np.empty(max(n, 1))
     dist = borrowed(dist_owner)
+    use_grid = n >= _UNIT_GRID_FROM
+    max_base = 0.0
+    for u in range(n):
+        if not (math.isfinite(xy[u, 0]) and math.isfinite(xy[u, 1]) and math.isfinite(base[u])):
+            use_grid = False
+        else:
+            max_base = max(max_base, base[u])
+    grid_f, grid_i, grid_ptr, grid_item = _unit_grid(xy if use_grid else xy[:1])
     total = 0
     for k in range(n_pairs):
         ak, tk = a[k], t[k]
@@ -1148,17 +1276,40 @@ def intervening_rows(xy: FloatArray, base: FloatArray, a: IntArray, t: IntArray)
                 grown[i] = rows[i]
             rows = grown
         m = 0
-        for u in range(n):
-            if u != ak and u != tk and _corridor_hit(ax, ay, tx, ty, rr, xy[u, 0], xy[u, 1], base[u]):
-                du = math.hypot(xy[u, 0] - ax, xy[u, 1] - ay)
-                j = m
-                while j > 0 and dist[j - 1] > du:  # insertion: equal distances keep row order
-                    dist[j] = dist[j - 1]
-                    rows[total + j] = rows[total + j - 1]
-                    j -= 1
-                dist[j] = du
-                rows[total + j] = u
-                m += 1
+        if use_grid:
+            w = (rr + max_base) * (1.0 + 1e-6) + 1e-6
+            col0, col1 = _capsule_columns(grid_f, grid_i, ax, tx, w)
+            for col in range(col0, col1 + 1):
+                row0, row1 = _capsule_rows(grid_f, grid_i, col, ax, ay, tx, ty, w)
+                for c in range(col * grid_i[1] + row0, col * grid_i[1] + row1 + 1):
+                    for e in range(grid_ptr[c], grid_ptr[c + 1]):
+                        u = grid_item[e]
+                        if u in (ak, tk):
+                            continue
+                        if not _corridor_hit(ax, ay, tx, ty, rr, xy[u, 0], xy[u, 1], base[u]):
+                            continue
+                        du = math.hypot(xy[u, 0] - ax, xy[u, 1] - ay)
+                        j = m
+                        # cells come in any order: equal distances are ordered by row explicitly
+                        while j > 0 and (dist[j - 1] > du or (dist[j - 1] == du and rows[total + j - 1] > u)):
+                            dist[j] = dist[j - 1]
+                            rows[total + j] = rows[total + j - 1]
+                            j -= 1
+                        dist[j] = du
+                        rows[total + j] = u
+                        m += 1
+        else:
+            for u in range(n):
+                if u != ak and u != tk and _corridor_hit(ax, ay, tx, ty, rr, xy[u, 0], xy[u, 1], base[u]):
+                    du = math.hypot(xy[u, 0] - ax, xy[u, 1] - ay)
+                    j = m
+                    while j > 0 and dist[j - 1] > du:  # insertion: equal distances keep row order
+                        dist[j] = dist[j - 1]
+                        rows[total + j] = rows[total + j - 1]
+                        j -= 1
+                    dist[j] = du
+                    rows[total + j] = u
+                    m += 1
         total += m
         ptr[k + 1] = total
     keep_alive((dist_owner,))
@@ -1182,6 +1333,51 @@ def corridor_hits(xy: FloatArray, base: FloatArray, pa: IntArray, pt: IntArray, 
 
 
 # ---------------------------------------------------------------------------- assembly
+@inline
+def _assemble_pair(
+    k: int,
+    xy: FloatArray,
+    base: FloatArray,
+    size: FloatArray,
+    facing: FloatArray,
+    a: IntArray,
+    t: IntArray,
+    fraction: FloatArray,
+    obstacle_screen: BoolArray,
+    ptr: IntArray,
+    rows: IntArray,
+    visible: BoolArray,
+    level: NDArray[np.int8],
+    hidden: BoolArray,
+    arc: NDArray[np.int8],
+    distance: FloatArray,
+    unit_screen: BoolArray,
+) -> None:
+    """Write pair ``k``'s derived fields (see :func:`assemble`)."""
+    ak, tk = a[k], t[k]
+    f = fraction[k]
+    visible[k] = f < 1.0
+    level[k] = (
+        (f >= LIGHT_FROM) + (f > MEDIUM_ABOVE) + (f > HEAVY_ABOVE) + (f > NEAR_TOTAL_ABOVE) + (f >= 1.0)
+    )
+    unit_screen[k] = False
+    for e in range(ptr[k], ptr[k + 1]):
+        u = rows[e]
+        gap = math.hypot(xy[u, 0] - xy[tk, 0], xy[u, 1] - xy[tk, 1]) - base[u] - base[tk]
+        if size[u] >= size[tk] and gap <= HIDDEN_GAP + TOUCH_TOL:
+            unit_screen[k] = True
+            break
+    has_cover = f >= LIGHT_FROM or ptr[k + 1] > ptr[k]
+    hidden[k] = has_cover and (obstacle_screen[k] or unit_screen[k])
+    dx, dy = xy[ak, 0] - xy[tk, 0], xy[ak, 1] - xy[tk, 1]
+    distance[k] = math.hypot(dx, dy)
+    if dx == 0.0 and dy == 0.0:
+        arc[k] = 0
+    else:
+        rel = abs((math.atan2(dy, dx) * _DEG - facing[tk] + 180.0) % 360.0 - 180.0)
+        arc[k] = (rel > FRONT_HALF_ANGLE + 1e-9) + (rel > SIDE_LIMIT + 1e-9)
+
+
 @kernel(types.Tuple((OUT_B1, OUT_I8, OUT_B1, OUT_I8, OUT_F1, OUT_B1))(F2, F1, F1, F1, I1, I1, F1, B1, I1, I1))
 def assemble(
     xy: FloatArray,
@@ -1209,25 +1405,47 @@ def assemble(
     distance = np.empty(n_pairs)
     unit_screen = np.zeros(n_pairs, dtype=np.bool_)
     for k in range(n_pairs):
-        ak, tk = a[k], t[k]
-        f = fraction[k]
-        visible[k] = f < 1.0
-        level[k] = (
-            (f >= LIGHT_FROM) + (f > MEDIUM_ABOVE) + (f > HEAVY_ABOVE) + (f > NEAR_TOTAL_ABOVE) + (f >= 1.0)
-        )
-        for e in range(ptr[k], ptr[k + 1]):
-            u = rows[e]
-            gap = math.hypot(xy[u, 0] - xy[tk, 0], xy[u, 1] - xy[tk, 1]) - base[u] - base[tk]
-            if size[u] >= size[tk] and gap <= HIDDEN_GAP + TOUCH_TOL:
-                unit_screen[k] = True
-                break
-        has_cover = f >= LIGHT_FROM or ptr[k + 1] > ptr[k]
-        hidden[k] = has_cover and (obstacle_screen[k] or unit_screen[k])
-        dx, dy = xy[ak, 0] - xy[tk, 0], xy[ak, 1] - xy[tk, 1]
-        distance[k] = math.hypot(dx, dy)
-        if dx == 0.0 and dy == 0.0:
-            arc[k] = 0
-        else:
-            rel = abs((math.atan2(dy, dx) * _DEG - facing[tk] + 180.0) % 360.0 - 180.0)
-            arc[k] = (rel > FRONT_HALF_ANGLE + 1e-9) + (rel > SIDE_LIMIT + 1e-9)
+        _assemble_pair(
+            k, xy, base, size, facing, a, t, fraction, obstacle_screen, ptr, rows,
+            visible, level, hidden, arc, distance, unit_screen,
+        )  # fmt: skip
     return visible, level, hidden, arc, distance, unit_screen
+
+
+@kernel(
+    types.none(
+        F2, F1, F1, F1, I1, I1, F1, B1, I1, I1, B1, B1,
+        OUT_B1, OUT_I8, OUT_B1, OUT_I8, OUT_F1, OUT_B1,
+    )
+)  # fmt: skip
+def assemble_update(
+    xy: FloatArray,
+    base: FloatArray,
+    size: FloatArray,
+    facing: FloatArray,
+    a: IntArray,
+    t: IntArray,
+    fraction: FloatArray,
+    obstacle_screen: BoolArray,
+    ptr: IntArray,
+    rows: IntArray,
+    changed: BoolArray,
+    touched: BoolArray,
+    visible: BoolArray,
+    level: NDArray[np.int8],
+    hidden: BoolArray,
+    arc: NDArray[np.int8],
+    distance: FloatArray,
+    unit_screen: BoolArray,
+) -> None:
+    """:func:`assemble` in place, for the pairs ``changed[k]`` or with an end in ``touched``.
+
+    Every other pair's derived fields depend only on what did not change (its ends, its cover
+    fraction and screen, its intervening units), so the arrays then equal a full assembly.
+    """
+    for k in range(a.size):
+        if changed[k] or touched[a[k]] or touched[t[k]]:
+            _assemble_pair(
+                k, xy, base, size, facing, a, t, fraction, obstacle_screen, ptr, rows,
+                visible, level, hidden, arc, distance, unit_screen,
+            )  # fmt: skip

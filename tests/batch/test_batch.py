@@ -140,6 +140,11 @@ def test_the_5v5_benchmark_scenario_plays_under_its_own_ruleset():
 def test_heap_is_settled_once_per_process(monkeypatch):
     import gc
 
+    from game.battlefield.arena import static_geometry
+
+    # A fresh map cache: earlier tests in this worker may have filled the shared duel mesh's
+    # bounded attachment cache, and evicting those (frozen) entries would lower the count.
+    static_geometry.cache_clear()
     monkeypatch.setattr(batch, "_SETTLED_IN", None)
     job = plan(seeds=[3], scenario=str(DUEL), policies={"red": "random", "blue": "random"})[0]
     row = run_battle(job)

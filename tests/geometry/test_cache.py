@@ -66,3 +66,32 @@ def test_cache_questions() -> None:
         cache.facts(2, 2)
     cache.set_units(units.with_unit(0, xy=(1.0, 1.0)))
     assert_same_batch(cache.batch, index.all_pairs(cache.units))
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 12))
+def test_incremental_refresh_equals_full_assembly_in_a_crowd(seed: int, n_moves: int) -> None:
+    """Many units, moves into each other's sight lines: every array equals a fresh batch."""
+    obstacles, units = random_scene(seed, 4, 24)
+    index = SightIndex(obstacles, MAP_W, MAP_H)
+    cache = SightCache(index, units)
+    rng = np.random.default_rng(seed ^ 0xC20D)
+    for _ in range(n_moves):
+        i = int(rng.integers(0, len(units)))
+        j = int(rng.integers(0, len(units)))
+        # half the moves land next to another unit's centre, so into sight lines through it
+        near = units.xy[j] + rng.normal(0.0, 0.8, 2)
+        far = rng.uniform((0, 0), (MAP_W, MAP_H))
+        xy = tuple(float(v) for v in (near if rng.random() < 0.5 else far))
+        facing = float(rng.uniform(0, 360)) if rng.random() < 0.5 else None
+        cache.move_unit(i, (xy[0], xy[1]), None, facing)
+        units = units.with_unit(i, xy=(xy[0], xy[1]), facing=facing)
+        got, want = cache.batch, index.all_pairs(units)
+        for name in ("intervening_ptr", "intervening_idx", "visible", "level", "hidden", "arc"):
+            np.testing.assert_array_equal(getattr(got, name), getattr(want, name), err_msg=name)
+        for name in ("distance", "unit_screen"):  # obstacle_screen: the cache computes all
+            np.testing.assert_array_equal(getattr(got, name), getattr(want, name), err_msg=name)
+        np.testing.assert_allclose(got.cover_fraction, want.cover_fraction, atol=1e-12)
+    assert [f.intervening for f in cache.batch.all_facts()] == [
+        cache.batch.facts(k).intervening for k in range(len(cache.batch))
+    ]

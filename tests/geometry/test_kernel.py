@@ -256,3 +256,23 @@ def test_cache_goes_to_a_temporary_directory_when_nothing_else_is_writable(
     monkeypatch.setattr(jit.tempfile, "TemporaryFile", refuse)
     jit._cache_fallback()
     assert numba.config.CACHE_DIR.startswith(jit.tempfile.gettempdir())  # type: ignore[attr-defined]
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(48, 160), st.booleans())
+def test_intervening_grid_broad_phase_equals_scanning_every_unit(seed: int, n: int, far: bool) -> None:
+    """From 48 units intervening_rows filters by a unit grid: same rows, same order, ties included."""
+    rng = np.random.default_rng(seed)
+    xy = rng.uniform(0.0, 30.0, (n, 2))
+    xy[: n // 4] = np.round(xy[: n // 4])  # equal distances (ties are ordered by row)
+    xy[n // 4 : n // 4 + 3] = xy[0]  # coincident units
+    if far:  # a removed unit parked far away stretches the grid
+        xy[-1] = (-1.0e4, -1.0e4)
+    base = rng.choice([0.5, 0.5, 0.75, 1.0], n)
+    a, t = np.nonzero(~np.eye(n, dtype=bool))
+    a, t = a.astype(np.int64), t.astype(np.int64)
+    ptr, rows = kernel.intervening_rows(xy, base, a, t)
+    hits = np.zeros((len(a), n), dtype=bool)
+    want_ptr, want_rows = kernel.intervening_update(xy, base, a, t, hits, np.ones(n, dtype=bool))
+    np.testing.assert_array_equal(ptr, want_ptr)
+    np.testing.assert_array_equal(rows, want_rows)

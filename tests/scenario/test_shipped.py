@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 import shapely
+import yaml
 
 from components.spatial import Posture
 from components.specs import ScenarioSpec
@@ -30,7 +31,7 @@ from game.scenario import (
 from game.scenario.yaml_source import parse_yaml
 
 SCENARIOS_DIR = DEFAULT_PROFILES_PATH.parent
-SHIPPED = ["duel", "street", "hedgerows", "firing-line", "skirmish-5v5"]
+SHIPPED = ["duel", "street", "hedgerows", "firing-line", "village-battle", "skirmish-5v5"]
 SHIPPED_PATHS = [SCENARIOS_DIR / f"{name}.yaml" for name in SHIPPED]
 PROFILE_NAMES = {"trooper", "recruit", "veteran", "swashbuckler", "heavy", "marksman"}
 
@@ -169,6 +170,26 @@ def test_benchmark_scenario_shape() -> None:
     assert 20 <= len(spec.obstacles) <= 30
     heights = {o.height for o in spec.obstacles}
     assert {HEIGHT_NAMES["low"], HEIGHT_NAMES["high"]} <= heights and len(heights) >= 4
+
+
+def test_big_battle_shape() -> None:
+    """Issue 17: at least 30 a side, mixed profiles, the village map; as scale.py generates it."""
+    import sys
+
+    spec = _load(SCENARIOS_DIR / "village-battle.yaml")
+    village = _load(SCENARIOS_DIR / "skirmish-5v5.yaml")
+    assert [sum(u.side == s for u in spec.units) for s in spec.sides] == [40, 40]
+    for side in spec.sides:
+        assert len({u.profile for u in spec.units if u.side == side}) >= 5
+    assert spec.obstacles == village.obstacles
+    sys.path.insert(0, str(SCENARIOS_DIR.parent / "benchmarks"))
+    try:
+        from scale import MAP, army_yaml  # type: ignore[import-not-found]
+    finally:
+        sys.path.pop(0)
+    generated = yaml.safe_load(army_yaml(MAP, 40))["units"]
+    shipped = yaml.safe_load((SCENARIOS_DIR / "village-battle.yaml").read_text())["units"]
+    assert generated == shipped
 
 
 # ---- against the real rulesets and scenarios/profiles.yaml ---------------------------
