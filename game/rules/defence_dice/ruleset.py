@@ -76,6 +76,7 @@ from components.state import Health
 from game.core.battle import Battle, Flow
 from game.core.commands import Attack, Decision, Maneuver, Modifier, Option
 from game.dice.aims import AIM_DIE_SIZES, AimOdds, land_odds, parse_aimline
+from game.rules import mechanics as mech
 from game.rules.base import Ruleset, StrictModel, UnitSetup
 from game.rules.defence_dice.commands import MemoryBlock
 
@@ -278,6 +279,68 @@ class DefenceDiceRuleset(Ruleset):
     source: ClassVar[str] = "defence-dice-and-cover-units.txt"
     Stats: ClassVar[type[StrictModel]] = DDStats
     Options: ClassVar[type[StrictModel]] = DDOptions
+
+    # ---- mechanics: what batch results count per side (game/rules/mechanics.py) ----------------
+    mechanics: ClassVar[tuple[mech.Mechanic, ...]] = (
+        mech.ATTACKS,
+        mech.Mechanic(
+            "hidden_attacks",
+            "attacks with the extra die for a hidden attacker",
+            mech.event("attack", credit="attacker", modifiers=mech.has_modifier("hidden")),
+        ),
+        mech.Mechanic(
+            "dodge_saves",
+            "attack dice on an aim the target's dodge dice show (no hit), by the target",
+            mech.items("defense", "outcome", result="dodged"),
+        ),
+        mech.Mechanic(
+            "cover_saves",
+            "attack dice on an aim a cover roll shows (sent to the cover unit), by the target",
+            mech.items("defense", "outcome", result="cover"),
+        ),
+        mech.Mechanic(
+            "cover_unit_hits",
+            "hits a unit took for standing in the way (cover unit), by the cover unit",
+            mech.items("defense", "outcome", item_credit="unit", result="cover"),
+        ),
+        mech.Mechanic(
+            "armour_saves",
+            "hits an Armour(a-b) memory blocked, by the unit hit",
+            mech.event(
+                "block", still_hits=False, memory=mech.Predicate(lambda m, e, stats: _is_armour(stats, e, m))
+            ),
+        ),
+        mech.Mechanic(
+            "block_saves",
+            "hits a Block(N) memory blocked, by the unit hit",
+            mech.event(
+                "block",
+                still_hits=False,
+                memory=mech.Predicate(lambda m, e, stats: not _is_armour(stats, e, m)),
+            ),
+        ),
+        mech.Mechanic(
+            "blocked_still_hit",
+            "blocks a control or concussive attack went through anyway",
+            mech.event("block", still_hits=True),
+        ),
+        mech.Mechanic(
+            "dodge_rerolls",
+            "dodge dice rerolled after moving, by the mover",
+            mech.event("defence_dice", kind="dodge", reason=lambda r: r != "encounter start"),
+        ),
+        mech.Mechanic(
+            "cover_rolls",
+            "cover dice rolled for a unit standing in the way, by the cover unit",
+            mech.event("defence_dice", kind="cover"),
+        ),
+        mech.Mechanic(
+            "memories_lost",
+            "memories replaced by fight or flight, by the unit that lost them",
+            mech.event("damage"),
+        ),
+    )
+    # ---- end of mechanics ----------------------------------------------------------------------
 
     @property
     def aim_die(self) -> int:
@@ -683,6 +746,12 @@ class DefenceDiceRuleset(Ruleset):
         key = (uid, blocker.name)
         self.state(battle).block_used[key] = self.state(battle).block_used.get(key, 0) + 1
         return blocker
+
+
+def _is_armour(stats: mech.StatsOf, event: mech.Event, memory: Any) -> bool:
+    """Whether the memory named in a ``block`` event is an Armour(a-b) memory of its unit."""
+    block: DDStats = stats(str(event.get("unit")))
+    return any(m.name == memory and m.armour is not None for m in block.memories)
 
 
 __all__ = ["DDOptions", "DDStats", "DDWeapon", "DefenceDiceRuleset", "Memory"]
