@@ -5,18 +5,19 @@ Contract:
   :class:`game.rules.base.Ruleset`): every mechanic of its rule text that a battle can
   fire. A :class:`Mechanic` has a ``name`` (snake_case, the stem of the batch CSV
   column ``<name>_<side>``), a one-line ``description`` and a :class:`Tally`.
-- A tally counts from the event log alone (``command`` events included): it names the
-  event types it reads and maps those events, in log order, to how often each unit
-  fired the mechanic (the unit credited is documented in the description: the actor,
-  or the unit a thing happened to). Where an event names a stat-block entry (a memory,
-  a weapon) the tally may look the unit's stat block up through ``stats(uid)``.
-  Counting never draws dice and never changes the match, so a log counts the same
-  live, in a worker process, or read back from a file.
+- A tally counts from the event log (``command`` events included): it names the event
+  types it reads and maps those events, in log order, to how often each unit fired the
+  mechanic (the unit credited is documented in the description: the actor, or the unit
+  a thing happened to). Beyond the log it may read only :class:`Facts`: each unit's stat
+  block (where an event names a memory or a weapon) and the scenario (obstacles, bases,
+  sizes: :func:`moves_into_cover` replays the logged positions and asks the exact cover
+  model). Counting never draws dice and never changes the match, so a log counts the
+  same live, in a worker process, or read back from a file with the scenario.
 - The builders cover the common shapes so that a new event needs one line:
   :func:`event` (one count per matching event), :func:`command` (per matching
   command), :func:`items` (per matching entry of a list field), :func:`turns` (per
-  turn of the unit whose summed events fall in a range) and :func:`again` (a repeat
-  by the same unit since a reset event). ``where`` values are literals (equality),
+  turn of the unit whose summed events fall in a range), :func:`again` (a repeat by
+  the same unit since a reset event) and :func:`moves_into_cover`. ``where`` values are literals (equality),
   sets (membership) or predicates such as :func:`has_modifier`.
 - :data:`LEGACY` are the nine command counters the batch CSV had before rulesets
   declared their mechanics; the batch keeps their columns, with the same meaning,
@@ -31,10 +32,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from components.spatial import EYE_FRACTION, POSTURE_HEIGHT, Posture
+from components.specs import ScenarioSpec
+from game.geometry.model import FRACTION_SNAP, LIGHT_FROM, snap_fraction
+from game.geometry.reference import sight_profile
+
 #: One logged event (a JSON object of the event log).
 Event = Mapping[str, Any]
-#: The stat block of a unit, by id (``Battle.stats``).
-StatsOf = Callable[[str], Any]
 #: How a tally names the unit an event credits: a field name, or a function of the event.
 Credit = str | Callable[[Event], str | None]
 
@@ -47,16 +51,28 @@ def _no_stats(uid: str) -> Any:
 
 
 @dataclass(frozen=True)
+class Facts:
+    """What a tally may read beyond the log: stat blocks by unit id, and the scenario."""
+
+    stats: Callable[[str], Any] = _no_stats
+    spec: ScenarioSpec | None = None
+
+
+#: No facts beyond the log.
+NO_FACTS = Facts()
+
+
+@dataclass(frozen=True)
 class Tally:
     """Counts one mechanic: reads events of ``types`` and returns unit -> times fired."""
 
     types: frozenset[str]
-    fn: Callable[[Sequence[Event], StatsOf], Counter[str]]
+    fn: Callable[[Sequence[Event], Facts], Counter[str]]
 
-    def __call__(self, events: Iterable[Event], stats: StatsOf = _no_stats) -> Counter[str]:
+    def __call__(self, events: Iterable[Event], facts: Facts = NO_FACTS) -> Counter[str]:
         """Count over ``events`` (any events; those of other types are skipped)."""
         mine = [e for e in events if e.get("type") in self.types]
-        return self.fn(mine, stats)
+        return self.fn(mine, facts)
 
 
 @dataclass(frozen=True)
@@ -75,11 +91,11 @@ class Mechanic:
 
 
 # --------------------------------------------------------------------------- matching
-def _matches(obj: Mapping[str, Any], where: Sequence[tuple[str, Any]], stats: StatsOf) -> bool:
+def _matches(obj: Mapping[str, Any], where: Sequence[tuple[str, Any]], facts: Facts) -> bool:
     for key, want in where:
         got = obj.get(key)
         if isinstance(want, Predicate):
-            ok = want.test(got, obj, stats)
+            ok = want.test(got, obj, facts)
         elif callable(want):
             ok = bool(want(got))
         elif isinstance(want, (set, frozenset)):
@@ -96,9 +112,9 @@ def _matches(obj: Mapping[str, Any], where: Sequence[tuple[str, Any]], stats: St
 
 @dataclass(frozen=True)
 class Predicate:
-    """A ``where`` test that may also read the whole object and the stat blocks."""
+    """A ``where`` test that may also read the whole object and the :class:`Facts`."""
 
-    test: Callable[[Any, Mapping[str, Any], StatsOf], bool]
+    test: Callable[[Any, Mapping[str, Any], Facts], bool]
 
 
 def present(value: Any) -> bool:
@@ -146,10 +162,10 @@ def event(type_: str, *, credit: Credit = "unit", **where: Any) -> Tally:
     """One count per ``type_`` event whose fields match ``where``, for the unit in ``credit``."""
     conds = tuple(where.items())
 
-    def count(events: Sequence[Event], stats: StatsOf) -> Counter[str]:
+    def count(events: Sequence[Event], facts: Facts) -> Counter[str]:
         out: Counter[str] = Counter()
         for e in events:
-            if _matches(e, conds, stats):
+            if _matches(e, conds, facts):
                 uid = _credit(e, credit)
                 if uid is not None:
                     out[uid] += 1
@@ -162,11 +178,11 @@ def command(type_: str, **where: Any) -> Tally:
     """One count per applied command of ``type_`` whose fields match ``where``, for its unit."""
     conds = (("type", type_), *where.items())
 
-    def count(events: Sequence[Event], stats: StatsOf) -> Counter[str]:
+    def count(events: Sequence[Event], facts: Facts) -> Counter[str]:
         out: Counter[str] = Counter()
         for e in events:
             cmd = e.get("command")
-            if isinstance(cmd, Mapping) and _matches(cmd, conds, stats):
+            if isinstance(cmd, Mapping) and _matches(cmd, conds, facts):
                 uid = _credit(e, "unit")
                 if uid is not None:
                     out[uid] += 1
@@ -184,14 +200,14 @@ def items(
     """
     conds = tuple(where.items())
 
-    def count(events: Sequence[Event], stats: StatsOf) -> Counter[str]:
+    def count(events: Sequence[Event], facts: Facts) -> Counter[str]:
         out: Counter[str] = Counter()
         for e in events:
             entries = e.get(field)
             if not isinstance(entries, list):
                 continue
             for entry in entries:
-                if isinstance(entry, Mapping) and _matches(entry, conds, stats):
+                if isinstance(entry, Mapping) and _matches(entry, conds, facts):
                     uid = _credit(entry, item_credit) if item_credit else _credit(e, credit)
                     if uid is not None:
                         out[uid] += 1
@@ -216,7 +232,7 @@ def turns(
     conds = tuple(where.items())
     measure = amount or (lambda e: 1.0)
 
-    def count(events: Sequence[Event], stats: StatsOf) -> Counter[str]:
+    def count(events: Sequence[Event], facts: Facts) -> Counter[str]:
         out: Counter[str] = Counter()
         active: str | None = None
         total = 0.0
@@ -233,7 +249,7 @@ def turns(
             elif t == "turn_end":
                 close()
                 active, total = None, 0.0
-            elif active is not None and e.get("unit") == active and _matches(e, conds, stats):
+            elif active is not None and e.get("unit") == active and _matches(e, conds, facts):
                 total += float(measure(e))
         close()
         return out
@@ -246,13 +262,13 @@ def again(type_: str, *, reset: str, credit: Credit = "unit", **where: Any) -> T
     ``reset`` event (e.g. a second defence against the same attack)."""
     conds = tuple(where.items())
 
-    def count(events: Sequence[Event], stats: StatsOf) -> Counter[str]:
+    def count(events: Sequence[Event], facts: Facts) -> Counter[str]:
         out: Counter[str] = Counter()
         seen: set[str] = set()
         for e in events:
             if e.get("type") == reset:
                 seen.clear()
-            elif _matches(e, conds, stats):
+            elif _matches(e, conds, facts):
                 uid = _credit(e, credit)
                 if uid is None:
                     continue
@@ -268,17 +284,85 @@ def combined(*tallies: Tally) -> Tally:
     """The sum of several tallies (e.g. a mechanic logged by two kinds of event)."""
     types = frozenset().union(*(t.types for t in tallies))
 
-    def count(events: Sequence[Event], stats: StatsOf) -> Counter[str]:
+    def count(events: Sequence[Event], facts: Facts) -> Counter[str]:
         out: Counter[str] = Counter()
         for t in tallies:
-            out.update(t(events, stats))
+            out.update(t(events, facts))
         return out
 
     return Tally(types, count)
 
 
+#: Event types that put a unit at the point in their ``to`` field.
+MOVE_EVENTS = frozenset({"move", "step", "retreat", "dodge_move", "interpose"})
+#: Event types that change a unit's posture to their ``to`` field.
+POSTURE_EVENTS = frozenset({"posture", "drop_prone", "knockdown"})
+
+
+def moves_into_cover(type_: str, *, against: str = "defense", field: str = "attacker") -> Tally:
+    """One count per ``type_`` move after which the mover is in cover (light or better) from
+    the unit it was reacting to, and more hidden from it than before the move.
+
+    The unit reacted to is the ``field`` of the mover's last ``against`` event (for a dodge
+    move: the attacker of its dodge). Positions and postures are replayed from
+    ``match_start`` and every move and posture event; the hidden share of the mover's
+    silhouette is the exact cover model's (:func:`game.geometry.reference.sight_profile`)
+    over the scenario's obstacles (:attr:`Facts.spec`, which this tally needs).
+    """
+    watched = frozenset({"match_start", against}) | MOVE_EVENTS | POSTURE_EVENTS
+
+    def count(events: Sequence[Event], facts: Facts) -> Counter[str]:
+        out: Counter[str] = Counter()
+        if not events:
+            return out
+        if facts.spec is None:
+            raise LookupError("this tally needs the scenario (Facts.spec), and none was given")
+        spec = facts.spec
+        pos: dict[str, tuple[float, float]] = {}
+        posture: dict[str, str] = {}
+        foe: dict[str, str] = {}
+        for e in events:
+            t, uid = e.get("type"), e.get("unit")
+            if t == "match_start":
+                for u in e.get("units", ()):
+                    pos[u["id"]] = (float(u["at"][0]), float(u["at"][1]))
+                    posture[u["id"]] = str(u["posture"])
+            elif t == against and isinstance(uid, str) and isinstance(e.get(field), str):
+                foe[uid] = e[field]
+            elif t in POSTURE_EVENTS and isinstance(uid, str):
+                posture[uid] = str(e["to"])
+            elif t in MOVE_EVENTS and isinstance(uid, str):
+                to = (float(e["to"][0]), float(e["to"][1]))
+                other = foe.get(uid)
+                if t == type_ and other in pos and uid in pos:
+                    before = _hidden(spec, pos, posture, other, uid, pos[uid])
+                    after = _hidden(spec, pos, posture, other, uid, to)
+                    if after >= LIGHT_FROM and after > before + FRACTION_SNAP:
+                        out[uid] += 1
+                pos[uid] = to
+        return out
+
+    return Tally(frozenset({type_}) | watched, count)
+
+
+def _hidden(
+    spec: ScenarioSpec,
+    pos: Mapping[str, tuple[float, float]],
+    posture: Mapping[str, str],
+    attacker: str,
+    target: str,
+    at: tuple[float, float],
+) -> float:
+    """The share of ``target``'s silhouette at ``at`` hidden from ``attacker`` (1: out of sight)."""
+    units = {u.id: u for u in spec.units}
+    a, t = units[attacker], units[target]
+    eye = EYE_FRACTION * POSTURE_HEIGHT[Posture(posture[attacker])] * a.size
+    height = POSTURE_HEIGHT[Posture(posture[target])] * t.size
+    return snap_fraction(sight_profile(spec.obstacles, pos[attacker], eye, at, t.base, height).fraction)
+
+
 def count_all(
-    mechanics: Sequence[Mechanic], events: Sequence[Event], stats: StatsOf = _no_stats
+    mechanics: Sequence[Mechanic], events: Sequence[Event], facts: Facts = NO_FACTS
 ) -> dict[str, Counter[str]]:
     """Mechanic name -> unit -> times fired, reading the log once per event type."""
     by_type: dict[str, list[Event]] = {}
@@ -295,7 +379,7 @@ def count_all(
             mine = by_type.get(only, [])
         else:
             mine = [e for e in events if e.get("type") in types]
-        out[m.name] = m.tally.fn(mine, stats)
+        out[m.name] = m.tally.fn(mine, facts)
     return out
 
 
@@ -359,8 +443,10 @@ __all__ = [
     "FOLLOWS",
     "INTERPOSES",
     "LEGACY",
+    "NO_FACTS",
     "PARRIES",
     "RETREATS",
+    "Facts",
     "Mechanic",
     "Predicate",
     "Tally",
@@ -372,6 +458,7 @@ __all__ = [
     "field_above",
     "has_modifier",
     "items",
+    "moves_into_cover",
     "present",
     "truthy",
     "turns",

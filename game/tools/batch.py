@@ -41,7 +41,7 @@ from typing import Any
 from components.specs import ScenarioSpec
 from game.core.errors import ScenarioError, SkirmishError
 from game.core.events import atomic_write_text
-from game.rules.mechanics import LEGACY, Mechanic, count_all
+from game.rules.mechanics import LEGACY, Facts, Mechanic, count_all
 from game.tools.session import Session, Setup, StuckMatch
 
 #: Per-side counters every row has, whatever the ruleset (from the logged commands), in column order.
@@ -319,7 +319,7 @@ def battle_row(match: Any, job: BattleJob, commands: int) -> dict[str, Any]:
             if src is not None:
                 damage[src] += sum(abs(int(v)) for v in e["deltas"].values())
     mechanics = row_mechanics(match.ruleset_name)
-    fired = count_all(mechanics, events, match.stats)
+    fired = count_all(mechanics, events, Facts(match.stats, match.spec))
     outcome = match.outcome
     winner = outcome.winner if outcome.winner is not None else "draw"
     row: dict[str, Any] = {

@@ -118,9 +118,9 @@ def test_builders_count_events_items_turns_and_repeats():
 
 def test_a_predicate_may_read_the_stat_block():
     armour = {"mail"}
-    is_armour = mech.Predicate(lambda memory, e, stats: memory in stats(e["unit"]).armour)
+    is_armour = mech.Predicate(lambda memory, e, facts: memory in facts.stats(e["unit"]).armour)
     tally = mech.event("block", memory=is_armour)
-    assert tally(LOG, lambda uid: SimpleNamespace(armour=armour)) == Counter({"a": 1})
+    assert tally(LOG, mech.Facts(lambda uid: SimpleNamespace(armour=armour))) == Counter({"a": 1})
     with pytest.raises(LookupError):
         tally(LOG)  # no stat blocks given
 
@@ -178,11 +178,8 @@ def test_rows_keep_the_old_columns_and_add_the_rulesets_mechanics(stem, tmp_path
     spec = load_scenario(str(SHIPPED[stem]))
     side = {u.id: u.side for u in spec.units}
     units = {u.id: u for u in spec.units}
-    fired = mech.count_all(
-        batch.row_mechanics(row["ruleset"]),
-        read_log(log),
-        lambda uid: resolve_stats(spec, units[uid], row["ruleset"]),
-    )
+    facts = mech.Facts(lambda uid: resolve_stats(spec, units[uid], row["ruleset"]), spec)
+    fired = mech.count_all(batch.row_mechanics(row["ruleset"]), read_log(log), facts)
     for m in batch.row_mechanics(row["ruleset"]):
         for s in ("red", "blue"):
             want = sum(v for uid, v in fired[m.name].items() if side[uid] == s)
@@ -239,3 +236,38 @@ def test_skirmish_rulesets_lists_the_mechanics():
     info = json.loads(res.output)
     for name in RULESET_NAMES:
         assert [m["name"] for m in info[name]["mechanics"]] == [m.name for m in ruleset_class(name).mechanics]
+
+
+WALLED = """
+name: walled
+ruleset: ap-pool
+map: {width: 20, height: 12}
+obstacles:
+  - {id: wall, height: high, polygon: [[8, 4], [8.5, 4], [8.5, 8], [8, 8]]}
+units:
+  - {id: a, side: red, at: [1.0, 6.0]}
+  - {id: d, side: blue, at: [12.0, 9.5]}
+"""
+
+
+def test_moves_into_cover_replays_positions_and_asks_the_cover_model(tmp_path):
+    path = tmp_path / "walled.yaml"
+    path.write_text(WALLED, encoding="utf-8")
+    spec = load_scenario(str(path))
+    log = [
+        {"type": "match_start", "units": [
+            {"id": "a", "at": [1.0, 6.0], "posture": "standing"},
+            {"id": "d", "at": [12.0, 9.5], "posture": "standing"},
+        ]},
+        {"type": "defense", "unit": "d", "attacker": "a", "kind": "dodge", "success": True},
+        {"type": "dodge_move", "unit": "d", "from": [12.0, 9.5], "to": [12.0, 6.0]},  # behind the wall
+        {"type": "defense", "unit": "d", "attacker": "a", "kind": "dodge", "success": True},
+        {"type": "dodge_move", "unit": "d", "from": [12.0, 6.0], "to": [12.0, 9.5]},  # out again
+        {"type": "move", "unit": "a", "from": [1.0, 6.0], "to": [12.0, 1.0]},
+        {"type": "defense", "unit": "d", "attacker": "a", "kind": "dodge", "success": True},
+        {"type": "dodge_move", "unit": "d", "from": [12.0, 9.5], "to": [12.0, 6.5]},  # a moved: still seen
+    ]  # fmt: skip
+    tally = mech.moves_into_cover("dodge_move")
+    assert tally(log, mech.Facts(spec=spec)) == Counter({"d": 1})
+    with pytest.raises(LookupError):
+        tally(log)  # no scenario given

@@ -317,6 +317,11 @@ class ApPoolRuleset(Ruleset):
         ),
         mech.DODGE_MOVES,
         mech.Mechanic(
+            "dodge_moves_into_cover",
+            "dodge moves ending in cover (light or better) from the attacker, more hidden than before",
+            mech.moves_into_cover("dodge_move"),
+        ),
+        mech.Mechanic(
             "glancing_hits",
             "hits that did no wounds (damage at most armour), by the unit hit",
             mech.event("glancing"),

@@ -307,7 +307,7 @@ class DefenceDiceRuleset(Ruleset):
             "armour_saves",
             "hits an Armour(a-b) memory blocked, by the unit hit",
             mech.event(
-                "block", still_hits=False, memory=mech.Predicate(lambda m, e, stats: _is_armour(stats, e, m))
+                "block", still_hits=False, memory=mech.Predicate(lambda m, e, facts: _is_armour(facts, e, m))
             ),
         ),
         mech.Mechanic(
@@ -316,7 +316,7 @@ class DefenceDiceRuleset(Ruleset):
             mech.event(
                 "block",
                 still_hits=False,
-                memory=mech.Predicate(lambda m, e, stats: not _is_armour(stats, e, m)),
+                memory=mech.Predicate(lambda m, e, facts: not _is_armour(facts, e, m)),
             ),
         ),
         mech.Mechanic(
@@ -748,9 +748,9 @@ class DefenceDiceRuleset(Ruleset):
         return blocker
 
 
-def _is_armour(stats: mech.StatsOf, event: mech.Event, memory: Any) -> bool:
+def _is_armour(facts: mech.Facts, event: mech.Event, memory: Any) -> bool:
     """Whether the memory named in a ``block`` event is an Armour(a-b) memory of its unit."""
-    block: DDStats = stats(str(event.get("unit")))
+    block: DDStats = facts.stats(str(event.get("unit")))
     return any(m.name == memory and m.armour is not None for m in block.memories)
 
 
