@@ -224,8 +224,8 @@ class GurpsRuleset(GurpsReactions, Ruleset):
         ),
         mech.Mechanic(
             "acrobatic_dodges",
-            "Acrobatic Dodges (Acrobatics roll for +2/-2), by the dodger",
-            mech.command("Defend", acrobatic=True),
+            "Acrobatic Dodges (an Acrobatics roll for +2/-2), sacrificial ones included, by the dodger",
+            mech.event("check", purpose="Acrobatics roll (acrobatic dodge)"),
         ),
         mech.DROPS,
         mech.INTERPOSES,
