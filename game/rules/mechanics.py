@@ -299,7 +299,7 @@ MOVE_EVENTS = frozenset({"move", "step", "retreat", "dodge_move", "interpose"})
 POSTURE_EVENTS = frozenset({"posture", "drop_prone", "knockdown"})
 
 
-def moves_into_cover(type_: str, *, against: str = "defense", field: str = "attacker") -> Tally:
+def moves_into_cover(type_: str, *, against: str = "defence", field: str = "attacker") -> Tally:
     """One count per ``type_`` move after which the mover is in cover (light or better) from
     the unit it was reacting to, and more hidden from it than before the move.
 

@@ -46,10 +46,10 @@ LOG: list[dict[str, object]] = [
     {"type": "attack", "attacker": "a", "target": "b", "result": "critical success", "hits": 2,
      "modifiers": [{"source": "hidden", "value": 1}, {"source": "2 in the way", "value": -8}]},
     cmd("b", "Defend", kind="dodge", retreat_to=[1.0, 2.0], drop=False, acrobatic=True),
-    {"type": "defense", "unit": "b", "kind": "dodge", "success": False,
+    {"type": "defence", "unit": "b", "kind": "dodge", "success": False,
      "outcome": [{"aim": 3, "result": "dodged"}, {"aim": 5, "result": "cover", "unit": "c"}]},
     cmd("b", "Defend", kind="parry", retreat_to=None, drop=False),
-    {"type": "defense", "unit": "b", "kind": "parry", "success": True},
+    {"type": "defence", "unit": "b", "kind": "parry", "success": True},
     cmd("a", "Follow", to=[2.0, 2.0]),
     {"type": "move", "unit": "a", "ap": 1},
     {"type": "ap", "unit": "a", "spent": 1, "reason": "move"},
@@ -96,11 +96,11 @@ def test_builders_count_events_items_turns_and_repeats():
     assert mech.event("attack", credit="attacker", modifiers=mech.has_modifier("hidden"))(LOG) == {"a": 1}
     way = mech.has_modifier(pattern=r"\d+ in the way")
     assert mech.event("attack", credit="attacker", modifiers=way)(LOG) == {"a": 1}
-    assert mech.event("defense", kind={"dodge", "parry"})(LOG) == Counter({"b": 2})
+    assert mech.event("defence", kind={"dodge", "parry"})(LOG) == Counter({"b": 2})
     assert mech.command("Defend", acrobatic=True)(LOG) == Counter({"b": 1})
     # List entries: credited to the event's unit, or to the entry's own unit.
-    assert mech.items("defense", "outcome", result="dodged")(LOG) == Counter({"b": 1})
-    assert mech.items("defense", "outcome", item_credit="unit", result="cover")(LOG) == Counter({"c": 1})
+    assert mech.items("defence", "outcome", result="dodged")(LOG) == Counter({"b": 1})
+    assert mech.items("defence", "outcome", item_credit="unit", result="cover")(LOG) == Counter({"c": 1})
     # Per turn: a's first turn spent 2 AP, b's turn 2 (a's reaction on b's turn is not b's),
     # a's second turn 3, of which the all-out defence is excluded here.
     spent = mech.turns("ap", amount=lambda e: e["spent"], at_least=2, reason=lambda r: r != "all-out defence")
@@ -109,7 +109,7 @@ def test_builders_count_events_items_turns_and_repeats():
     run = mech.turns("move", amount=lambda e: e["ap"], at_least=2)
     assert hustle(LOG) == Counter({"a": 1}) and run(LOG) == Counter({"b": 1})
     # A second defence by the same unit before the next attack.
-    assert mech.again("defense", reset="attack", kind={"dodge", "parry"})(LOG) == Counter({"b": 1})
+    assert mech.again("defence", reset="attack", kind={"dodge", "parry"})(LOG) == Counter({"b": 1})
     assert mech.event("damage", deltas=mech.field_above("stun"))(LOG) == Counter({"b": 1})
     assert mech.event("damage", deltas=mech.field_above("wounds"))(LOG) == Counter()
     both = mech.combined(crits, mech.command("Follow", to=mech.present))
@@ -259,12 +259,12 @@ def test_moves_into_cover_replays_positions_and_asks_the_cover_model(tmp_path):
             {"id": "a", "at": [1.0, 6.0], "posture": "standing"},
             {"id": "d", "at": [12.0, 9.5], "posture": "standing"},
         ]},
-        {"type": "defense", "unit": "d", "attacker": "a", "kind": "dodge", "success": True},
+        {"type": "defence", "unit": "d", "attacker": "a", "kind": "dodge", "success": True},
         {"type": "dodge_move", "unit": "d", "from": [12.0, 9.5], "to": [12.0, 6.0]},  # behind the wall
-        {"type": "defense", "unit": "d", "attacker": "a", "kind": "dodge", "success": True},
+        {"type": "defence", "unit": "d", "attacker": "a", "kind": "dodge", "success": True},
         {"type": "dodge_move", "unit": "d", "from": [12.0, 6.0], "to": [12.0, 9.5]},  # out again
         {"type": "move", "unit": "a", "from": [1.0, 6.0], "to": [12.0, 1.0]},
-        {"type": "defense", "unit": "d", "attacker": "a", "kind": "dodge", "success": True},
+        {"type": "defence", "unit": "d", "attacker": "a", "kind": "dodge", "success": True},
         {"type": "dodge_move", "unit": "d", "from": [12.0, 9.5], "to": [12.0, 6.5]},  # a moved: still seen
     ]  # fmt: skip
     tally = mech.moves_into_cover("dodge_move")

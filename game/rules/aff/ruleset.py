@@ -371,17 +371,17 @@ class AffRuleset(Ruleset):
         mech.Mechanic(
             "melee_wards",
             "melee attacks the defender's total met or beat (no hit), by the defender",
-            mech.event("defense", kind="melee", success=True),
+            mech.event("defence", kind="melee", success=True),
         ),
         mech.Mechanic(
             "ripostes",
             "defenders who won a melee exchange and struck back",
-            mech.event("defense", riposte=True),
+            mech.event("defence", riposte=True),
         ),
         mech.Mechanic(
             "rear_attacks",
             "melee attacks from the defender's rear arc (-2), by the defender",
-            mech.event("defense", kind="melee", modifiers=mech.has_modifier("attacked from the rear")),
+            mech.event("defence", kind="melee", modifiers=mech.has_modifier("attacked from the rear")),
         ),
         mech.Mechanic(
             "armour_protections",
@@ -397,22 +397,22 @@ class AffRuleset(Ruleset):
         mech.Mechanic(
             "shield_bonuses",
             "protection rolls with a shield's bonus, by the unit hit",
-            mech.event("defense", modifiers=mech.has_modifier("shield")),
+            mech.event("defence", modifiers=mech.has_modifier("shield")),
         ),
         mech.Mechanic(
             "armour_training_bonuses",
             "armour rolls with the Armour Training talent's +1, by the unit hit",
-            mech.event("defense", modifiers=mech.has_modifier("armour training")),
+            mech.event("defence", modifiers=mech.has_modifier("armour training")),
         ),
         mech.Mechanic(
             "swashbuckler_bonuses",
             "dodge rolls with Swashbuckler's +1 (Ubiquitous Dodging), by the unit hit",
-            mech.event("defense", modifiers=mech.has_modifier("swashbuckler")),
+            mech.event("defence", modifiers=mech.has_modifier("swashbuckler")),
         ),
         mech.Mechanic(
             "harmless_hits",
             "hits whose damage the protection roll cancelled (zero or less), by the unit hit",
-            mech.event("defense", kind={"none", "armour", "dodge"}, success=True),
+            mech.event("defence", kind={"none", "armour", "dodge"}, success=True),
         ),
     )
     # ---- end of mechanics ----------------------------------------------------------------------

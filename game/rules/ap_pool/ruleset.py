@@ -298,7 +298,7 @@ class ApPoolRuleset(Ruleset):
         mech.Mechanic(
             "dodges_made",
             "dodges meeting or beating the attacker's successes, by the dodger",
-            mech.event("defense", kind="dodge", success=True),
+            mech.event("defence", kind="dodge", success=True),
         ),
         mech.Mechanic(
             "dodges_body",

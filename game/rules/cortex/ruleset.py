@@ -422,7 +422,7 @@ class CortexRuleset(Ruleset):
             "attack and defence rolls at the multiple-action step penalty",
             mech.combined(
                 mech.event("attack", credit="attacker", modifiers=mech.has_modifier("multiple actions")),
-                mech.event("defense", modifiers=mech.has_modifier("multiple actions")),
+                mech.event("defence", modifiers=mech.has_modifier("multiple actions")),
             ),
         ),
         mech.Mechanic(
@@ -482,24 +482,24 @@ class CortexRuleset(Ruleset):
         mech.Mechanic(
             "pitch_black_attacks",
             "attacks in pitch black (the lowest innate roll nearby is hit)",
-            mech.event("defense", credit="attacker", kind="pitch_black"),
+            mech.event("defence", credit="attacker", kind="pitch_black"),
         ),
         mech.Mechanic(
             "innate_defences",
             "attacks met by the innate defence (unskilled Agility roll), by the target",
-            mech.event("defense", kind="none", dice=mech.present),
+            mech.event("defence", kind="none", dice=mech.present),
         ),
         mech.Mechanic(
             "static_defences",
             "attacks at Difficulty 3 (rear attack, or not moving around), by the target",
-            mech.event("defense", kind="none", dice=None),
+            mech.event("defence", kind="none", dice=None),
         ),
         mech.DODGES,
         mech.BLOCKS,
         mech.Mechanic(
             "defences_made",
             "dodges and blocks that made the attack miss, by the defender",
-            mech.event("defense", kind={"dodge", "block"}, success=True),
+            mech.event("defence", kind={"dodge", "block"}, success=True),
         ),
         mech.Mechanic(
             "all_out_defences",

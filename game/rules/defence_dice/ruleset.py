@@ -291,17 +291,17 @@ class DefenceDiceRuleset(Ruleset):
         mech.Mechanic(
             "dodge_saves",
             "attack dice on an aim the target's dodge dice show (no hit), by the target",
-            mech.items("defense", "outcome", result="dodged"),
+            mech.items("defence", "outcome", result="dodged"),
         ),
         mech.Mechanic(
             "cover_saves",
             "attack dice on an aim a cover roll shows (sent to the cover unit), by the target",
-            mech.items("defense", "outcome", result="cover"),
+            mech.items("defence", "outcome", result="cover"),
         ),
         mech.Mechanic(
             "cover_unit_hits",
             "hits a unit took for standing in the way (cover unit), by the cover unit",
-            mech.items("defense", "outcome", item_credit="unit", result="cover"),
+            mech.items("defence", "outcome", item_credit="unit", result="cover"),
         ),
         mech.Mechanic(
             "armour_saves",

@@ -196,7 +196,7 @@ class GurpsRuleset(GurpsReactions, Ruleset):
         mech.Mechanic(
             "unaware_defenders",
             "attacks the target could not defend: unaware (rear arc, unseen)",
-            mech.event("defense", kind="none", reason=lambda r: str(r).startswith("unaware")),
+            mech.event("defence", kind="none", reason=lambda r: str(r).startswith("unaware")),
         ),
         mech.DODGES,
         mech.PARRIES,
@@ -204,7 +204,7 @@ class GurpsRuleset(GurpsReactions, Ruleset):
         mech.Mechanic(
             "defences_made",
             "active defences that succeeded (dodge, parry, block), by the defender",
-            mech.event("defense", kind={"dodge", "parry", "block"}, success=True),
+            mech.event("defence", kind={"dodge", "parry", "block"}, success=True),
         ),
         mech.Mechanic(
             "all_out_defences",
@@ -214,7 +214,7 @@ class GurpsRuleset(GurpsReactions, Ruleset):
         mech.Mechanic(
             "second_defences",
             "second defences against one attack under All-Out Defence",
-            mech.again("defense", reset="attack", kind={"dodge", "parry", "block"}),
+            mech.again("defence", reset="attack", kind={"dodge", "parry", "block"}),
         ),
         mech.RETREATS,
         mech.Mechanic(
@@ -232,7 +232,7 @@ class GurpsRuleset(GurpsReactions, Ruleset):
         mech.Mechanic(
             "interposes_made",
             "sacrificial dodges that succeeded (the friend took the attack)",
-            mech.event("defense", kind="sacrificial dodge", success=True),
+            mech.event("defence", kind="sacrificial dodge", success=True),
         ),
         mech.FOLLOWS,
         mech.Mechanic(
