@@ -412,10 +412,23 @@ class CortexRuleset(Ruleset):
         mech.ATTACKS,
         mech.Mechanic(
             "multi_action_turns",
-            "turns in which the unit took two or more actions (all-out defence aside)",
+            "turns in which the unit took two or more actions (forfeits and all-out defence aside)",
             mech.turns(
-                "ap", amount=lambda e: e["spent"], at_least=2, reason=lambda r: r != "all-out defence"
+                "ap",
+                amount=lambda e: e["spent"],
+                at_least=2,
+                reason=lambda r: r != "all-out defence" and not str(r).startswith("declared"),
             ),
+        ),
+        mech.Mechanic(
+            "multi_action_declarations",
+            "rounds the unit declared two or more actions (-1 step to all of them per extra one)",
+            mech.event("actions_declared", actions=lambda n: isinstance(n, int) and n >= 2),
+        ),
+        mech.Mechanic(
+            "declared_in_defence",
+            "declarations made by an active defence, attacked before the unit's turn",
+            mech.event("actions_declared", reason="defence"),
         ),
         mech.Mechanic(
             "multi_action_penalties",

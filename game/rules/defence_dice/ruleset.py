@@ -305,29 +305,33 @@ class DefenceDiceRuleset(Ruleset):
         ),
         mech.Mechanic(
             "armour_saves",
-            "hits an Armour(a-b) memory blocked, by the unit hit",
-            mech.event(
-                "block", still_hits=False, memory=mech.Predicate(lambda m, e, facts: _is_armour(facts, e, m))
-            ),
+            "hits an Armour(a-b) memory on the aimline blocked, by the unit hit",
+            mech.event("block", kind="armour", still_hits=False),
         ),
         mech.Mechanic(
             "block_saves",
-            "hits a Block(N) memory blocked, by the unit hit",
-            mech.event(
-                "block",
-                still_hits=False,
-                memory=mech.Predicate(lambda m, e, facts: not _is_armour(facts, e, m)),
-            ),
+            "hits on a Block memory it blocked itself (immune), by the unit hit",
+            mech.event("block", kind="itself", still_hits=False),
+        ),
+        mech.Mechanic(
+            "blocks_for_others",
+            "hits on an ordinary memory a Block(N) memory blocked for it, by the unit hit",
+            mech.event("block", kind="another", still_hits=False),
         ),
         mech.Mechanic(
             "blocked_still_hit",
-            "blocks a control or concussive attack went through anyway",
+            "blocks a control or concussive attack went through anyway, by the unit hit",
             mech.event("block", still_hits=True),
         ),
         mech.Mechanic(
             "dodge_rerolls",
             "dodge dice rerolled after moving, by the mover",
             mech.event("defence_dice", kind="dodge", reason=lambda r: r != "encounter start"),
+        ),
+        mech.Mechanic(
+            "dodge_dice_kept",
+            "moves after which the unit kept its dodge dice (it may reroll, not must), by the mover",
+            mech.event("dodge_kept"),
         ),
         mech.Mechanic(
             "cover_rolls",
@@ -746,12 +750,6 @@ class DefenceDiceRuleset(Ruleset):
         key = (uid, blocker.name)
         self.state(battle).block_used[key] = self.state(battle).block_used.get(key, 0) + 1
         return blocker
-
-
-def _is_armour(facts: mech.Facts, event: mech.Event, memory: Any) -> bool:
-    """Whether the memory named in a ``block`` event is an Armour(a-b) memory of its unit."""
-    block: DDStats = facts.stats(str(event.get("unit")))
-    return any(m.name == memory and m.armour is not None for m in block.memories)
 
 
 __all__ = ["DDOptions", "DDStats", "DDWeapon", "DefenceDiceRuleset", "Memory"]
