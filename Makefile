@@ -9,7 +9,7 @@ export SDL_AUDIODRIVER ?= dummy
 export MPLBACKEND ?= Agg
 export PYGAME_HIDE_SUPPORT_PROMPT = 1
 
-.PHONY: demo test test-all lint typecheck contracts check bench soak soak-ci clean venv
+.PHONY: demo test test-all lint typecheck contracts check bench soak soak-ci clean venv fairness
 
 venv: $(STAMP)
 
@@ -22,6 +22,10 @@ $(STAMP): pyproject.toml
 ## The main job: AI-vs-AI battles on the shipped 5v5 scenario, headless.
 demo: $(STAMP)
 	$(BIN)/skirmish battle scenarios/skirmish-5v5.yaml -n 40 --seed 1 --red cautious --blue aggressive --out out/demo --log out/demo/logs
+
+## Are the shipped scenarios fair? Mirror-AI battles, one Markdown table (docs/scenarios.md).
+fairness: $(STAMP)
+	$(BIN)/skirmish fairness scenarios/*.yaml -n 200 --policy cautious --policy aggressive --check
 
 ## The test suite (slow soak tests run in their short CI form).
 test: $(STAMP)

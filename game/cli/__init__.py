@@ -25,6 +25,7 @@ SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
     "los": ("game.cli.los", "los", "Line of sight and cover between two units."),
     "odds": ("game.cli.odds", "odds", "Exact odds of a defence under a ruleset."),
     "battle": ("game.cli.battle", "battle", "Run headless AI-vs-AI battles."),
+    "fairness": ("game.cli.fairness", "fairness", "Mirror-AI win shares of scenarios, as a Markdown table."),
     "replay": ("game.cli.replay", "replay", "Verify (or view) a recorded battle."),
     "reach": ("game.cli.reach", "reach", "The exact region a unit can move to."),
     "path": ("game.cli.path", "path", "Whether a unit may move to a point, and the path."),

@@ -12,7 +12,8 @@ Contract (issue 6, DESIGN §4):
 - Output: a tqdm bar on stderr; ``battles.csv`` (one row per battle, columns in
   ``docs/batch.md``) and three PNG plots in ``--out`` (default ``out/<scenario>``);
   a summary table on stdout (per-side win rate with its 95 % Wilson interval,
-  draws, mean rounds); then where every output went.
+  draws, mean rounds) and how often each side fired each mechanic of the ruleset
+  (total and per battle); then where every output went.
 - ``--compare A B``: A and B are two rulesets (played on SCENARIO) or two scenario
   files (SCENARIO may then be left out); both run on the same seeds and the
   report ends with the difference in the first side's win rate, A − B, with its
@@ -291,9 +292,9 @@ def battle(
     progress: bool,
 ) -> None:
     """Run N headless AI-vs-AI battles of SCENARIO and report who wins, and by how much."""
-    from game.rules import RULESET_NAMES
+    from game.rules import RULESET_NAMES, ruleset_class
     from game.tools import batch
-    from game.tools.stats import newcombe, summarize, summary_table
+    from game.tools.stats import mechanic_totals, mechanics_table, newcombe, summarize, summary_table
 
     if n < 1:
         raise BadInput("-n", f"the number of battles must be at least 1, not {n}")
@@ -362,6 +363,8 @@ def battle(
         head = f"{v.spec.name} under {v.ruleset}" + (f" [{v.label}]" if v.label else "")
         click.echo(head)
         click.echo(summary_table(sm, shown))
+        names = [m.name for m in ruleset_class(v.ruleset).mechanics]
+        click.echo(mechanics_table(mechanic_totals(by_variant[v.label], v.spec.sides, names), v.spec.sides))
         click.echo("")
     if len(summaries) == 2:
         a, b = summaries

@@ -1,7 +1,8 @@
 """``skirmish rulesets``: list the rulesets, the rule text each implements, and its options.
 
 Contract: prints one block per ruleset (name, source file, one-line summary, every option
-with its type and default, and the stat-block fields profiles give it); ``--json`` prints the
+with its type and default, the stat-block fields profiles give it, and the names of the
+mechanics batch results count, ``Ruleset.mechanics``); ``--json`` prints the
 same as one JSON object keyed by ruleset name. Never imports pygame.
 """
 
@@ -50,6 +51,7 @@ def describe_rulesets() -> dict[str, dict[str, Any]]:
             "summary": doc[0] if doc else "",
             "options": _fields(cls.Options),
             "stats": [f["name"] for f in _fields(cls.Stats)],
+            "mechanics": [{"name": m.name, "description": m.description} for m in cls.mechanics],
         }
     return info
 
@@ -74,4 +76,5 @@ def rulesets(as_json: bool) -> None:
         else:
             click.echo("  options: none")
         click.echo(f"  stat fields: {', '.join(d['stats'])}")
+        click.echo(f"  mechanics counted by battle: {', '.join(m['name'] for m in d['mechanics'])}")
         click.echo("")

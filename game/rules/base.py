@@ -24,6 +24,9 @@ Contract:
   ``game.rules.unit_state``), its reaction windows and limits (:attr:`Ruleset.reaction_limits`,
   :attr:`Ruleset.choice_bindings`, ``game.rules.limits``) and its ``skirmish odds`` query
   (a module ``game.rules.ODDS_QUERIES`` names, ``game.rules.odds``).
+- ``mechanics`` declares the ruleset's mechanics (:class:`~game.rules.mechanics.Mechanic`:
+  name, description, a tally over the event log), so batch results can say how often
+  each fired per side.
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ from components.state import Health
 from game.core.battle import Battle, Flow
 from game.core.commands import Attack, Maneuver, Option
 from game.rules.limits import Binding, Reaction
+from game.rules.mechanics import Mechanic
 
 T = TypeVar("T")
 
@@ -104,6 +108,9 @@ class Ruleset(ABC):
     reaction_limits: ClassVar[tuple[Reaction, ...]] = ()
     #: Choices that bind a unit for a window, as this ruleset logs them.
     choice_bindings: ClassVar[tuple[Binding, ...]] = ()
+    #: Every mechanic of the rule text a battle can fire, each with how the event log counts
+    #: it (:mod:`game.rules.mechanics`); batch results report them per side.
+    mechanics: ClassVar[tuple[Mechanic, ...]] = ()
 
     def __init__(self, options: dict[str, Any] | None = None) -> None:
         self.options = self.Options.model_validate(options or {})

@@ -41,23 +41,11 @@ from typing import Any
 from components.specs import ScenarioSpec
 from game.core.errors import ScenarioError, SkirmishError
 from game.core.events import atomic_write_text
+from game.rules.mechanics import LEGACY, Facts, Mechanic, count_all
 from game.tools.session import Session, Setup, StuckMatch
 
-#: Per-side counters taken from the logged commands, in column order.
-COUNTERS = (
-    "attacks",
-    "dodges",
-    "parries",
-    "blocks",
-    "retreats",
-    "drops",
-    "dodge_moves",
-    "interposes",
-    "follows",
-)
-
-#: Defence kinds with their own counter column.
-_DEFENCE_COUNTER = {"dodge": "dodges", "parry": "parries", "block": "blocks"}
+#: Per-side counters every row has, whatever the ruleset (from the logged commands), in column order.
+COUNTERS = tuple(m.name for m in LEGACY)
 
 ROW_DOC = {
     "variant": "name of the compared variant ('' for a plain batch)",
@@ -77,6 +65,8 @@ ROW_DOC = {
     "dodge-and-drops, dodge moves, interpositions and follows",
     "final_hash": "state hash at the end (equal rows mean equal battles)",
     "log": "path of the battle's event log ('' if not kept)",
+    "<mechanic>_<side>": "how often the side fired each further mechanic its ruleset declares "
+    "(Ruleset.mechanics; docs/batch.md lists them)",
 }
 
 
@@ -309,23 +299,27 @@ def _keep_log(match: Any, job: BattleJob) -> None:
         match.log.write(job.log_path)
 
 
+def row_mechanics(ruleset: str) -> tuple[Mechanic, ...]:
+    """The mechanics a row of ``ruleset`` counts: :data:`LEGACY` first, then the ruleset's others."""
+    from game.rules import ruleset_class
+
+    legacy = {m.name for m in LEGACY}
+    return LEGACY + tuple(m for m in ruleset_class(ruleset).mechanics if m.name not in legacy)
+
+
 def battle_row(match: Any, job: BattleJob, commands: int) -> dict[str, Any]:
     """The CSV row of a finished match (columns documented in :data:`ROW_DOC`)."""
     sides = tuple(match.spec.sides)
     side_of = {u: match.side(u) for u in match.units(alive=False)}
-    counts = {s: dict.fromkeys(COUNTERS, 0) for s in sides}
     damage = dict.fromkeys(sides, 0)
-    for e in match.log.events:
-        kind = e["type"]
-        if kind == "command":
-            side = side_of.get(e["unit"])
-            if side is None:
-                continue
-            _count_command(counts[side], e["command"])
-        elif kind == "damage":
+    events = match.log.events
+    for e in events:
+        if e["type"] == "damage":
             src = side_of.get(e.get("source") or "")
             if src is not None:
                 damage[src] += sum(abs(int(v)) for v in e["deltas"].values())
+    mechanics = row_mechanics(match.ruleset_name)
+    fired = count_all(mechanics, events, Facts(match.stats, match.spec))
     outcome = match.outcome
     winner = outcome.winner if outcome.winner is not None else "draw"
     row: dict[str, Any] = {
@@ -347,34 +341,23 @@ def battle_row(match: Any, job: BattleJob, commands: int) -> dict[str, Any]:
         row[f"survivors_{s}"] = sum(1 for u in alive if side_of[u] == s)
     for s in sides:
         row[f"damage_{s}"] = damage[s]
-    for name in COUNTERS:
+
+    def put(m: Mechanic) -> None:
+        per_side = dict.fromkeys(sides, 0)
+        for uid, times in fired[m.name].items():
+            side = side_of.get(uid)
+            if side is not None:
+                per_side[side] += times
         for s in sides:
-            row[f"{name}_{s}"] = counts[s][name]
+            row[f"{m.name}_{s}"] = per_side[s]
+
+    for m in mechanics[: len(LEGACY)]:
+        put(m)
     row["final_hash"] = match.state_hash()
     row["log"] = job.log_path or ""
+    for m in mechanics[len(LEGACY) :]:  # after the columns rows had before rulesets declared mechanics
+        put(m)
     return row
-
-
-def _count_command(c: dict[str, int], cmd: Mapping[str, Any]) -> None:
-    t = cmd.get("type")
-    if t == "Attack":
-        c["attacks"] += 1
-    elif t == "Defend":
-        counter = _DEFENCE_COUNTER.get(str(cmd.get("kind")))
-        if counter:
-            c[counter] += 1
-        if cmd.get("retreat_to") is not None:
-            c["retreats"] += 1
-        if cmd.get("drop"):
-            c["drops"] += 1
-    elif t == "DodgeMove" and cmd.get("to") is not None:
-        c["dodge_moves"] += 1
-    elif t == "Interpose" and cmd.get("to") is not None:
-        c["interposes"] += 1
-        if cmd.get("drop"):
-            c["drops"] += 1
-    elif t == "Follow" and cmd.get("to") is not None:
-        c["follows"] += 1
 
 
 # --------------------------------------------------------------------------- planning

@@ -12,6 +12,9 @@ Contract:
   :class:`Summary`: per-side wins, draws, mean rounds and, when the policies were
   swapped between sides, per-policy wins. :func:`summary_table` formats it as
   plain text for the terminal.
+- :func:`mechanic_totals` adds up the ``<mechanic>_<side>`` columns of the rows (how often
+  each side fired each mechanic of the ruleset); :func:`mechanics_table` formats them with
+  the mean per battle.
 - Everything here is pure and deterministic; nothing draws random numbers.
 """
 
@@ -193,4 +196,41 @@ def summary_table(summary: Summary, policies: Mapping[str, str] | None = None) -
     for pol, w in summary.policy_wins.items():
         lines.append(f"{('policy ' + pol)[:22]:<22}{w.k:>6}  {w}")
     lines.append(f"mean rounds {summary.mean_rounds:.2f} (sd {summary.sd_rounds:.2f})")
+    return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class MechanicTotal:
+    """How often each side fired one mechanic over ``n`` battles."""
+
+    name: str
+    totals: dict[str, int]
+    n: int
+
+    def mean(self, side: str) -> float:
+        """Times per battle for ``side`` (0 for no battles)."""
+        return self.totals.get(side, 0) / self.n if self.n else 0.0
+
+
+def mechanic_totals(
+    rows: Sequence[Mapping[str, Any]], sides: Sequence[str], names: Sequence[str]
+) -> list[MechanicTotal]:
+    """Sum the ``<name>_<side>`` columns over ``rows`` for each mechanic name (empty cells: 0)."""
+    out = []
+    for name in names:
+        totals = {s: sum(int(r.get(f"{name}_{s}") or 0) for r in rows) for s in sides}
+        out.append(MechanicTotal(name, totals, len(rows)))
+    return out
+
+
+def mechanics_table(totals: Sequence[MechanicTotal], sides: Sequence[str]) -> str:
+    """Mechanic counts as aligned plain text: one line per mechanic, per side total and mean."""
+    width = max([len("mechanic"), *(len(t.name) for t in totals)]) + 2
+    head = f"{'mechanic (total, per battle)':<{width}}"
+    if len(head) > width:
+        width = len(head)
+    lines = [head + "".join(f"{s[:16]:>18}" for s in sides)]
+    for t in totals:
+        cells = "".join(f"{t.totals[s]:>9} ({t.mean(s):6.2f})" for s in sides)
+        lines.append(f"{t.name:<{width}}{cells}")
     return "\n".join(lines)

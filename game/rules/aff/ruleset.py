@@ -80,6 +80,7 @@ from game.dice.aff import (
     roll_under_succeeds,
     track_value,
 )
+from game.rules import mechanics as mech
 from game.rules.base import BlockMemo, Ruleset, StrictModel, UnitSetup
 from game.rules.limits import Binding
 
@@ -353,6 +354,68 @@ class AffRuleset(Ruleset):
     choice_bindings: ClassVar[tuple[Binding, ...]] = (
         Binding("armour-or-dodge", _protection_chosen, "round", lambda o: bool(o.get("ubiquitous"))),
     )
+
+    # ---- mechanics: what batch results count per side (game/rules/mechanics.py) ----------------
+    mechanics: ClassVar[tuple[mech.Mechanic, ...]] = (
+        mech.ATTACKS,
+        mech.Mechanic(
+            "missile_attacks",
+            "missile and thrown attacks (2d6 roll-under), by the attacker",
+            mech.event("attack", credit="attacker", kind={"missile", "thrown"}),
+        ),
+        mech.Mechanic(
+            "shots_into_cover",
+            "missile and thrown attacks on a target in cover, by the target",
+            mech.event("attack", credit="target", modifiers=mech.has_modifier(pattern=r"cover: .*")),
+        ),
+        mech.Mechanic(
+            "melee_wards",
+            "melee attacks the defender's total met or beat (no hit), by the defender",
+            mech.event("defence", kind="melee", success=True),
+        ),
+        mech.Mechanic(
+            "ripostes",
+            "defenders who won a melee exchange and struck back",
+            mech.event("defence", riposte=True),
+        ),
+        mech.Mechanic(
+            "rear_attacks",
+            "melee attacks from the defender's rear arc (-2), by the defender",
+            mech.event("defence", kind="melee", modifiers=mech.has_modifier("attacked from the rear")),
+        ),
+        mech.Mechanic(
+            "armour_protections",
+            "hits met with an armour (and shield) roll, by the unit hit",
+            mech.command("Defend", kind="armour"),
+        ),
+        mech.DODGES,
+        mech.Mechanic(
+            "unprotected_hits",
+            "hits taken with no protection roll, by the unit hit",
+            mech.command("Defend", kind="none"),
+        ),
+        mech.Mechanic(
+            "shield_bonuses",
+            "protection rolls with a shield's bonus, by the unit hit",
+            mech.event("defence", modifiers=mech.has_modifier("shield")),
+        ),
+        mech.Mechanic(
+            "armour_training_bonuses",
+            "armour rolls with the Armour Training talent's +1, by the unit hit",
+            mech.event("defence", modifiers=mech.has_modifier("armour training")),
+        ),
+        mech.Mechanic(
+            "swashbuckler_bonuses",
+            "dodge rolls with Swashbuckler's +1 (Ubiquitous Dodging), by the unit hit",
+            mech.event("defence", modifiers=mech.has_modifier("swashbuckler")),
+        ),
+        mech.Mechanic(
+            "harmless_hits",
+            "hits whose damage the protection roll cancelled (zero or less), by the unit hit",
+            mech.event("defence", kind={"none", "armour", "dodge"}, success=True),
+        ),
+    )
+    # ---- end of mechanics ----------------------------------------------------------------------
 
     @property
     def ubiquitous(self) -> bool:

@@ -57,6 +57,7 @@ from components.state import Health
 from game.core.battle import Battle, Flow
 from game.core.commands import Attack, Decision, Defend, Modifier, Option
 from game.dice.pools import count_successes, p_at_least, successes_pmf
+from game.rules import mechanics as mech
 from game.rules.ap_pool.commands import DodgeMove, PoolDodge
 from game.rules.base import Ruleset, StrictModel, UnitSetup
 from game.rules.limits import Reaction, defence_event
@@ -277,6 +278,56 @@ class ApPoolRuleset(Ruleset):
     @property
     def once_per_round(self) -> bool:
         return bool(getattr(self.options, "dodge_once_per_round", False))
+
+    # ---- mechanics: what batch results count per side (game/rules/mechanics.py) ----------------
+    mechanics: ClassVar[tuple[mech.Mechanic, ...]] = (
+        mech.ATTACKS,
+        mech.Mechanic(
+            "shots_into_cover",
+            "ranged attacks losing dice to the target's cover, by the target",
+            mech.event("attack", credit="target", modifiers=mech.has_modifier(pattern=r".* cover")),
+        ),
+        mech.Mechanic(
+            "shots_through_units",
+            "ranged attacks losing dice to units in the line of fire, by the attacker",
+            mech.event(
+                "attack", credit="attacker", modifiers=mech.has_modifier(pattern=r"\d+ in the line of fire")
+            ),
+        ),
+        mech.DODGES,
+        mech.Mechanic(
+            "dodges_made",
+            "dodges meeting or beating the attacker's successes, by the dodger",
+            mech.event("defence", kind="dodge", success=True),
+        ),
+        mech.Mechanic(
+            "dodges_body",
+            "dodges rolled with Body + Acrobatics",
+            mech.command("Defend", kind="dodge", combo="body"),
+        ),
+        mech.Mechanic(
+            "dodges_mind",
+            "dodges rolled with Mind + Perception",
+            mech.command("Defend", kind="dodge", combo="mind"),
+        ),
+        mech.Mechanic(
+            "dodges_spirit",
+            "dodges rolled with Spirit + Willpower",
+            mech.command("Defend", kind="dodge", combo="spirit"),
+        ),
+        mech.DODGE_MOVES,
+        mech.Mechanic(
+            "dodge_moves_into_cover",
+            "dodge moves ending in cover (light or better) from the attacker, more hidden than before",
+            mech.moves_into_cover("dodge_move"),
+        ),
+        mech.Mechanic(
+            "glancing_hits",
+            "hits that did no wounds (damage at most armour), by the unit hit",
+            mech.event("glancing"),
+        ),
+    )
+    # ---- end of mechanics ----------------------------------------------------------------------
 
     # ---- set-up ------------------------------------------------------------------------------
     @classmethod

@@ -76,6 +76,7 @@ from components.state import Health
 from game.core.battle import Battle, Flow
 from game.core.commands import Attack, Decision, Maneuver, Modifier, Option
 from game.dice.aims import AIM_DIE_SIZES, AimOdds, land_odds, parse_aimline
+from game.rules import mechanics as mech
 from game.rules.base import Ruleset, StrictModel, UnitSetup
 from game.rules.defence_dice.commands import MemoryBlock
 
@@ -278,6 +279,72 @@ class DefenceDiceRuleset(Ruleset):
     source: ClassVar[str] = "defence-dice-and-cover-units.txt"
     Stats: ClassVar[type[StrictModel]] = DDStats
     Options: ClassVar[type[StrictModel]] = DDOptions
+
+    # ---- mechanics: what batch results count per side (game/rules/mechanics.py) ----------------
+    mechanics: ClassVar[tuple[mech.Mechanic, ...]] = (
+        mech.ATTACKS,
+        mech.Mechanic(
+            "hidden_attacks",
+            "attacks with the extra die for a hidden attacker",
+            mech.event("attack", credit="attacker", modifiers=mech.has_modifier("hidden")),
+        ),
+        mech.Mechanic(
+            "dodge_saves",
+            "attack dice on an aim the target's dodge dice show (no hit), by the target",
+            mech.items("defence", "outcome", result="dodged"),
+        ),
+        mech.Mechanic(
+            "cover_saves",
+            "attack dice on an aim a cover roll shows (sent to the cover unit), by the target",
+            mech.items("defence", "outcome", result="cover"),
+        ),
+        mech.Mechanic(
+            "cover_unit_hits",
+            "hits a unit took for standing in the way (cover unit), by the cover unit",
+            mech.items("defence", "outcome", item_credit="unit", result="cover"),
+        ),
+        mech.Mechanic(
+            "armour_saves",
+            "hits an Armour(a-b) memory on the aimline blocked, by the unit hit",
+            mech.event("block", kind="armour", still_hits=False),
+        ),
+        mech.Mechanic(
+            "block_saves",
+            "hits on a Block memory it blocked itself (immune), by the unit hit",
+            mech.event("block", kind="itself", still_hits=False),
+        ),
+        mech.Mechanic(
+            "blocks_for_others",
+            "hits on an ordinary memory a Block(N) memory blocked for it, by the unit hit",
+            mech.event("block", kind="another", still_hits=False),
+        ),
+        mech.Mechanic(
+            "blocked_still_hit",
+            "blocks a control or concussive attack went through anyway, by the unit hit",
+            mech.event("block", still_hits=True),
+        ),
+        mech.Mechanic(
+            "dodge_rerolls",
+            "dodge dice rerolled after moving, by the mover",
+            mech.event("defence_dice", kind="dodge", reason=lambda r: r != "encounter start"),
+        ),
+        mech.Mechanic(
+            "dodge_dice_kept",
+            "moves after which the unit kept its dodge dice (it may reroll, not must), by the mover",
+            mech.event("dodge_kept"),
+        ),
+        mech.Mechanic(
+            "cover_rolls",
+            "cover dice rolled for a unit standing in the way, by the cover unit",
+            mech.event("defence_dice", kind="cover"),
+        ),
+        mech.Mechanic(
+            "memories_lost",
+            "memories replaced by fight or flight, by the unit that lost them",
+            mech.event("damage"),
+        ),
+    )
+    # ---- end of mechanics ----------------------------------------------------------------------
 
     @property
     def aim_die(self) -> int:

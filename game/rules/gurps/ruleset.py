@@ -57,6 +57,7 @@ from components.state import Health
 from game.core.battle import Battle, Flow
 from game.core.commands import Attack, Maneuver, Modifier, Option
 from game.dice.gurps import attack_outcomes, hits_scored, judge, p_success
+from game.rules import mechanics as mech
 from game.rules.base import Ruleset, StrictModel, UnitSetup
 from game.rules.gurps.damage import HP, injury_pmf
 from game.rules.gurps.defence import gap_yards, landing_odds, reach_limit_yards
@@ -170,6 +171,90 @@ class GurpsRuleset(GurpsReactions, Ruleset):
     )
     Options: ClassVar[type[StrictModel]] = GurpsOptions
     options: GurpsOptions
+
+    # ---- mechanics: what batch results count per side (game/rules/mechanics.py) ----------------
+    mechanics: ClassVar[tuple[mech.Mechanic, ...]] = (
+        mech.ATTACKS,
+        mech.Mechanic(
+            "aims", "Aim maneuvers (+Acc next turn), by the aimer", mech.event("maneuver", name=AIM)
+        ),
+        mech.Mechanic(
+            "critical_hits",
+            "attack rolls that were critical successes (no defence)",
+            mech.event("attack", credit="attacker", result="critical success"),
+        ),
+        mech.Mechanic(
+            "critical_misses",
+            "attack rolls that were critical failures",
+            mech.event("attack", credit="attacker", result="critical failure"),
+        ),
+        mech.Mechanic(
+            "rapid_fire_hits",
+            "attacks scoring more than one hit (rapid fire), by the attacker",
+            mech.event("attack", credit="attacker", hits=lambda n: isinstance(n, int) and n > 1),
+        ),
+        mech.Mechanic(
+            "unaware_defenders",
+            "attacks the target could not defend: unaware (rear arc, unseen)",
+            mech.event("defence", kind="none", reason=lambda r: str(r).startswith("unaware")),
+        ),
+        mech.DODGES,
+        mech.PARRIES,
+        mech.BLOCKS,
+        mech.Mechanic(
+            "defences_made",
+            "active defences that succeeded (dodge, parry, block), by the defender",
+            mech.event("defence", kind={"dodge", "parry", "block"}, success=True),
+        ),
+        mech.Mechanic(
+            "all_out_defences",
+            "All-Out Defence (Double Defense) maneuvers",
+            mech.event("maneuver", name=AOD),
+        ),
+        mech.Mechanic(
+            "second_defences",
+            "second defences against one attack under All-Out Defence",
+            mech.again("defence", reset="attack", kind={"dodge", "parry", "block"}),
+        ),
+        mech.RETREATS,
+        mech.Mechanic(
+            "retreat_rolls",
+            "rolls to retreat from the ground (lying down)",
+            mech.event("check", purpose="roll to retreat from the ground"),
+        ),
+        mech.Mechanic(
+            "acrobatic_dodges",
+            "Acrobatic Dodges (an Acrobatics roll for +2/-2), sacrificial ones included, by the dodger",
+            mech.event("check", purpose="Acrobatics roll (acrobatic dodge)"),
+        ),
+        mech.DROPS,
+        mech.INTERPOSES,
+        mech.Mechanic(
+            "interposes_made",
+            "sacrificial dodges that succeeded (the friend took the attack)",
+            mech.event("defence", kind="sacrificial dodge", success=True),
+        ),
+        mech.FOLLOWS,
+        mech.Mechanic(
+            "parry_injuries",
+            "rolls to injure an unarmed attacker after a weapon parry",
+            mech.event("check", purpose=lambda p: "parry injures" in str(p)),
+        ),
+        mech.Mechanic(
+            "dr_stops",
+            "hits that did not penetrate DR, by the unit hit",
+            mech.event("no_penetration"),
+        ),
+        mech.Mechanic("knockdowns", "units knocked down by a major wound", mech.event("knockdown")),
+        mech.Mechanic("stuns", "units stunned (major wound)", mech.event("status", flag="stunned", on=True)),
+        mech.Mechanic(
+            "knockouts",
+            "units falling unconscious (HT rolls at 0 HP or less, major wounds)",
+            mech.event("status", flag="unconscious", on=True),
+        ),
+        mech.Mechanic("deaths", "units killed", mech.event("status", flag="dead", on=True)),
+    )
+    # ---- end of mechanics ----------------------------------------------------------------------
 
     @classmethod
     def default_stats(cls) -> GurpsStats:

@@ -1,0 +1,128 @@
+"""``skirmish fairness``: is each scenario fair when both sides play the same AI?
+
+Contract:
+- ``skirmish fairness SCENARIO... [-n N] [--seed S] [--policy P ...] [--min-decisive D]
+  [--max-battles M] [--workers W] [--threshold T] [--check]`` plays, for every scenario
+  and every policy (default: cautious and aggressive), mirror battles in the scenario's
+  own ruleset (:func:`game.tools.fairness.measure`: at least N battles, more seeds until
+  D are decisive or M were played) and prints one Markdown table on stdout: scenario,
+  ruleset, policy, battles, decisive, each side's wins, the weaker side's share of the
+  decisive battles with its 95 % Wilson interval, and whether it reaches T (default 30 %).
+- A directory argument stands for its ``*.yaml`` files; a profiles file (``profiles.yaml``,
+  as ``scenarios/*.yaml`` expands to) is skipped, as ``skirmish check`` does.
+- ``--check`` exits with status 1 when a row does not reach T. Progress goes to stderr.
+- Bad input (a missing or invalid scenario, an unknown policy, N < 1) exits 2 with one
+  line before any battle is played.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+DEFAULT_POLICIES = ("cautious", "aggressive")
+#: Files with this stem hold shared profiles, not a scenario.
+PROFILES_STEM = "profiles"
+
+
+def scenario_files(args: tuple[str, ...]) -> list[str]:
+    """Scenario paths: each argument once, directories as their ``*.yaml``, profiles files left out."""
+    out: list[str] = []
+    seen: set[Path] = set()
+    for arg in args:
+        p = Path(arg)
+        files = sorted(f for f in p.iterdir() if f.suffix in (".yaml", ".yml")) if p.is_dir() else [p]
+        for f in files:
+            key = f.resolve()
+            if f.stem != PROFILES_STEM and key not in seen:
+                seen.add(key)
+                out.append(str(f))
+    return out
+
+
+@click.command("fairness")
+@click.argument("scenarios", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("-n", "n", type=int, default=200, show_default=True, help="Battles at least, per row.")
+@click.option("--seed", type=int, default=1, show_default=True, help="First seed.")
+@click.option(
+    "--policy",
+    "policies",
+    multiple=True,
+    metavar="NAME",
+    help="Policy both sides play (repeatable) [default: cautious, aggressive].",
+)
+@click.option(
+    "--min-decisive",
+    type=int,
+    default=100,
+    show_default=True,
+    help="Play more seeds until this many battles were decisive.",
+)
+@click.option("--max-battles", type=int, default=2000, show_default=True, help="Battles at most, per row.")
+@click.option("--workers", type=int, default=1, show_default=True, help="Worker processes.")
+@click.option(
+    "--threshold", type=float, default=0.30, show_default=True, help="Pass mark of the weaker side's share."
+)
+@click.option("--check", is_flag=True, help="Exit with status 1 if a row misses the pass mark.")
+@click.option("--progress/--no-progress", default=True, show_default=True, help="Show progress bars.")
+def fairness(
+    scenarios: tuple[str, ...],
+    n: int,
+    seed: int,
+    policies: tuple[str, ...],
+    min_decisive: int,
+    max_battles: int,
+    workers: int,
+    threshold: float,
+    check: bool,
+    progress: bool,
+) -> None:
+    """Mirror-AI battles of each SCENARIO in its own ruleset: does the weaker side win often enough?"""
+    from game.ai import policy_names
+    from game.cli.battle import BadInput
+    from game.tools.batch import BattleFailed, load_spec
+    from game.tools.fairness import markdown_table, measure
+
+    if n < 1:
+        raise BadInput("-n", f"the number of battles must be at least 1, not {n}")
+    if workers < 1:
+        raise BadInput("--workers", f"must be at least 1, not {workers}")
+    if max_battles < n:
+        raise BadInput("--max-battles", f"must be at least -n ({n}), not {max_battles}")
+    if not 0.0 <= threshold <= 0.5:
+        raise BadInput("--threshold", f"a share between 0 and 0.5, not {threshold}")
+    chosen = policies or DEFAULT_POLICIES
+    known = policy_names()
+    for p in chosen:
+        if p not in known or p == "human":
+            raise BadInput("--policy", f"unknown AI policy {p!r}; choose one of {', '.join(known)}")
+    paths = scenario_files(scenarios)
+    if not paths:
+        raise BadInput("SCENARIO", "no scenario files given (profiles files are skipped)")
+    for path in paths:
+        spec = load_spec(path)  # a bad scenario exits 2 here, before any battle
+        if len(spec.sides) < 2:
+            raise BadInput("SCENARIO", f"{path} has {len(spec.sides)} side(s); fairness needs two")
+    rows = []
+    try:
+        for path in paths:
+            for p in chosen:
+                rows.append(
+                    measure(
+                        path,
+                        p,
+                        n=n,
+                        seed=seed,
+                        min_decisive=min_decisive,
+                        max_battles=max_battles,
+                        workers=workers,
+                        progress=progress,
+                    )
+                )
+    except BattleFailed as e:
+        click.echo(f"error: {e}", err=True)
+        raise SystemExit(1) from None
+    click.echo(markdown_table(rows, threshold))
+    if check and not all(r.passes(threshold) for r in rows):
+        raise SystemExit(1)
