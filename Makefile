@@ -57,10 +57,13 @@ bench: $(STAMP)
 soak: $(STAMP)
 	$(BIN)/python benchmarks/soak.py --battles 5000 --jobs 2
 
-## CI's soak: 1,000 full-length random-policy battles over every scenario x ruleset,
-## invariants checked after every command (about 3-4 minutes on 2 cores).
+## CI's soak: 1,000 full-length random-policy battles over every small scenario x ruleset,
+## then 10 battles of the 40v40 village (4 rounds each: a full-length random 40v40 battle takes
+## ~5,000 commands with every invariant checked after each); about 5 minutes on 2 cores.
+SMALL_SCENARIOS := $(filter-out scenarios/profiles.yaml scenarios/village-battle.yaml,$(wildcard scenarios/*.yaml))
 soak-ci: $(STAMP)
-	$(BIN)/python benchmarks/soak.py --battles 1000 --seed 0 --jobs 2 --no-progress
+	$(BIN)/python benchmarks/soak.py --battles 1000 --seed 0 --jobs 2 --no-progress $(addprefix --scenario ,$(SMALL_SCENARIOS))
+	$(BIN)/python benchmarks/soak.py --battles 10 --seed 0 --jobs 2 --no-progress --rounds 4 --scenario scenarios/village-battle.yaml
 
 clean:
 	rm -rf out .pytest_cache .mypy_cache .ruff_cache
