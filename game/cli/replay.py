@@ -12,7 +12,8 @@ Contract (issue 6, DESIGN §4):
   found, is refused (exit 2, ``LOG:1: key: why``), as is an unreadable or malformed log.
 - ``--view`` opens the log in the window viewer instead
   (``game.render.window.view_replay(log_path, spec, events)``, imported only then); if the
-  viewer is not installed it exits 2 with one line.
+  viewer is not installed, or no window can open here (no display:
+  :func:`game.cli.params.require_display`), it exits 2 with one line, at once.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
+
+from game.cli.params import require_display
 
 
 class ViewerMissing(click.ClickException):
@@ -38,6 +41,8 @@ class ViewerMissing(click.ClickException):
 @click.option("--view", is_flag=True, help="Open the battle in the window viewer instead of verifying it.")
 def replay(log: Path, scenario: Path | None, view: bool) -> None:
     """Re-simulate the battle recorded in LOG and verify every event (or --view it)."""
+    if view:
+        require_display("skirmish replay --view")  # at once, before anything is loaded
     from game import __version__
     from game.tools.replay import load, verify
 
