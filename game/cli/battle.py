@@ -190,8 +190,10 @@ def _variants(
                 raise BadInput("SCENARIO", "--compare RULESET_A RULESET_B needs a scenario file")
             arms += [(a, scenario, a), (b, scenario, b)]
         else:
+            from game.scenario.locate import resolve_scenario
+
             for x in (a, b):
-                if x not in RULESET_NAMES and not Path(x).is_file():
+                if x not in RULESET_NAMES and not resolve_scenario(x).is_file():
                     raise BadInput(
                         "--compare",
                         f"{x!r} is neither a ruleset ({', '.join(RULESET_NAMES)}) nor a scenario file",
@@ -200,8 +202,11 @@ def _variants(
                 raise BadInput("--compare", "compare two rulesets or two scenario files, not one of each")
             la, lb = compare_labels(a, b)
             arms += [(la, a, ruleset), (lb, b, ruleset)]
+    from game.scenario.locate import resolve_scenario
+
     out = []
-    for label, path, rs in arms:
+    for label, given, rs in arms:
+        path = str(resolve_scenario(given))  # a shipped scenario may be named
         spec = _load(path, rs)
         name = rs or spec.ruleset
         pols = _policies(spec, red, blue, named, path)

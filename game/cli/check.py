@@ -33,6 +33,7 @@ from game.ai import policy_names
 from game.core.errors import Problem, ScenarioError
 from game.rules import RULESET_NAMES
 from game.scenario import DEFAULT_PROFILES_PATH, check_profiles, load_scenario, scenario_schema
+from game.scenario.locate import resolve_scenario
 
 #: Exit status for invalid input (DESIGN §4).
 EXIT_INVALID = 2
@@ -54,7 +55,7 @@ def _targets(paths: tuple[Path, ...]) -> Iterator[Path | EmptyFolder]:
             if not files:
                 yield EmptyFolder(f"{path}: no scenario files (*.yaml, *.yml) in this folder")
         else:
-            files = [path]
+            files = [resolve_scenario(path)]  # a shipped scenario may be named
         for f in files:
             key = _resolved(f)
             if key not in seen:

@@ -57,7 +57,7 @@ _state: dict[str, Any] = {
 def user_cache_root(environ: Mapping[str, str] | None = None) -> Path:
     """``$XDG_CACHE_HOME/skirmish``, or ``~/.cache/skirmish``."""
     env = os.environ if environ is None else environ
-    base = env.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    base = env.get("XDG_CACHE_HOME") or os.path.join(env.get("HOME") or os.path.expanduser("~"), ".cache")
     return Path(base) / "skirmish"
 
 

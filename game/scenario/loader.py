@@ -3,6 +3,8 @@
 Contract: :func:`load_scenario` / :func:`load_scenario_text` return the validated spec or
 raise :class:`~game.core.errors.ScenarioError` with every problem found (see the package
 docstring); an unknown ``ruleset`` argument is an :class:`~game.core.errors.UnknownName`.
+:func:`load_scenario` accepts a shipped scenario's name for its path
+(:func:`game.scenario.locate.resolve_scenario`); the spec's ``source`` is then the shipped file.
 """
 
 from __future__ import annotations
@@ -13,10 +15,11 @@ from collections.abc import Collection, Iterable
 from pathlib import Path
 
 from components.specs import ScenarioSpec
-from game.core.errors import ScenarioError, UnknownName
+from game.core.errors import Problem, ScenarioError, UnknownName
 from game.core.files import FileRefused, read_capped
 from game.rules import RULESET_NAMES
 from game.scenario.checks import ScenarioChecker
+from game.scenario.locate import resolve_scenario, shipped_names
 from game.scenario.messages import ordered
 from game.scenario.yaml_source import parse_yaml
 
@@ -32,7 +35,7 @@ def load_scenario(
     """Load and validate a scenario file.
 
     Args:
-        path: the YAML file.
+        path: the YAML file, or the name of a shipped scenario (when no such file exists).
         ruleset: overrides the file's ``ruleset:`` (the CLI's ``--ruleset``).
         profiles_path: shared profiles file (default ``scenarios/profiles.yaml``).
         check_rulesets: further rulesets under which every unit's profile must have
@@ -48,13 +51,19 @@ def load_scenario(
         ScenarioError: with every problem found, each located by file:line and key path.
         UnknownName: ``ruleset`` (the argument) is not a ruleset name.
     """
+    file = resolve_scenario(path)
     try:
-        data = read_capped(path, "scenario")
+        data = read_capped(file, "scenario")
     except FileRefused as e:
-        raise ScenarioError([e.problem()]) from None
+        problem = e.problem()
+        # a bare name (no folder, no suffix) was meant as a shipped scenario's: say which exist
+        if e.reason == "no such file" and len(file.parts) == 1 and not file.suffix:
+            names = shipped_names()
+            problem = Problem(problem.source, 0, "", f"no such file (nor a shipped scenario: {names})")
+        raise ScenarioError([problem]) from None
     return load_scenario_text(
         data,
-        str(path),
+        str(file),
         ruleset=ruleset,
         profiles_path=profiles_path,
         check_rulesets=check_rulesets,

@@ -22,6 +22,7 @@ from pydantic import TypeAdapter, ValidationError
 from components.specs import ScenarioSpec, UnitSpec
 from game.core.errors import Problem, ScenarioError, UnknownName
 from game.core.files import FileRefused, read_capped
+from game.core.shipped import PROFILES_PATH
 from game.rules import REGISTRY, RULESET_NAMES, ruleset_class
 from game.rules.base import Ruleset, StrictModel
 from game.scenario.messages import ordered, shown, validation_problems
@@ -29,7 +30,7 @@ from game.scenario.schema import Ident, ProfileBlocks
 from game.scenario.yaml_source import KeyPath, YamlDoc, parse_yaml
 
 #: The shared archetype stat blocks shipped with the project.
-DEFAULT_PROFILES_PATH = Path(__file__).resolve().parents[2] / "scenarios" / "profiles.yaml"
+DEFAULT_PROFILES_PATH = PROFILES_PATH  # inside the installed package (game.core.shipped)
 #: Profile a unit without ``profile:`` uses, if the merged profiles have it for the ruleset.
 DEFAULT_PROFILE = "trooper"
 

@@ -5,8 +5,9 @@ Contract:
 - :func:`warm` imports the kernel modules (:data:`KERNEL_MODULES`; kernels with an explicit
   signature compile when imported) and plays :data:`STEPS` commands of every shipped scenario
   under every ruleset, seed 1, headless (the path kernels compile on their first call, for
-  the argument types they meet, so playing is what reaches them), then calls the entry points
-  battles reach only rarely with scalar arguments. A cold cache prints the
+  the argument types they meet, so playing is what reaches them), asks what the window asks
+  besides (a move's exact reach, a threat map's cover), then calls the entry points battles
+  reach only rarely with scalar arguments. A cold cache prints the
   one line of :mod:`game.core.compiled` before compiling. It returns a :class:`Warmup` (wall
   seconds, kernels compiled, compile seconds, the cache folder), records a full compile's
   time for the next estimate and writes this installation's stamp.
@@ -27,13 +28,17 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from game import __version__
 from game.core import compiled
 from game.core.shipped import shipped_scenarios
 
+if TYPE_CHECKING:
+    from game.tools.session import Session
+
 #: Modules that define numba kernels (a test checks that no other module imports numba).
-KERNEL_MODULES = ("game.geometry.kernel", "game.movement._kernels")
+KERNEL_MODULES = ("game.geometry.envelope", "game.geometry.kernel", "game.movement._kernels")
 #: Commands played on each shipped scenario: enough to move, see and fight on every map.
 STEPS = 80
 #: Seed of the warm-up matches.
@@ -70,6 +75,20 @@ def _stamp() -> Path:
             parts.append(f"{origin}:{st.st_size}:{st.st_mtime_ns}")
     key = hashlib.sha256("\n".join(parts).encode()).hexdigest()[:24]
     return compiled.user_cache_root() / "kernels" / f"{key}.stamp"
+
+
+def _window_queries(session: Session) -> None:
+    """What the window asks besides the battle: the exact reach of a move, a threat map's cover."""
+    import numpy as np
+
+    view, decision = session.view, session.match.pending
+    if decision is None:
+        return
+    uid = decision.unit
+    view.reach(uid, 6.0)()
+    if view.enemies(uid):
+        x, y = view.pos(uid)
+        view.exposure(uid).at(np.array([[x, y], [view.width / 2, view.height / 2]], dtype=np.float64))
 
 
 def _scalar_calls() -> None:
@@ -114,6 +133,7 @@ def warm() -> Warmup:
         for ruleset in RULESET_NAMES:
             with Session.start(path, Setup(ruleset=ruleset, seed=SEED)) as session:
                 session.play(steps=STEPS)
+                _window_queries(session)
     _scalar_calls()
     result = Warmup(
         seconds=time.perf_counter() - t0,
