@@ -4,8 +4,8 @@ The commands are read from the Markdown itself, so a document cannot drift from 
 
 - in fenced blocks, every line starting with ``skirmish`` or ``.venv/bin/skirmish`` (after an
   optional ``$`` prompt), joined with the lines its trailing backslashes continue to;
-- inline code spans starting with ``skirmish`` that carry arguments (a bare ``skirmish
-  check`` in a sentence names the command, it is not one to run).
+- inline code spans starting with ``skirmish`` that carry arguments (``skirmish check`` or
+  ``skirmish odds aff`` in a sentence names a command, it is not one to run).
 
 Not run: ``play`` and ``edit`` (a window waits for a person), ``--view``, a command marked
 ``# interactive``, and synopses, i.e. spans or lines with placeholders (``SCENARIO``,
@@ -75,13 +75,31 @@ class DocCommand:
             return "interactive"
         if any(_PLACEHOLDER.search(w) for w in words[1:]):
             return "a synopsis with placeholders"
-        if self.inline and len(words) <= 2:
+        if self.inline and _only_command_names(words[1:]):
             return "names a command"
         return None
 
     def runnable(self) -> str:
         """The command with ``-n`` capped at :data:`MAX_BATTLES`."""
         return re.sub(r"(?<!\S)-n\s+(\d+)", lambda m: f"-n {min(int(m.group(1)), MAX_BATTLES)}", self.text)
+
+
+def _only_command_names(words: list[str]) -> bool:
+    """Whether ``words`` are nothing but (sub)command names: ``odds aff`` names a command."""
+    import click
+
+    from game.cli import cli
+
+    command: click.Command = cli
+    ctx = click.Context(cli)
+    for word in words:
+        if not isinstance(command, click.Group):
+            return False
+        sub = command.get_command(ctx, word)
+        if sub is None:
+            return False
+        command = sub
+    return True
 
 
 def _is_command(text: str) -> bool:
