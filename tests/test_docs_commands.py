@@ -18,8 +18,8 @@ Each document's commands run in document order in one fresh folder prepared as t
 assume: the shipped ``scenarios/`` copied in, the fixtures of ``tests/docs_fixtures/`` (e.g.
 the ``bad.yaml`` of docs/scenario-format.md), and both ``skirmish`` and ``.venv/bin/skirmish``
 running this checkout. So a ``replay`` finds the log an earlier ``battle --log`` of the same
-document wrote. To stay fast, ``-n N`` is capped at :data:`MAX_BATTLES`, with a time limit per
-command.
+document wrote. To stay fast, ``-n N`` is capped at :data:`MAX_BATTLES`, commands that play on
+past ``-n`` get the bounds of :data:`BOUNDS`, and each command has a time limit.
 """
 
 from __future__ import annotations
@@ -41,6 +41,9 @@ FIXTURES = Path(__file__).resolve().parent / "docs_fixtures"
 DOCS = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
 #: ``-n`` above this is lowered to it (enough for the seeds the documents replay).
 MAX_BATTLES = 3
+#: Options appended to a subcommand that would otherwise play on past ``-n`` (fairness tops up
+#: to a number of decisive battles).
+BOUNDS = {"fairness": f"--min-decisive 1 --max-battles {MAX_BATTLES}"}
 #: Seconds one command may take.
 TIME_LIMIT = 300
 #: Subcommands that wait for a person.
@@ -80,8 +83,13 @@ class DocCommand:
         return None
 
     def runnable(self) -> str:
-        """The command with ``-n`` capped at :data:`MAX_BATTLES`."""
-        return re.sub(r"(?<!\S)-n\s+(\d+)", lambda m: f"-n {min(int(m.group(1)), MAX_BATTLES)}", self.text)
+        """The command with ``-n`` capped at :data:`MAX_BATTLES` and :data:`BOUNDS` appended."""
+        text = re.sub(r"(?<!\S)-n\s+(\d+)", lambda m: f"-n {min(int(m.group(1)), MAX_BATTLES)}", self.text)
+        bounds = BOUNDS.get(self.words()[1] if len(self.words()) > 1 else "")
+        if bounds:
+            command, _, comment = text.partition(" #")
+            text = f"{command.rstrip()} {bounds}" + (f"  #{comment}" if comment else "")
+        return text
 
 
 def _only_command_names(words: list[str]) -> bool:
