@@ -9,6 +9,7 @@ docstring); an unknown ``ruleset`` argument is an :class:`~game.core.errors.Unkn
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 from collections.abc import Collection, Iterable
@@ -21,13 +22,14 @@ from game.rules import RULESET_NAMES
 from game.scenario.checks import ScenarioChecker
 from game.scenario.locate import resolve_scenario, shipped_names
 from game.scenario.messages import ordered
+from game.scenario.profiles import ProfilesText
 from game.scenario.yaml_source import parse_yaml
 
 
 def load_scenario(
     path: str | os.PathLike[str],
     ruleset: str | None = None,
-    profiles_path: Path | None = None,
+    profiles_path: Path | ProfilesText | None = None,
     *,
     check_rulesets: Iterable[str] = (),
     policies: Collection[str] | None = None,
@@ -75,7 +77,7 @@ def load_scenario_text(
     text: str | bytes,
     source: str = "<memory>",
     ruleset: str | None = None,
-    profiles_path: Path | None = None,
+    profiles_path: Path | ProfilesText | None = None,
     *,
     check_rulesets: Iterable[str] = (),
     policies: Collection[str] | None = None,
@@ -83,7 +85,8 @@ def load_scenario_text(
     """Validate scenario YAML given as text or bytes; see :func:`load_scenario`.
 
     ``source`` names the file in problems and in the spec; ``sha256`` is taken over
-    the bytes (text is encoded as UTF-8 first).
+    the bytes (text is encoded as UTF-8 first), and the spec keeps the text (``spec.text``) so
+    that a log or a save can embed it. ``profiles_path`` may be a :class:`ProfilesText`.
     """
     if ruleset is not None and ruleset not in RULESET_NAMES:
         raise UnknownName(f"unknown ruleset {ruleset!r}; choose one of {', '.join(RULESET_NAMES)}")
@@ -93,4 +96,4 @@ def load_scenario_text(
     spec = checker.run(hashlib.sha256(raw).hexdigest())
     if checker.problems or spec is None:
         raise ScenarioError(ordered(checker.problems))
-    return spec
+    return dataclasses.replace(spec, text=raw.decode("utf-8"))
