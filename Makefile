@@ -9,7 +9,7 @@ export SDL_AUDIODRIVER ?= dummy
 export MPLBACKEND ?= Agg
 export PYGAME_HIDE_SUPPORT_PROMPT = 1
 
-.PHONY: demo test test-all lint typecheck contracts check bench soak soak-ci clean venv fairness
+.PHONY: demo test test-all lint typecheck contracts check bench soak soak-ci clean venv fairness warmup
 
 venv: $(STAMP)
 
@@ -19,6 +19,10 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev,distributed,rl]'
 	touch $(STAMP)
 
+## Compile the geometry and path kernels (once per installation; says so when it does).
+warmup: $(STAMP)
+	$(BIN)/skirmish warmup
+
 ## The main job: AI-vs-AI battles on the shipped 5v5 scenario, headless.
 demo: $(STAMP)
 	$(BIN)/skirmish battle scenarios/skirmish-5v5.yaml -n 40 --seed 1 --red cautious --blue aggressive --out out/demo --log out/demo/logs
@@ -27,11 +31,12 @@ demo: $(STAMP)
 fairness: $(STAMP)
 	$(BIN)/skirmish fairness scenarios/*.yaml -n 200 --policy cautious --policy aggressive --check
 
-## The test suite (slow soak tests run in their short CI form).
-test: $(STAMP)
+## The test suite (slow soak tests run in their short CI form). The kernels are compiled
+## first, once, not by each test worker.
+test: warmup
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile
 
-test-all: $(STAMP)
+test-all: warmup
 	SKIRMISH_SOAK=full $(BIN)/python -m pytest -q -n 2 --dist loadfile
 
 lint: $(STAMP)

@@ -54,6 +54,7 @@ class ScenarioSpec:
     source: str = "<memory>"
     sha256: str = ""
     description: str = ""
+    text: str = ""  # the file as loaded (its sha256 is ``sha256``); "" for a spec built in code
 
     def unit(self, uid: str) -> UnitSpec:
         for u in self.units:

@@ -32,6 +32,8 @@ SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
     "render": ("game.cli.render", "render", "Draw a scenario to a PNG."),
     "play": ("game.cli.play", "play", "Play a scenario in a window."),
     "rulesets": ("game.cli.rulesets", "rulesets", "List the rulesets and their options."),
+    "scenarios": ("game.cli.scenarios", "scenarios", "List the shipped scenarios (usable by name)."),
+    "warmup": ("game.cli.warmup", "warmup", "Compile the geometry and path kernels now (once)."),
 }
 
 
@@ -79,6 +81,11 @@ def main(argv: list[str] | None = None) -> Any:
         sys.exit(1)
     except click.exceptions.Exit as e:
         sys.exit(e.exit_code)
+    except click.UsageError as e:
+        # One line, not click's usage dump: the cause, and where the usage is.
+        where = f" (see '{e.ctx.command_path} --help')" if e.ctx is not None else ""
+        click.echo(f"Error: {e.format_message()}{where}", err=True)
+        sys.exit(2)
     except click.ClickException as e:
         e.show()
         sys.exit(2)

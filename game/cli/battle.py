@@ -26,9 +26,13 @@ Contract (issue 6, DESIGN §4):
 - ``--check-invariants`` runs ``game.tools.invariants.check`` after every command; a
   violation stops the run with the seed and step (exit 1), as does any battle
   that breaks down.
-- Bad input (unknown policy, ruleset or side, bad ``-n``/``--option``, an
-  unwritable ``--out``/``--log``, a missing or invalid scenario) exits 2 with one
-  line and writes nothing.
+- Bad input (unknown policy, ruleset or side, bad ``-n``/``--option``, a negative
+  ``--seed``, an unwritable ``--out``/``--log``, a missing or invalid scenario) exits 2
+  with one line and writes nothing.
+- Before the battles start, the compiled kernels are made ready once in this process
+  (:func:`game.tools.warmup.ensure_warm`: nothing to do when this installation warmed up
+  before), so worker processes inherit them instead of each compiling its own while the
+  progress bar waits; a first compile says so on stderr.
 """
 
 from __future__ import annotations
@@ -42,6 +46,8 @@ from pathlib import Path
 from typing import Any
 
 import click
+
+from game.cli.params import SEED
 
 #: Default output folder (under the working directory).
 DEFAULT_OUT = "out"
@@ -184,8 +190,10 @@ def _variants(
                 raise BadInput("SCENARIO", "--compare RULESET_A RULESET_B needs a scenario file")
             arms += [(a, scenario, a), (b, scenario, b)]
         else:
+            from game.scenario.locate import resolve_scenario
+
             for x in (a, b):
-                if x not in RULESET_NAMES and not Path(x).is_file():
+                if x not in RULESET_NAMES and not resolve_scenario(x).is_file():
                     raise BadInput(
                         "--compare",
                         f"{x!r} is neither a ruleset ({', '.join(RULESET_NAMES)}) nor a scenario file",
@@ -194,8 +202,11 @@ def _variants(
                 raise BadInput("--compare", "compare two rulesets or two scenario files, not one of each")
             la, lb = compare_labels(a, b)
             arms += [(la, a, ruleset), (lb, b, ruleset)]
+    from game.scenario.locate import resolve_scenario
+
     out = []
-    for label, path, rs in arms:
+    for label, given, rs in arms:
+        path = str(resolve_scenario(given))  # a shipped scenario may be named
         spec = _load(path, rs)
         name = rs or spec.ruleset
         pols = _policies(spec, red, blue, named, path)
@@ -247,13 +258,7 @@ def _default_out(variants: list[Variant]) -> Path:
 @click.command("battle")
 @click.argument("scenario", required=False, type=click.Path(dir_okay=False))
 @click.option("-n", "n", type=int, default=1, show_default=True, help="Battles per variant.")
-@click.option(
-    "--seed",
-    type=click.IntRange(0, 2**63 - 1),
-    default=1,
-    show_default=True,
-    help="First seed (seeds S..S+N-1).",
-)
+@click.option("--seed", type=SEED, default=1, show_default=True, help="First seed (seeds S..S+N-1).")
 @click.option("--red", help="Policy of the scenario's first side.")
 @click.option("--blue", help="Policy of the scenario's second side.")
 @click.option("--policy", "policy", multiple=True, metavar="SIDE=NAME", help="Policy of a side (repeatable).")
@@ -344,6 +349,9 @@ def battle(
             check_invariants=check_invariants,
         )
     n_workers = workers if workers is not None else (os.cpu_count() or 1)
+    from game.tools.warmup import ensure_warm
+
+    ensure_warm()  # compile once here, before workers fork, not once per worker
     try:
         rows = batch.run_batch(jobs, workers=n_workers, dask=dask, progress=progress)
     except batch.BattleFailed as e:

@@ -9,7 +9,9 @@ Contract (DESIGN §4):
   is good, else 2. A missing or unreadable file is one line on stderr (exit 2).
   No traceback is ever printed: an unexpected internal failure is reported as one
   line naming the bug (set ``SKIRMISH_DEBUG=1`` to see the traceback).
-- A directory argument checks every ``*.yaml`` file in it. A ``profiles.yaml`` (or
+- A directory argument checks every ``*.yaml`` / ``*.yml`` file in it; a directory with none
+  is an error (``DIR: no scenario files (*.yaml, *.yml) in this folder``, exit 2), never a
+  silent pass. A ``profiles.yaml`` (or
   the ``--profiles`` file) given as an argument is checked as a profiles file:
   ``ok: <file> (<n> profiles)``.
 - ``controllers:`` must name AI policies installed in ``game.ai``.
@@ -31,6 +33,7 @@ from game.ai import policy_names
 from game.core.errors import Problem, ScenarioError
 from game.rules import RULESET_NAMES
 from game.scenario import DEFAULT_PROFILES_PATH, check_profiles, load_scenario, scenario_schema
+from game.scenario.locate import resolve_scenario
 
 #: Exit status for invalid input (DESIGN §4).
 EXIT_INVALID = 2
@@ -38,14 +41,21 @@ EXIT_INVALID = 2
 PROFILES_STEM = "profiles"
 
 
-def _targets(paths: tuple[Path, ...]) -> Iterator[Path]:
-    """The files to check: each argument, directories expanded to their ``*.yaml``, each once."""
+class EmptyFolder(Exception):
+    """A folder argument holds no scenario files."""
+
+
+def _targets(paths: tuple[Path, ...]) -> Iterator[Path | EmptyFolder]:
+    """The files to check: each argument, directories expanded to their ``*.yaml``, each once;
+    an :class:`EmptyFolder` in place of a folder without any."""
     seen: set[Path] = set()
     for path in paths:
         if is_dir(path):
             files = sorted(p for p in path.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
+            if not files:
+                yield EmptyFolder(f"{path}: no scenario files (*.yaml, *.yml) in this folder")
         else:
-            files = [path]
+            files = [resolve_scenario(path)]  # a shipped scenario may be named
         for f in files:
             key = _resolved(f)
             if key not in seen:
@@ -124,6 +134,10 @@ def check(
     failed = False
     printed: set[Problem] = set()  # profiles.yaml problems would repeat for every scenario
     for path in _targets(scenarios):
+        if isinstance(path, EmptyFolder):
+            failed = True
+            click.echo(str(path), err=True)
+            continue
         try:
             click.echo(_check_one(path, ruleset, all_rulesets, profiles))
         except ScenarioError as e:

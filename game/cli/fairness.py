@@ -21,6 +21,8 @@ from pathlib import Path
 
 import click
 
+from game.cli.params import SEED
+
 DEFAULT_POLICIES = ("cautious", "aggressive")
 #: Files with this stem hold shared profiles, not a scenario.
 PROFILES_STEM = "profiles"
@@ -44,7 +46,7 @@ def scenario_files(args: tuple[str, ...]) -> list[str]:
 @click.command("fairness")
 @click.argument("scenarios", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option("-n", "n", type=int, default=200, show_default=True, help="Battles at least, per row.")
-@click.option("--seed", type=int, default=1, show_default=True, help="First seed.")
+@click.option("--seed", type=SEED, default=1, show_default=True, help="First seed.")
 @click.option(
     "--policy",
     "policies",

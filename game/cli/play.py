@@ -16,20 +16,21 @@ Contract (DESIGN §4, issue 7):
   needs ``--script``; ``--shots DIR`` is where ``shot NAME`` saves ``DIR/NAME.png``. A script
   error names its line (``script.txt:7: unknown action 'klick'``) and exits 2.
 - Without ``--headless`` and without a display (Linux: neither ``DISPLAY`` nor
-  ``WAYLAND_DISPLAY`` set, and no ``SDL_VIDEODRIVER`` chosen) ``play`` exits 2 at once with one
-  line saying so, instead of failing or hanging invisibly.
-- Bad input (missing or invalid scenario, unknown ruleset or policy, a malformed size, plain
-  pygame instead of pygame-ce) exits 2 with one line before any window opens.
+  ``WAYLAND_DISPLAY`` set, and no ``SDL_VIDEODRIVER`` chosen: :func:`game.cli.params.no_display`)
+  ``play`` exits 2 at once with one line saying so, instead of failing or hanging invisibly.
+- Bad input (missing or invalid scenario, unknown ruleset or policy, a malformed size, a
+  negative seed, plain pygame instead of pygame-ce) exits 2 with one line before any window
+  opens.
 """
 
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import click
 
+from game.cli.params import SEED, no_display
 from game.cli.render import parse_size
 from game.core.errors import SkirmishError
 
@@ -37,11 +38,7 @@ from game.core.errors import SkirmishError
 def no_display_reason(env: dict[str, str] | None = None, platform: str | None = None) -> str | None:
     """Why a window cannot open here (None if it can): on Linux, no X11 or Wayland display and no
     SDL video driver chosen."""
-    env = dict(os.environ) if env is None else env
-    platform = sys.platform if platform is None else platform
-    if not platform.startswith("linux"):
-        return None
-    if env.get("DISPLAY") or env.get("WAYLAND_DISPLAY") or env.get("SDL_VIDEODRIVER"):
+    if not no_display(env, platform):
         return None
     return (
         "no display to open a window on (neither DISPLAY nor WAYLAND_DISPLAY is set); "
@@ -67,13 +64,7 @@ def _controller(value: str | None, option: str) -> str | None:
 @click.option("--ruleset", default=None, help="Ruleset to use instead of the scenario's.")
 @click.option("--red", default="human", show_default=True, help="First side: 'human' or an AI policy.")
 @click.option("--blue", default=None, help="Second side: 'human' or an AI policy [default: the scenario's].")
-@click.option(
-    "--seed",
-    default=0,
-    show_default=True,
-    type=click.IntRange(0, 2**63 - 1),
-    help="Match seed (dice and AI).",
-)
+@click.option("--seed", default=0, show_default=True, type=SEED, help="Match seed (dice and AI).")
 @click.option("--size", default="1280x800", show_default=True, help="Window size WIDTHxHEIGHT.")
 @click.option(
     "--save-file",
@@ -127,9 +118,7 @@ def play(
         reason = no_display_reason()
         if reason is not None:
             raise SkirmishError(reason)
-    from game.render import require_pygame_ce
 
-    require_pygame_ce()
     dims = parse_size(size)
     actions = None
     if script_path is not None:

@@ -18,13 +18,17 @@ Contract (DESIGN §4, issue 7):
 - ``--true-scale --dpi N`` draws the table at exactly N pixels per table inch (the picture is as
   large as the table needs, plus the panel) and writes N dpi into the PNG (``pHYs``), so one
   table inch prints as one inch: a printable battle map. ``--dpi`` is 10 .. 200; ``--size`` is
-  then ignored.
-- Runs with ``SDL_VIDEODRIVER=dummy`` (no window). The PNG is written atomically: a temp file
-  in the target folder renamed over ``FILE`` (nothing half-written on failure). Prints
-  ``wrote FILE (W x H)``.
-- Bad input (missing or invalid scenario, unknown ruleset, policy, unit, overlay or decision kind, a
-  malformed size, a battle that ends before ``--until`` is met, an unwritable ``--out``,
-  plain pygame instead of pygame-ce) exits 2 with one line.
+  then ignored; the picture must be a ``.png`` (the one format that carries its dpi).
+- Runs with ``SDL_VIDEODRIVER=dummy`` (no window). The picture is written in the format its
+  extension names: ``.png``, ``.jpg``/``.jpeg`` (JPEG) or ``.bmp``
+  (:func:`game.cli.params.picture_format`); any other extension is refused before anything is
+  drawn. It is written atomically: a temp file in the target folder renamed over ``FILE``
+  (nothing half-written on failure), with the usual permissions (0666 minus the umask).
+  Prints ``wrote FILE (W x H)``.
+- Bad input (missing or invalid scenario, unknown ruleset, policy, unit, overlay or decision
+  kind, a malformed size, a negative seed, an ``--out`` extension that is no picture format, a
+  battle that ends before ``--until`` is met, an unwritable ``--out``, plain pygame instead of
+  pygame-ce) exits 2 with one line.
 """
 
 from __future__ import annotations
@@ -34,6 +38,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
+
+from game.cli.params import SEED, picture_format
 
 if TYPE_CHECKING:
     from game.tools.session import Session
@@ -134,20 +140,18 @@ def advance(session: Session, steps: int, until: str | None) -> int:
 @click.command("render")
 @click.argument("scenario", type=click.Path(dir_okay=False, path_type=Path))
 @click.option(
-    "--out", "out", required=True, type=click.Path(dir_okay=False, path_type=Path), help="PNG to write."
+    "--out",
+    "out",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Picture to write: .png, .jpg or .bmp.",
 )
 @click.option("--ruleset", default=None, help="Ruleset to use instead of the scenario's.")
 @click.option("--from", "from_id", default=None, help="Unit whose point of view the overlays show.")
 @click.option("--target", default=None, help="Enemy to inspect (sight line, silhouette, odds).")
 @click.option("--overlays", default=None, help="Comma-separated overlays, 'all' or 'none'.")
 @click.option("--size", default=DEFAULT_SIZE, show_default=True, help="Picture size WIDTHxHEIGHT.")
-@click.option(
-    "--seed",
-    default=0,
-    show_default=True,
-    type=click.IntRange(0, 2**63 - 1),
-    help="Match seed (dice and AI).",
-)
+@click.option("--seed", default=0, show_default=True, type=SEED, help="Match seed (dice and AI).")
 @click.option(
     "--steps", default=0, show_default=True, type=click.IntRange(0, 100_000), help="AI decisions first."
 )
@@ -180,9 +184,15 @@ def render(
     true_scale: bool,
     dpi: int,
 ) -> None:
-    """Draw SCENARIO as the window shows it, to a PNG file."""
+    """Draw SCENARIO as the window shows it, to a picture file (PNG, JPEG or BMP by its extension)."""
     from game.render.png import init_headless
 
+    fmt = picture_format(out)
+    if true_scale and fmt != "png":
+        raise click.BadParameter(
+            f"{out}: --true-scale writes its dpi into the picture, which only a .png carries",
+            param_hint="--out",
+        )
     dims = parse_size(size)
     shown = parse_overlays(overlays)
     init_headless()
@@ -219,7 +229,7 @@ def render(
             pin_true_scale(renderer, dpi)
         surface = draw_frame(renderer, ui, humans=spec.sides, controllers=dict(session.match.controllers))
         try:
-            write_png(surface, out, dpi=dpi if true_scale else None)
+            write_png(surface, out, dpi=dpi if true_scale else None, fmt=fmt)
         except OSError as e:
             raise click.ClickException(f"cannot write {out}: {e.strerror or e}") from None
     scale = f", {dpi} dpi: 1 table inch = 1 printed inch" if true_scale else ""

@@ -5,14 +5,19 @@ Contract (issue 6, DESIGN §4):
 - ``skirmish replay LOG [--scenario PATH]`` re-simulates the battle from the
   log's ``match_start`` and its ``command`` events (:mod:`game.tools.replay`) and
   prints ``OK: ...`` (exit 0) or the first divergence as
-  ``DIVERGED at seq N (type) field: expected X, got Y`` (exit 1).
-- The scenario is found by the one rule of :func:`game.scenario.locate.find_scenario`
-  (``--scenario``, the recorded path, the recorded path next to the log, or a file with the
-  logged sha256 in the usual folders); a scenario whose sha256 differs from the log's, or none
-  found, is refused (exit 2, ``LOG:1: key: why``), as is an unreadable or malformed log.
+  ``DIVERGED at seq N (type) field: expected X, got Y`` (exit 1), followed, for a log without
+  embedded profiles whose match starts differently, by a line saying the profiles (or the
+  rules) changed since it was recorded.
+- The scenario comes from the log itself (``match_start`` embeds its text and the profiles the
+  units use), so a log replays from any folder; ``--scenario`` with another file than the
+  embedded one is refused, saying so. Logs written before that find their scenario by the one
+  rule of :func:`game.scenario.locate.find_scenario` (``--scenario``, the recorded path, the
+  recorded path next to the log, or a file with the logged sha256 in the usual folders). A
+  refusal exits 2 with ``LOG:1: key: why``, as does an unreadable or malformed log.
 - ``--view`` opens the log in the window viewer instead
   (``game.render.window.view_replay(log_path, spec, events)``, imported only then); if the
-  viewer is not installed it exits 2 with one line.
+  viewer is not installed, or no window can open here (no display:
+  :func:`game.cli.params.require_display`), it exits 2 with one line, at once.
 """
 
 from __future__ import annotations
@@ -20,6 +25,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
+
+from game.cli.params import require_display
 
 
 class ViewerMissing(click.ClickException):
@@ -38,8 +45,10 @@ class ViewerMissing(click.ClickException):
 @click.option("--view", is_flag=True, help="Open the battle in the window viewer instead of verifying it.")
 def replay(log: Path, scenario: Path | None, view: bool) -> None:
     """Re-simulate the battle recorded in LOG and verify every event (or --view it)."""
+    if view:
+        require_display("skirmish replay --view")  # at once, before anything is loaded
     from game import __version__
-    from game.tools.replay import load, verify
+    from game.tools.replay import explain, load, verify
 
     events, spec = load(log, scenario)
     recorded = events[0].get("version")
@@ -65,4 +74,7 @@ def replay(log: Path, scenario: Path | None, view: bool) -> None:
     result = verify(events, spec)
     click.echo(f"{log}: {result}")
     if not result.ok:
+        why = explain(result, events)
+        if why is not None:
+            click.echo(f"{log}: {why}")
         raise SystemExit(1)

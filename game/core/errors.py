@@ -32,6 +32,10 @@ class ScenarioError(SkirmishError):
         self.problems = list(problems)
         super().__init__("\n".join(str(p) for p in self.problems))
 
+    def __reduce__(self) -> tuple[type[ScenarioError], tuple[list[Problem]]]:
+        # Rebuilt from its problems, not from the joined message (worker processes pickle it).
+        return (type(self), (self.problems,))
+
 
 class IllegalCommand(SkirmishError):
     """A command that is not legal now; the match state is unchanged."""

@@ -5,7 +5,9 @@ Contract:
   counts from 0. Positions are ``[x, y]`` in inches, rounded to
   :data:`POS_DECIMALS` places so logs are stable text.
 - Types include ``match_start`` (seed, scenario hash, ruleset, version, every
-  unit's id/side/position/facing/posture), ``round_start`` (with a state hash),
+  unit's id/side/position/facing/posture, and what rebuilds the match anywhere: the scenario's
+  text and the profiles its units use, with their hashes: :mod:`game.scenario.embed`),
+  ``round_start`` (with a state hash),
   ``turn_start``, ``command``, ``move``, ``step``, ``posture``, ``facing``,
   ``attack``, ``roll``, ``defence``, ``retreat``, ``dodge_move``, ``drop_prone``,
   ``damage``, ``status``, ``casualty``, ``ap``, ``turn_end``, ``match_end``.

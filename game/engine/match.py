@@ -55,6 +55,7 @@ from game.dice import Dice
 from game.engine.world import build_world
 from game.rules import get_ruleset
 from game.rules.base import Ruleset
+from game.scenario.embed import embedded
 from systems import install
 
 _world_ids = itertools.count()
@@ -236,6 +237,9 @@ class Match:
             round_limit=self.round_limit,
             controllers=self.controllers,
             units=units,
+            # The scenario's text and the profiles its units use, with their hashes: the log
+            # replays anywhere, whatever happens to the files since (game.scenario.embed).
+            **embedded(self.spec, self.ruleset_name),
         )
 
     def state_hash(self) -> str:

@@ -11,43 +11,25 @@ Contract:
   compiling at once, e.g. pytest-xdist workers, write identical files); :data:`inline` also
   inlines it at numba's level (small helpers in hot loops).
 * :func:`borrowed` and :func:`keep_alive` avoid reference counting in hot loops (see there).
-* If neither the package's ``__pycache__`` nor the user's cache directory is writable (a
-  read-only install with no home), numba would refuse ``cache=True`` at import; then the cache
-  goes to a per-user directory under the system's temporary directory.
+* Where the machine code is cached (next to the code, or the user's cache folder for a
+  read-only install) and the one line said before a first compile: :mod:`game.core.compiled`,
+  set up before any kernel here is compiled.
 """
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import numba
 from numba import types
 from numba.extending import intrinsic
-from numba.misc.appdirs import AppDirs
 from numba.np.arrayobj import populate_array
 
+from game.core import compiled
 
-def _cache_fallback() -> None:
-    config: Any = numba.config  # no stubs: its settings are set at runtime
-    if config.CACHE_DIR:
-        return
-    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "__pycache__")
-    user = AppDirs(appname="numba", appauthor=False).user_cache_dir
-    for path in (here, user):
-        try:
-            os.makedirs(path, exist_ok=True)
-            tempfile.TemporaryFile(dir=path).close()
-            return
-        except OSError:
-            continue
-    uid = os.getuid() if hasattr(os, "getuid") else 0
-    config.CACHE_DIR = os.path.join(tempfile.gettempdir(), f"numba-cache-{uid}")
-
-
-_cache_fallback()
+# The cache folder (a user cache folder for a read-only install) and the first-compile notice.
+compiled.setup()
 
 _A = TypeVar("_A")
 

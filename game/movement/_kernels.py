@@ -18,8 +18,8 @@ Contract:
           (static edges in construction order, then query edges in insertion order), so even
           exact ties resolve the same way.
     * Arrays are C-contiguous float64 (points as (n, 2) rows), int64 or bool; one compiled
-      signature per kernel, cached on disk (numba falls back to a per-user cache directory when
-      the package directory is read-only).
+      signature per kernel, cached on disk (:mod:`game.core.compiled` chooses where: a user
+      cache folder when the package directory is read-only).
 
 Obstacle data (radius independent, built by ``NavMesh``): ``box`` (m, 7) rows (min x, min y,
 max x, max y, centre x, centre y, radius of a circle round the centre enclosing the obstacle),
@@ -41,6 +41,12 @@ import math
 
 import numpy as np
 from numba import njit
+
+from game.core import compiled
+
+# The cache folder (a user cache folder for a read-only install) and the first-compile notice,
+# before the first kernel below is decorated.
+compiled.setup()
 
 CLEAR = 0
 HIT = 1

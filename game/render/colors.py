@@ -1,6 +1,8 @@
 """The window's palette: side colours, obstacle shading by height, cover-level colours.
 
 Contract: pure data and functions returning ``(r, g, b)`` / ``(r, g, b, a)`` tuples; no pygame.
+Every colour comes from the shipped theme, ``assets/theme.yaml`` (:func:`game.render.theme.theme`,
+validated when this module is imported); the names here are the theme's keys in capitals.
 ``side_color(side, sides)`` is stable: ``red`` and ``blue`` are always red and blue, any other
 side takes the next unused palette colour in the scenario's side order, so a picture and a test
 agree on which colour a unit must have.
@@ -9,81 +11,79 @@ agree on which colour a unit must have.
 from __future__ import annotations
 
 from components.sight import Arc, CoverLevel
+from game.render.theme import ByCover, theme
 
 RGB = tuple[int, int, int]
 RGBA = tuple[int, int, int, int]
 
-BACKGROUND: RGB = (24, 26, 30)
-TABLE: RGB = (62, 84, 58)
-GRID: RGB = (78, 102, 74)
-GRID_MAJOR: RGB = (96, 122, 90)
-TABLE_EDGE: RGB = (150, 150, 140)
-PANEL: RGB = (32, 34, 40)
-PANEL_TEXT: RGB = (220, 220, 210)
-PANEL_DIM: RGB = (150, 150, 145)
-PANEL_ACCENT: RGB = (250, 210, 90)
-BUTTON: RGB = (54, 58, 70)
-BUTTON_HOT: RGB = (82, 90, 112)
-WARNING: RGB = (255, 110, 90)
-OUTLINE: RGB = (16, 16, 16)
-ACTIVE_RING: RGB = (255, 220, 60)
-SELECTED_RING: RGB = (245, 245, 245)
-HOVER_RING: RGB = (180, 220, 255)
-COVER_UNIT_RING: RGB = (255, 150, 40)
-PATH: RGB = (240, 240, 240)
-PATH_BAD: RGB = (255, 90, 80)
-DEAD: RGB = (90, 90, 90)
-AP_FULL: RGB = (250, 230, 120)
-AP_EMPTY: RGB = (70, 70, 70)
-HEALTH_OK: RGB = (90, 220, 110)
-HEALTH_LOW: RGB = (230, 70, 60)
-HIDDEN_PART: RGB = (70, 70, 78)
-EXPOSED_PART: RGB = (250, 240, 200)
-REGION_RETREAT: RGBA = (90, 170, 255, 90)
-#: Violet: not a cover colour and not an arc shade, so the disc never reads as either.
-REGION_DODGE: RGBA = (190, 120, 255, 90)
-REGION_MOVE: RGBA = (255, 255, 255, 40)
-REGION_EDGE: RGB = (200, 230, 255)
+_T = theme()
+
+BACKGROUND: RGB = _T.background
+TABLE: RGB = _T.table
+GRID: RGB = _T.grid
+GRID_MAJOR: RGB = _T.grid_major
+TABLE_EDGE: RGB = _T.table_edge
+PANEL: RGB = _T.panel
+PANEL_TEXT: RGB = _T.panel_text
+PANEL_DIM: RGB = _T.panel_dim
+PANEL_ACCENT: RGB = _T.panel_accent
+TEXT: RGB = _T.text
+BUTTON: RGB = _T.button
+BUTTON_HOT: RGB = _T.button_hot
+WARNING: RGB = _T.warning
+HELP_SHADE: RGBA = _T.help_shade
+OUTLINE: RGB = _T.outline
+ACTIVE_RING: RGB = _T.active_ring
+SELECTED_RING: RGB = _T.selected_ring
+HOVER_RING: RGB = _T.hover_ring
+COVER_UNIT_RING: RGB = _T.cover_unit_ring
+PATH: RGB = _T.path
+PATH_BAD: RGB = _T.path_bad
+DEAD: RGB = _T.dead
+AP_FULL: RGB = _T.ap_full
+AP_EMPTY: RGB = _T.ap_empty
+HEALTH_OK: RGB = _T.health_ok
+HEALTH_LOW: RGB = _T.health_low
+HIDDEN_PART: RGB = _T.hidden_part
+EXPOSED_PART: RGB = _T.exposed_part
+REGION_RETREAT: RGBA = _T.region_retreat
+REGION_DODGE: RGBA = _T.region_dodge
+REGION_MOVE: RGBA = _T.region_move
+REGION_EDGE: RGB = _T.region_edge
 #: Silhouette wedges on the map: rays that see part of the target / none of it.
-WEDGE_EXPOSED: RGBA = (250, 240, 200, 55)
-WEDGE_HIDDEN: RGBA = (20, 20, 30, 110)
+WEDGE_EXPOSED: RGBA = _T.wedge_exposed
+WEDGE_HIDDEN: RGBA = _T.wedge_hidden
 
 #: Colours of the well-known sides; others take :data:`EXTRA_SIDES` in order.
-NAMED_SIDES: dict[str, RGB] = {"red": (214, 58, 52), "blue": (52, 110, 226)}
-EXTRA_SIDES: tuple[RGB, ...] = ((236, 196, 40), (150, 84, 210), (40, 190, 190), (235, 130, 40))
+NAMED_SIDES: dict[str, RGB] = dict(_T.sides.named)
+EXTRA_SIDES: tuple[RGB, ...] = _T.sides.extra
+
+
+def _by_cover(table: ByCover) -> dict[CoverLevel, RGB]:
+    return {level: getattr(table, level.value.replace("-", "_")) for level in CoverLevel}
+
 
 #: THE cover scale, one colour per cover level, for every overlay that shows cover (sight fans,
 #: the target line, the threat map) and its legend: red in the open, through orange and yellow,
 #: to green for near-total cover; grey for no line of sight. A colour means the same cover
 #: wherever it appears (issue 19: the fans and the threat map used opposite scales).
-COVER_COLORS: dict[CoverLevel, RGB] = {
-    CoverLevel.NONE: (235, 50, 40),
-    CoverLevel.LIGHT: (245, 130, 40),
-    CoverLevel.MEDIUM: (245, 210, 50),
-    CoverLevel.HEAVY: (170, 225, 70),
-    CoverLevel.NEAR_TOTAL: (80, 210, 110),
-    CoverLevel.TOTAL: (110, 110, 120),
-}
+COVER_COLORS: dict[CoverLevel, RGB] = _by_cover(_T.cover)
 #: The threat map uses the cover scale (its TOTAL points are never drawn: no enemy sees them).
 THREAT_COLORS: dict[CoverLevel, RGB] = COVER_COLORS
 #: Threat-map alpha: this much for the first enemy that sees a point, plus this per further enemy.
-THREAT_ALPHA_FIRST = 60
-THREAT_ALPHA_EACH = 16
-THREAT_ALPHA_MAX = 150
+THREAT_ALPHA_FIRST = _T.threat_alpha.first
+THREAT_ALPHA_EACH = _T.threat_alpha.each
+THREAT_ALPHA_MAX = _T.threat_alpha.max
 
 #: Facing-arc sector shades (front light, side mid, rear dark): grey, so they never read as
 #: cover levels or as a region.
-ARC_COLORS: dict[Arc, RGBA] = {
-    Arc.FRONT: (235, 235, 235, 55),
-    Arc.SIDE: (150, 150, 160, 60),
-    Arc.REAR: (15, 15, 25, 110),
-}
+ARC_COLORS: dict[Arc, RGBA] = {arc: getattr(_T.arcs, arc.value) for arc in Arc}
 
 #: Obstacle shade end points: the lowest obstacles are light sand, the tallest dark stone.
-OBSTACLE_LOW: RGB = (176, 156, 112)
-OBSTACLE_HIGH: RGB = (70, 64, 60)
+OBSTACLE_LOW: RGB = _T.obstacles.low
+OBSTACLE_HIGH: RGB = _T.obstacles.high
 #: Height (in standing-human units) at and above which an obstacle gets the darkest shade.
-OBSTACLE_TOP = 2.0
+OBSTACLE_TOP = _T.obstacles.top
 
 
 def side_color(side: str, sides: tuple[str, ...] | list[str]) -> RGB:

@@ -3,8 +3,9 @@
 Contract: :func:`init_headless` sets ``SDL_VIDEODRIVER=dummy`` (unless already set) and starts
 pygame-ce's font module without opening a window; :func:`draw_frame` draws one frame with the
 same :class:`~game.render.renderer.Renderer` the window uses, finishing the threat map before
-drawing; :func:`write_png` encodes the surface as PNG in memory and writes it through a temp
-file in the target folder plus ``os.replace``, so a reader never sees a half-written picture
+drawing; :func:`write_png` encodes the surface in memory, as PNG unless ``fmt`` names another
+format pygame-ce writes (``jpeg``, ``bmp``), and writes it through a temp file in the target
+folder plus ``os.replace``, so a reader never sees a half-written picture
 and a failed write leaves any previous file untouched; the file gets the usual permissions
 (0666 minus the umask), not the temp file's private ones. With ``dpi`` the PNG carries a
 ``pHYs`` chunk (pixels per metre), so it prints at that many pixels per inch.
@@ -45,13 +46,21 @@ def draw_frame(
     return surface
 
 
-def png_bytes(surface: Any, dpi: float | None = None) -> bytes:
-    """The surface encoded as PNG; with ``dpi`` a ``pHYs`` chunk says how many pixels make an
-    inch, so a printer prints it at that size."""
+#: Formats :func:`write_png` writes.
+FORMATS = ("png", "jpeg", "bmp")
+
+
+def png_bytes(surface: Any, dpi: float | None = None, fmt: str = "png") -> bytes:
+    """The surface encoded as PNG (or ``fmt``: one of :data:`FORMATS`); with ``dpi`` (PNG only) a
+    ``pHYs`` chunk says how many pixels make an inch, so a printer prints it at that size."""
     import pygame
 
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown picture format {fmt!r}; one of {', '.join(FORMATS)}")
+    if dpi is not None and fmt != "png":
+        raise ValueError("a picture's dpi is written in PNG files only")
     buf = io.BytesIO()
-    pygame.image.save(surface, buf, "png")
+    pygame.image.save(surface, buf, fmt)
     data = buf.getvalue()
     return data if dpi is None else with_dpi(data, dpi)
 
@@ -75,10 +84,10 @@ def with_dpi(data: bytes, dpi: float) -> bytes:
     return data[:ihdr_end] + phys + b"".join(chunks)
 
 
-def write_png(surface: Any, path: str | Path, dpi: float | None = None) -> Path:
-    """Write ``surface`` to ``path`` as PNG atomically (temp file in the same folder + rename);
-    ``dpi`` sets the picture's physical size (see :func:`png_bytes`)."""
-    data = png_bytes(surface, dpi)
+def write_png(surface: Any, path: str | Path, dpi: float | None = None, fmt: str = "png") -> Path:
+    """Write ``surface`` to ``path`` as PNG (or ``fmt``) atomically (temp file in the same folder +
+    rename); ``dpi`` sets a PNG's physical size (see :func:`png_bytes`)."""
+    data = png_bytes(surface, dpi, fmt)
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)

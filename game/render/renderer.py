@@ -491,7 +491,7 @@ class Renderer:
     def _help(self, surface: pygame.Surface, map_rect: pygame.Rect, ui: UiState) -> None:
         box = map_rect.inflate(-30, -30)
         shade = pygame.Surface(box.size, pygame.SRCALPHA)
-        shade.fill((10, 10, 14, 230))
+        shade.fill(colors.HELP_SHADE)
         surface.blit(shade, box)
         x, y = box.x + 14, box.y + 10
         keys_w = 70

@@ -1,9 +1,12 @@
-"""Text drawing with pygame's default font, cached.
+"""Text drawing with the bundled font (``assets/fonts``, named by the theme), cached.
 
-Contract: :class:`Text` owns one ``pygame.font.Font(None, size)`` per size (pygame's bundled
-default font, so no font file is needed) and a bounded cache of rendered lines keyed by
-(text, size, colour): drawing the same label every frame costs one blit. ``pygame.font`` is
-initialised on first use. :func:`wrap` breaks a string into lines no wider than a pixel width.
+Contract: :class:`Text` owns one ``pygame.font.Font`` of the theme's font file per size and a
+bounded cache of rendered lines keyed by (text, size, colour): drawing the same label every
+frame costs one blit. Sizes are given as for pygame's default font and drawn at
+``round(size * theme.font.scale)`` pixels (:func:`pixel_size`), so layouts measured with the
+default font keep their widths; the font is the same file on every machine, never a system
+font. ``pygame.font`` is initialised on first use. :func:`wrap` breaks a string into lines no
+wider than a pixel width.
 """
 
 from __future__ import annotations
@@ -13,10 +16,17 @@ from collections.abc import Callable
 
 import pygame
 
+from game.render import colors
 from game.render.colors import RGB
+from game.render.theme import theme
 
 #: Rendered lines kept in the cache; the panel shows a few hundred at most.
 CACHE_LINES = 2048
+
+
+def pixel_size(size: int) -> int:
+    """The font's pixel size for a text size given as for pygame's default font (at least 6)."""
+    return max(6, round(size * theme().font.scale))
 
 
 class Text:
@@ -29,10 +39,10 @@ class Text:
         self._cache: OrderedDict[tuple[str, int, RGB], pygame.Surface] = OrderedDict()
 
     def font(self, size: int) -> pygame.font.Font:
-        """The default font at ``size`` pixels."""
+        """The theme's font at text size ``size`` (:func:`pixel_size` pixels)."""
         f = self._fonts.get(size)
         if f is None:
-            f = pygame.font.Font(None, size)
+            f = pygame.font.Font(theme().font.file, pixel_size(size))
             self._fonts[size] = f
         return f
 
@@ -55,7 +65,7 @@ class Text:
         text: str,
         pos: tuple[float, float],
         size: int = 18,
-        color: RGB = (230, 230, 230),
+        color: RGB = colors.TEXT,
         anchor: str = "topleft",
     ) -> pygame.Rect:
         """Blit one line at ``pos``; ``anchor`` is a pygame.Rect attribute (``center``, ``midtop``, ...)."""

@@ -4,8 +4,9 @@ Contract: :func:`draw_units` draws every unit of a :class:`~game.engine.view.Mat
 the map surface through a :class:`~game.render.camera.Camera`. A living unit's base is a disc
 of its base radius filled with its side colour (:func:`game.render.colors.side_color`); the
 facing wedge is a lighter sector of ±:data:`WEDGE_HALF_ANGLE`° toward its facing, so the half
-of the base behind the facing always shows the plain side colour. The posture glyph sits at
-the centre, the health bar above the base and the AP pips below it. Units out of action are
+of the base behind the facing always shows the plain side colour. The posture token (a figure
+from ``assets/tokens.yaml``, :mod:`game.render.tokens`; letters for a posture without one) sits
+at the centre, the health bar above the base and the AP pips below it. Units out of action are
 grey discs with a cross, drawn under the living. The active unit has a thick yellow ring, the
 selected unit a white one. Units are drawn as cached sprites (:class:`UnitSprites`), rebuilt only
 when something shown about the unit changes. :func:`health_fraction` is pure.
@@ -22,6 +23,7 @@ from game.engine.view import UnitView
 from game.render import colors
 from game.render.camera import Camera
 from game.render.text import Text
+from game.render.tokens import draw_token
 
 #: Half-angle of the facing wedge, degrees.
 WEDGE_HALF_ANGLE = 35.0
@@ -31,6 +33,8 @@ MIN_RADIUS_PX = 4
 #: (smaller bases are labelled with :func:`short_label`, so every unit is named at every zoom).
 GLYPH_MIN_RADIUS_PX = 11
 LABEL_MIN_RADIUS_PX = 11
+#: The posture token (assets/tokens.yaml) spans this share of the base radius each way.
+TOKEN_SCALE = 0.62
 #: Above this many AP a unit shows "ap/max" as text instead of pips.
 MAX_PIPS = 8
 
@@ -193,7 +197,7 @@ def _draw_unit(
     pygame.draw.polygon(surface, colors.lighter(side, 0.55), wedge_points(cx, cy, r, u.facing))
     pygame.draw.circle(surface, colors.OUTLINE, c, r, 2 if r >= 8 else 1)
     _facing_tick(surface, cx, cy, r, u.facing, colors.lighter(side, 0.55))
-    if r >= GLYPH_MIN_RADIUS_PX:
+    if r >= GLYPH_MIN_RADIUS_PX and not draw_token(surface, u.posture, c, r * TOKEN_SCALE, colors.OUTLINE):
         text.draw(surface, POSTURE_GLYPHS.get(u.posture, u.posture[:2]), c, r, colors.OUTLINE, "center")
     _health_bar(surface, c, r, frac)
     _ap_pips(surface, text, c, r, u.ap, u.ap_max)

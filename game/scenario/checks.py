@@ -34,6 +34,7 @@ from game.scenario.profiles import (
     DEFAULT_PROFILE,
     RULESET_BUGS,
     Profiles,
+    ProfilesText,
     available_ruleset,
     collect_blocks,
     read_profiles,
@@ -94,7 +95,7 @@ class ScenarioChecker:
         self,
         doc: YamlDoc,
         ruleset: str | None,
-        profiles_path: Path | None,
+        profiles_path: Path | ProfilesText | None,
         also: tuple[str, ...],
         policies: Collection[str] | None,
     ) -> None:

@@ -3,28 +3,33 @@
 Contract: :func:`load_scenario` / :func:`load_scenario_text` return the validated spec or
 raise :class:`~game.core.errors.ScenarioError` with every problem found (see the package
 docstring); an unknown ``ruleset`` argument is an :class:`~game.core.errors.UnknownName`.
+:func:`load_scenario` accepts a shipped scenario's name for its path
+(:func:`game.scenario.locate.resolve_scenario`); the spec's ``source`` is then the shipped file.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 from collections.abc import Collection, Iterable
 from pathlib import Path
 
 from components.specs import ScenarioSpec
-from game.core.errors import ScenarioError, UnknownName
+from game.core.errors import Problem, ScenarioError, UnknownName
 from game.core.files import FileRefused, read_capped
 from game.rules import RULESET_NAMES
 from game.scenario.checks import ScenarioChecker
+from game.scenario.locate import resolve_scenario, shipped_names
 from game.scenario.messages import ordered
+from game.scenario.profiles import ProfilesText
 from game.scenario.yaml_source import parse_yaml
 
 
 def load_scenario(
     path: str | os.PathLike[str],
     ruleset: str | None = None,
-    profiles_path: Path | None = None,
+    profiles_path: Path | ProfilesText | None = None,
     *,
     check_rulesets: Iterable[str] = (),
     policies: Collection[str] | None = None,
@@ -32,7 +37,7 @@ def load_scenario(
     """Load and validate a scenario file.
 
     Args:
-        path: the YAML file.
+        path: the YAML file, or the name of a shipped scenario (when no such file exists).
         ruleset: overrides the file's ``ruleset:`` (the CLI's ``--ruleset``).
         profiles_path: shared profiles file (default ``scenarios/profiles.yaml``).
         check_rulesets: further rulesets under which every unit's profile must have
@@ -48,13 +53,19 @@ def load_scenario(
         ScenarioError: with every problem found, each located by file:line and key path.
         UnknownName: ``ruleset`` (the argument) is not a ruleset name.
     """
+    file = resolve_scenario(path)
     try:
-        data = read_capped(path, "scenario")
+        data = read_capped(file, "scenario")
     except FileRefused as e:
-        raise ScenarioError([e.problem()]) from None
+        problem = e.problem()
+        # a bare name (no folder, no suffix) was meant as a shipped scenario's: say which exist
+        if e.reason == "no such file" and len(file.parts) == 1 and not file.suffix:
+            names = shipped_names()
+            problem = Problem(problem.source, 0, "", f"no such file (nor a shipped scenario: {names})")
+        raise ScenarioError([problem]) from None
     return load_scenario_text(
         data,
-        str(path),
+        str(file),
         ruleset=ruleset,
         profiles_path=profiles_path,
         check_rulesets=check_rulesets,
@@ -66,7 +77,7 @@ def load_scenario_text(
     text: str | bytes,
     source: str = "<memory>",
     ruleset: str | None = None,
-    profiles_path: Path | None = None,
+    profiles_path: Path | ProfilesText | None = None,
     *,
     check_rulesets: Iterable[str] = (),
     policies: Collection[str] | None = None,
@@ -74,7 +85,8 @@ def load_scenario_text(
     """Validate scenario YAML given as text or bytes; see :func:`load_scenario`.
 
     ``source`` names the file in problems and in the spec; ``sha256`` is taken over
-    the bytes (text is encoded as UTF-8 first).
+    the bytes (text is encoded as UTF-8 first), and the spec keeps the text (``spec.text``) so
+    that a log or a save can embed it. ``profiles_path`` may be a :class:`ProfilesText`.
     """
     if ruleset is not None and ruleset not in RULESET_NAMES:
         raise UnknownName(f"unknown ruleset {ruleset!r}; choose one of {', '.join(RULESET_NAMES)}")
@@ -84,4 +96,4 @@ def load_scenario_text(
     spec = checker.run(hashlib.sha256(raw).hexdigest())
     if checker.problems or spec is None:
         raise ScenarioError(ordered(checker.problems))
-    return spec
+    return dataclasses.replace(spec, text=raw.decode("utf-8"))

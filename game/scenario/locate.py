@@ -1,6 +1,14 @@
-"""Finding the scenario file a battle log or a saved game was made with: one rule for both.
+"""Finding scenario files: a name the user gives, and the file a log or a save was made with.
 
-Contract: :func:`find_scenario` returns the first of these that exists, in order:
+Contract:
+
+- :func:`resolve_scenario` turns what the user typed into a file: the path itself when it
+  exists; else, for a bare name (no folder, no suffix or ``.yaml``/``.yml``), the shipped
+  scenario of that name (``skirmish battle duel`` plays ``<shipped>/duel.yaml`` when there
+  is no file ``duel`` here; ``skirmish scenarios`` lists them); else the path unchanged, to be
+  reported missing. :func:`game.scenario.load_scenario` and :func:`find_scenario`'s ``given``
+  go through it, so every command accepts a shipped scenario by name.
+- :func:`find_scenario` returns the first of these that exists, in order:
 
 1. ``given``, the file the user named (``skirmish replay --scenario``, the SCENARIO of
    ``skirmish play --load``, ``load_match(scenario_path=...)``). It is the answer or an error:
@@ -29,9 +37,10 @@ from pathlib import Path
 
 from game.core.errors import SkirmishError
 from game.core.files import FileRefused, read_capped
+from game.core.shipped import SCENARIO_SUFFIXES, SCENARIOS_DIR, shipped_scenarios
 
-#: The scenarios shipped with the project.
-SHIPPED_SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
+#: The scenarios shipped with the project (package data of the wheel, ``scenarios/`` of a checkout).
+SHIPPED_SCENARIOS = SCENARIOS_DIR
 #: Parent folders of the log or save searched besides its own (step 4).
 PARENTS_SEARCHED = 4
 
@@ -43,6 +52,24 @@ class ScenarioNotFound(SkirmishError):
         super().__init__(message)
         self.key = key
         self.message = message
+
+
+def resolve_scenario(name: str | os.PathLike[str]) -> Path:
+    """The file the user means by ``name`` (see the module docstring)."""
+    path = Path(name)
+    if path.exists():
+        return path
+    bare = len(path.parts) == 1 and (path.suffix == "" or path.suffix in SCENARIO_SUFFIXES)
+    if bare:
+        shipped = shipped_scenarios().get(path.stem if path.suffix else path.name)
+        if shipped is not None:
+            return shipped
+    return path
+
+
+def shipped_names() -> str:
+    """The shipped scenarios' names, for messages."""
+    return ", ".join(shipped_scenarios()) or "(none installed)"
 
 
 def sha256_of(path: str | os.PathLike[str]) -> str:
@@ -100,7 +127,7 @@ def find_scenario(
         ScenarioNotFound: ``given`` is unreadable or has other bytes, or no file matches.
     """
     if given is not None:
-        path = Path(given)
+        path = resolve_scenario(given)
         try:
             got = sha256_of(path)
         except FileRefused as e:

@@ -3,7 +3,8 @@
 Contract: a profiles file is ``profile -> ruleset -> stat block`` (``null``: not written
 yet); ``scenarios/profiles.yaml`` (:data:`DEFAULT_PROFILES_PATH`) is the shared one. Blocks
 are validated by the ruleset's ``Stats`` model, and a problem names the file and line the
-block was written in. :func:`check_profiles` checks a profiles file on its own;
+block was written in. A profiles file may also be given by its text (:class:`ProfilesText`:
+the stat blocks a log or a save embeds). :func:`check_profiles` checks a profiles file on its own;
 :func:`resolve_stats` gives a unit of a loaded spec its validated stat block;
 :func:`available_ruleset` tells a ruleset not installed yet from a broken one.
 """
@@ -22,6 +23,7 @@ from pydantic import TypeAdapter, ValidationError
 from components.specs import ScenarioSpec, UnitSpec
 from game.core.errors import Problem, ScenarioError, UnknownName
 from game.core.files import FileRefused, read_capped
+from game.core.shipped import PROFILES_PATH
 from game.rules import REGISTRY, RULESET_NAMES, ruleset_class
 from game.rules.base import Ruleset, StrictModel
 from game.scenario.messages import ordered, shown, validation_problems
@@ -29,7 +31,7 @@ from game.scenario.schema import Ident, ProfileBlocks
 from game.scenario.yaml_source import KeyPath, YamlDoc, parse_yaml
 
 #: The shared archetype stat blocks shipped with the project.
-DEFAULT_PROFILES_PATH = Path(__file__).resolve().parents[2] / "scenarios" / "profiles.yaml"
+DEFAULT_PROFILES_PATH = PROFILES_PATH  # inside the installed package (game.core.shipped)
 #: Profile a unit without ``profile:`` uses, if the merged profiles have it for the ruleset.
 DEFAULT_PROFILE = "trooper"
 
@@ -93,22 +95,33 @@ def _parse_shared(raw: bytes, source: str) -> YamlDoc:
     return doc
 
 
-def read_profiles(path: Path | None) -> tuple[YamlDoc | None, Profiles, list[Problem]]:
-    """Parse and shape-check a profiles file.
+@dataclass(frozen=True)
+class ProfilesText:
+    """A profiles file given by its text, named ``source`` in problems (e.g. a log's embedded blocks)."""
+
+    text: str
+    source: str
+
+
+def read_profiles(path: Path | ProfilesText | None) -> tuple[YamlDoc | None, Profiles, list[Problem]]:
+    """Parse and shape-check a profiles file (or :class:`ProfilesText`).
 
     ``path`` None means the default file, which may be absent (an installation
     without the shared file simply has no shared profiles); an explicit path that
     cannot be read is a problem.
     """
-    explicit = path is not None
-    path = DEFAULT_PROFILES_PATH if path is None else path
-    source = _display_source(path)
-    if not explicit and not path.exists():
-        return None, {}, []
-    try:
-        raw = read_capped(path, "profiles")
-    except FileRefused as e:
-        return None, {}, [Problem(source, 0, "", f"cannot read profiles file: {e.reason}")]
+    if isinstance(path, ProfilesText):
+        raw, source = path.text.encode("utf-8"), path.source
+    else:
+        explicit = path is not None
+        path = DEFAULT_PROFILES_PATH if path is None else path
+        source = _display_source(path)
+        if not explicit and not path.exists():
+            return None, {}, []
+        try:
+            raw = read_capped(path, "profiles")
+        except FileRefused as e:
+            return None, {}, [Problem(source, 0, "", f"cannot read profiles file: {e.reason}")]
     doc = _parse_shared(raw, source)
     problems = list(doc.problems)
     if doc.data is None:

@@ -2,7 +2,8 @@
 
 Contract: each function draws one figure from battle rows or summaries
 (:mod:`game.tools.batch`, :mod:`game.tools.stats`) and writes it atomically (temp file +
-rename) to the given path, returning that path. Figures are built with
+rename) to the given path, returning that path; the file gets the usual permissions (0666
+minus the umask), not the temp file's private 0600. Figures are built with
 ``matplotlib.figure.Figure`` directly, never ``pyplot``: no global state, no GUI
 backend, safe in worker processes and tests.
 
@@ -44,8 +45,14 @@ def _save(fig: Any, path: str | os.PathLike[str]) -> Path:
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
-    os.close(fd)
     try:
+        try:
+            # mkstemp makes the file private (0600); give it the permissions a plain open() would.
+            umask = os.umask(0)
+            os.umask(umask)
+            os.fchmod(fd, 0o666 & ~umask)
+        finally:
+            os.close(fd)
         fig.savefig(tmp, format="png")
         os.replace(tmp, out)
     except BaseException:

@@ -1,13 +1,22 @@
 """Re-simulate a recorded battle from its event log and verify every event.
 
 Contract:
-- :func:`load` reads a JSON-lines log (:func:`game.core.events.read_log`) and finds
-  its scenario by the one rule of :func:`game.scenario.locate.find_scenario`: the
-  ``--scenario`` path if given, else the ``scenario_path`` recorded in ``match_start``,
-  else a file next to the log, else the first YAML file in the usual folders whose
-  sha256 equals the logged ``scenario_sha256``. A scenario that cannot be found, or a
-  given one whose hash differs from the log's, is refused with :class:`ReplayError`
-  reading ``LOG:1: scenario_path|scenario_sha256: why`` (a user error: exit 2 from the CLI).
+- :func:`load` reads a JSON-lines log (:func:`game.core.events.read_log`) and rebuilds its
+  scenario from the log alone when ``match_start`` embeds it (the scenario's text and the
+  profiles its units use, :mod:`game.scenario.embed`): the log replays from any folder, after
+  the scenario file moved or changed and after ``profiles.yaml`` was edited. A ``--scenario``
+  given with such a log must be the embedded one: a file with other bytes is refused, saying
+  that the scenario embedded in the log differs from that file. Embedded parts that do not
+  hash to their recorded sha256 (an edited log) are refused too.
+- Logs written before the scenario was embedded still load: their scenario is found by the
+  one rule of :func:`game.scenario.locate.find_scenario` (the ``--scenario`` path if given,
+  else the recorded ``scenario_path``, else a file next to the log, else the first YAML file in
+  the usual folders whose sha256 equals the logged ``scenario_sha256``), with today's shared
+  profiles, and named by the recorded path so the rebuilt ``match_start`` matches wherever it
+  was found. When such a log's match starts differently (``seq 0``), :func:`explain` says the
+  profiles (or the rules) changed since it was recorded.
+- Every refusal is a :class:`ReplayError` reading ``LOG:1: key: why`` (a user error: exit 2
+  from the CLI).
 - :func:`verify` rebuilds the match from ``match_start`` (seed, ruleset,
   options, controllers, round limit) through
   :meth:`game.tools.session.Session.from_header` and re-applies the logged ``command``
@@ -44,7 +53,8 @@ from game.ai import Policy, get_policy, policy_names
 from game.core.errors import IllegalCommand, Problem, SkirmishError
 from game.core.events import read_log
 from game.core.files import FileRefused
-from game.scenario.locate import ScenarioNotFound, find_scenario
+from game.scenario.embed import FIELDS, EmbeddedMismatch, has_embedded, rebuild
+from game.scenario.locate import ScenarioNotFound, find_scenario, resolve_scenario, sha256_of
 from game.tools.headers import header_problem
 from game.tools.session import HUMAN, Session
 
@@ -161,30 +171,75 @@ def check_header(path: str | os.PathLike[str], start: dict[str, Any]) -> None:
 def load(
     log_path: str | os.PathLike[str], scenario: str | os.PathLike[str] | None = None
 ) -> tuple[list[dict[str, Any]], ScenarioSpec]:
-    """The log's events and its scenario (found by :func:`game.scenario.locate.find_scenario`),
-    loaded under the logged ruleset.
+    """The log's events and its scenario, loaded under the logged ruleset: rebuilt from the log
+    when it embeds it, else found by :func:`game.scenario.locate.find_scenario` (see the module
+    docstring).
 
     Raises:
-        ReplayError: unreadable log, scenario not found or with another sha256.
-        ScenarioError: the scenario file no longer validates.
+        ReplayError: unreadable log, a given scenario other than the embedded one, an edited
+            embedded part, or (older logs) a scenario not found or with another sha256.
+        ScenarioError: the scenario no longer validates.
     """
-    from game.scenario import load_scenario
+    from game.scenario import load_scenario_text
 
     events = read_events(log_path)
     start = events[0]
     recorded = start.get("scenario_path")
+    sha256 = str(start["scenario_sha256"])
+
+    def refuse(key: str, message: str) -> ReplayError:
+        return ReplayError(str(Problem(str(log_path), 1, key, message)))
+
+    if has_embedded(start):
+        if scenario is not None:
+            given = resolve_scenario(scenario)
+            try:
+                got = sha256_of(given)
+            except OSError as e:
+                raise refuse("scenario_path", f"cannot read scenario {given}: {e.strerror or e}") from None
+            if got != sha256:
+                raise refuse(
+                    "scenario_sha256",
+                    f"the scenario embedded in the log (sha256 {sha256[:12]}…, recorded from {recorded}) "
+                    f"differs from {given} (sha256 {got[:12]}…); leave out --scenario to replay the "
+                    "embedded one",
+                )
+        try:
+            return events, rebuild(start, str(log_path))
+        except EmbeddedMismatch as e:
+            key = "scenario_text" if e.key == "scenario" else "profiles"
+            raise refuse(key, e.message) from None
     try:
         found = find_scenario(
             recorded if isinstance(recorded, str) else None,
-            sha256=str(start["scenario_sha256"]),
+            sha256=sha256,
             relative_to=log_path,
             given=scenario,
             since="the battle was played",
             hint="pass --scenario PATH",
         )
     except ScenarioNotFound as e:
-        raise ReplayError(str(Problem(str(log_path), 1, f"scenario_{e.key}", e.message))) from None
-    return events, load_scenario(found, ruleset=str(start["ruleset"]))
+        raise refuse(f"scenario_{e.key}", e.message) from None
+    try:
+        raw = found.read_bytes()
+    except OSError as e:
+        raise refuse("scenario_path", f"cannot read scenario {found}: {e.strerror or e}") from None
+    # Named as recorded, so the rebuilt match_start matches wherever the file was found.
+    source = recorded if isinstance(recorded, str) and recorded else str(found)
+    return events, load_scenario_text(raw, source, ruleset=str(start["ruleset"]))
+
+
+def explain(result: ReplayResult, events: Sequence[dict[str, Any]]) -> str | None:
+    """Why a replay diverged, when the log alone can tell: a log without embedded profiles whose
+    match starts differently was recorded with other profiles (or other rules)."""
+    div = result.divergence
+    if div is None or div.seq != 0 or div.type != "match_start" or has_embedded(events[0]):
+        return None
+    return (
+        "this log embeds no profiles (it was recorded before logs carried them) and its match starts "
+        f"differently ({div.field}): the shared profiles (profiles.yaml) or the rules changed since "
+        "the battle was played"
+    )
 
 
 # --------------------------------------------------------------------------- verifying
@@ -194,6 +249,9 @@ def _diff(expected: dict[str, Any], got: dict[str, Any], pos: int) -> Divergence
     if got.get("type") == "match_start" and expected.get("type") == "match_start":
         expected = {k: v for k, v in expected.items() if k not in INFORMATIONAL}
         got = {k: v for k, v in got.items() if k not in INFORMATIONAL}
+        if not has_embedded(expected):
+            # A log written before match_start embedded its scenario: compare what it recorded.
+            got = {k: v for k, v in got.items() if k not in FIELDS or k in expected}
         if expected == got:
             return None
     seq = int(got.get("seq", pos))

@@ -3,7 +3,8 @@
 Contract:
 
 - :func:`save_match` ``(match, path)`` writes one JSON file (format ``skirmish-save``,
-  :data:`SAVE_VERSION`) holding the scenario's path and sha256, the ruleset, its
+  :data:`SAVE_VERSION`) holding the scenario's path, sha256 and text, the stat blocks of the
+  shared profiles its units use (with their sha256: :mod:`game.scenario.embed`), the ruleset, its
   options, the seed, the round limit, the controllers, every applied command
   (``match.commands``), the state of ``match.ai_rng``, the AI's memory
   (``match.ai_memory``: each unit's quarry) and, for verification, the
@@ -12,11 +13,15 @@ Contract:
   :func:`game.core.events.atomic_write_text` (temp file + rename), so a crash never
   leaves a half-written save and an older save at ``path`` survives a failed write.
 - :func:`load_match` ``(path, scenario_path=None) -> Match`` validates the file
-  strictly (pydantic, unknown keys are errors), finds the scenario by the one rule of
+  strictly (pydantic, unknown keys are errors) and rebuilds the scenario from the save
+  itself (its text and profiles: the save loads anywhere, whatever happened to the files
+  since); a ``scenario_path`` given with it must have the saved bytes, else it is refused,
+  saying that the scenario embedded in the save differs from that file. Saves of versions 1
+  and 2 (before the scenario was embedded) find it by the one rule of
   :func:`game.scenario.locate.find_scenario` (``scenario_path``, else the saved absolute
   path, else the saved path relative to the save's folder, else a file with the saved
-  sha256 in the usual folders; a file whose sha256 differs from the saved one is refused),
-  rebuilds the match through :meth:`game.tools.session.Setup.build` with the
+  sha256 in the usual folders; a file whose sha256 differs from the saved one is refused).
+  It rebuilds the match through :meth:`game.tools.session.Setup.build` with the
   same seed and re-applies the commands, then restores ``ai_rng`` and the AI's memory.
   Play it on with ``game.tools.session.Session(match)``. Version 1 saves (before the
   memory was saved) and version 2 saves (no digests) still load. A replay that does not end
@@ -56,7 +61,8 @@ from game.core.events import MAX_JSON_DEPTH, atomic_write_text, json_depth
 from game.core.files import LIMITS, FileRefused, read_capped
 from game.engine.match import Match
 from game.rules import RULESET_NAMES
-from game.scenario.locate import ScenarioNotFound, find_scenario
+from game.scenario.embed import EmbeddedMismatch, embedded, rebuild
+from game.scenario.locate import ScenarioNotFound, find_scenario, resolve_scenario, sha256_of
 from game.scenario.schema import MAX_ROUNDS
 from game.scenario.yaml_source import KeyPath, format_path, parse_yaml
 from game.tools.headers import MAX_SEED, controllers_problem, header_problem
@@ -64,11 +70,15 @@ from game.tools.session import Setup
 
 #: The ``format`` field of every save.
 SAVE_FORMAT = "skirmish-save"
-#: Version of the save layout written (2: adds ``ai_memory``; 3: adds ``check.digests``).
-SAVE_VERSION = 3
+#: Version of the save layout written (2: adds ``ai_memory``; 3: adds ``check.digests``; 4: the
+#: scenario's text and the profiles its units use).
+SAVE_VERSION = 4
 #: Versions read; any other is refused. A version 1 save loads with an empty AI memory;
-#: versions 1 and 2 have no digests (their fields are checked by the replay only).
-READABLE_VERSIONS = (1, 2, 3)
+#: versions 1 and 2 have no digests (their fields are checked by the replay only); saves before
+#: version 4 find their scenario file.
+READABLE_VERSIONS = (1, 2, 3, 4)
+#: The first version that embeds its scenario's text and profiles.
+EMBEDDED_SINCE = 4
 #: The first version whose ``check`` holds ``digests``.
 DIGESTS_SINCE = 3
 #: The fields that decide how a saved game continues, each covered by a sha256 in
@@ -109,6 +119,7 @@ class ScenarioRef(_Model):
     path: StrictStr = Field(min_length=1, description="absolute path when saved")
     relative: StrictStr | None = Field(None, description="path relative to the save's folder, if any")
     sha256: Annotated[str, Strict(), Field(pattern=r"^[0-9a-f]{64}$")]
+    text: StrictStr | None = Field(None, description="the scenario file's text (version 3)")
 
 
 U128 = Annotated[int, Strict(), Field(ge=0, lt=2**128)]
@@ -158,8 +169,25 @@ class SaveFile(_Model):
     controllers: dict[str, StrictStr]
     ai_rng: RngState
     ai_memory: AiMemory = Field(default_factory=AiMemory)
+    profiles: dict[StrictStr, dict[StrictStr, Any]] | None = Field(
+        None, description="the shared profiles' stat blocks the units use (version 3)"
+    )
+    profiles_sha256: Annotated[str, Strict(), Field(pattern=r"^[0-9a-f]{64}$")] | None = None
     commands: list[dict[str, Any]]
     check: Verification
+
+    def embedded(self) -> dict[str, Any] | None:
+        """The save's scenario as :func:`game.scenario.embed.rebuild` takes it (None before version 3)."""
+        if self.scenario.text is None or self.profiles is None:
+            return None
+        return {
+            "scenario_text": self.scenario.text,
+            "scenario_sha256": self.scenario.sha256,
+            "scenario_path": self.scenario.path,
+            "profiles": self.profiles,
+            "profiles_sha256": self.profiles_sha256,
+            "ruleset": self.ruleset,
+        }
 
 
 # ----------------------------------------------------------------------------------
@@ -167,31 +195,42 @@ class SaveFile(_Model):
 # ----------------------------------------------------------------------------------
 
 
-def _scenario_path(match: Match) -> Path:
+def _scenario_path(match: Match) -> Path | None:
+    """The scenario file on disk (absolute), or None when the match has only its text."""
     source = match.spec.source
     path = Path(source)
-    if source.startswith("<") or not path.is_file():
-        raise SkirmishError(
-            f"cannot save: the match's scenario {source!r} is not a file on disk "
-            "(a save refers to its scenario file)"
-        )
-    return path.resolve()
+    if not source.startswith("<") and path.is_file():
+        return path.resolve()
+    if match.spec.text:
+        return None
+    raise SkirmishError(
+        f"cannot save: the match's scenario {source!r} is neither a file on disk nor a loaded text"
+    )
 
 
 def save_dict(match: Match, save_dir: Path | None = None) -> dict[str, Any]:
     """The save of ``match`` as plain JSON data (``save_dir``: where it will be written, for ``relative``)."""
     scenario = _scenario_path(match)
     relative = None
-    if save_dir is not None:
+    if save_dir is not None and scenario is not None:
         try:
             relative = os.path.relpath(scenario, save_dir.resolve())
         except ValueError:  # another drive on Windows: no relative path
             relative = None
+    inside = embedded(match.spec, match.ruleset_name)
+    ref: dict[str, Any] = {
+        "path": str(scenario) if scenario is not None else match.spec.source,
+        "relative": relative,
+        "sha256": match.spec.sha256,
+        "text": inside.get("scenario_text"),
+    }
     data: dict[str, Any] = {
         "format": SAVE_FORMAT,
         "version": SAVE_VERSION,
         "game_version": __version__,
-        "scenario": {"path": str(scenario), "relative": relative, "sha256": match.spec.sha256},
+        "scenario": ref,
+        "profiles": inside.get("profiles"),
+        "profiles_sha256": inside.get("profiles_sha256"),
         "ruleset": match.ruleset_name,
         "options": match.rules.options.model_dump(mode="json"),
         "seed": match.seed,
@@ -375,6 +414,12 @@ def _parse_save(p: Path) -> tuple[bytes, dict[str, Any], SaveFile]:
             ("check", "digests"),
             f"version {data['version']} saves {'have no' if has_digests else 'must have'} check.digests",
         )
+    if data["version"] < EMBEDDED_SINCE:
+        for key in ("profiles", "profiles_sha256"):
+            if key in data:
+                raise probs.error((key,), f"version {data['version']} saves have no {key}")
+        if isinstance(data.get("scenario"), dict) and "text" in data["scenario"]:
+            raise probs.error(("scenario", "text"), f"version {data['version']} saves have no scenario text")
     try:
         return raw, data, SaveFile.model_validate(data)
     except ValidationError as e:
@@ -420,23 +465,46 @@ def load_match(path: str | os.PathLike[str], scenario_path: str | os.PathLike[st
     save_path = Path(path)
     raw, data, save = _parse_save(save_path)
     probs = _Problems(str(save_path), raw)
-    try:
-        scenario_file = find_scenario(
-            save.scenario.path,
-            sha256=save.scenario.sha256,
-            relative_to=save_path,
-            relative=save.scenario.relative,
-            given=scenario_path,
-            since="the game was saved",
-            hint="pass the scenario file to load it",
-        )
-    except ScenarioNotFound as e:
-        raise probs.error(("scenario", e.key), e.message) from None
     if save.ruleset not in RULESET_NAMES:
         raise probs.error(
             ("ruleset",), f"unknown ruleset {save.ruleset!r}; choose one of {', '.join(RULESET_NAMES)}"
         )
-    spec = load_scenario(scenario_file, ruleset=save.ruleset)
+    inside = save.embedded()
+    if inside is not None:
+        if scenario_path is not None:
+            given = resolve_scenario(scenario_path)
+            try:
+                got = sha256_of(given)
+            except OSError as e:
+                raise probs.error(
+                    ("scenario", "path"), f"cannot read scenario {given}: {e.strerror or e}"
+                ) from None
+            if got != save.scenario.sha256:
+                raise probs.error(
+                    ("scenario", "sha256"),
+                    f"the scenario embedded in the save (sha256 {save.scenario.sha256[:12]}…, saved from "
+                    f"{save.scenario.path}) differs from {given} (sha256 {got[:12]}…); load the save "
+                    "without a scenario file to play the embedded one",
+                )
+        try:
+            spec = rebuild(inside, str(save_path), save.ruleset)
+        except EmbeddedMismatch as e:
+            at: KeyPath = ("scenario", "text") if e.key == "scenario" else ("profiles",)
+            raise probs.error(at, e.message) from None
+    else:
+        try:
+            scenario_file = find_scenario(
+                save.scenario.path,
+                sha256=save.scenario.sha256,
+                relative_to=save_path,
+                relative=save.scenario.relative,
+                given=scenario_path,
+                since="the game was saved",
+                hint="pass the scenario file to load it",
+            )
+        except ScenarioNotFound as e:
+            raise probs.error(("scenario", e.key), e.message) from None
+        spec = load_scenario(scenario_file, ruleset=save.ruleset)
     _check_setup(save, spec, probs)
     commands = []
     for i, command in enumerate(save.commands):

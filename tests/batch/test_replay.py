@@ -87,7 +87,7 @@ def test_scenario_with_another_hash_is_refused(log, tmp_path, capsys):
     other = tmp_path / "duel.yaml"
     other.write_text(DUEL.read_text() + "\n# a comment changes the hash\n")
     code, _, err = run(["replay", str(log), "--scenario", str(other)], capsys)
-    assert code == 2 and "differs from" in err and "changed since" in err
+    assert code == 2 and "the scenario embedded in the log" in err and f"differs from {other}" in err
 
 
 def test_not_a_log_is_refused(tmp_path, capsys):

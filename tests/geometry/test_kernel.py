@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from components.terrain import ObstacleSpec
-from game.geometry import SightIndex, UnitTable, jit, kernel, sight_reference
+from game.geometry import SightIndex, UnitTable, kernel, sight_reference
 from game.geometry.reference import sight_profile
 from tests.geometry.scenes import HIGH, LOW, MAP_H, MAP_W, box, poly, random_scene, table
 from tests.geometry.test_properties import assert_same_facts
@@ -244,18 +243,6 @@ def test_every_kernel_has_one_signature_and_accepts_read_only_arrays() -> None:
         kernel.assemble,
     ):
         assert len(fn.signatures) == 1, fn.__name__
-
-
-def test_cache_goes_to_a_temporary_directory_when_nothing_else_is_writable(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    def refuse(*args: object, **kwargs: object) -> None:
-        raise PermissionError("read-only")
-
-    monkeypatch.setattr(numba.config, "CACHE_DIR", "")
-    monkeypatch.setattr(jit.tempfile, "TemporaryFile", refuse)
-    jit._cache_fallback()
-    assert numba.config.CACHE_DIR.startswith(jit.tempfile.gettempdir())  # type: ignore[attr-defined]
 
 
 @settings(max_examples=20, deadline=None)

@@ -17,6 +17,7 @@ from game.tools.saves import DIGESTED, SAVE_VERSION, load_match, read_save, save
 from game.tools.session import Session
 from tests.engine.conftest import make_spec
 from tests.robustness.conftest import RULESETS, SCENARIOS
+from tests.tools.aged import age_save
 
 
 def _advance(m: Match, n: int) -> int:
@@ -82,11 +83,29 @@ def test_a_game_with_no_commands_round_trips(tmp_path: Path, scenario: Path):
     loaded.close()
 
 
-def test_scenario_changed_since_the_save_is_refused(tmp_path: Path, scenario: Path):
+def test_a_save_embeds_its_scenario_and_loads_after_the_file_changed(tmp_path: Path, scenario: Path):
+    m = Match(load_scenario(scenario), seed=1)
+    _advance(m, 3)
+    save = save_match(m, tmp_path / "s.json")
+    m.close()
+    scenario.write_text(scenario.read_text().replace("rounds: 16", "rounds: 13"))
+    loaded = load_match(save)
+    assert loaded.round_limit == 16 and len(loaded.commands) == 3
+    loaded.close()
+    # naming the changed file says the embedded scenario differs from it
+    with pytest.raises(ScenarioError) as info:
+        load_match(save, scenario_path=scenario)
+    msg = str(info.value)
+    assert msg.startswith(f"{save}:") and "scenario.sha256" in msg
+    assert "the scenario embedded in the save (sha256" in msg and f"differs from {scenario}" in msg
+
+
+def test_scenario_changed_since_an_old_save_is_refused(tmp_path: Path, scenario: Path):
     m = Match(load_scenario(scenario), seed=1)
     save = save_match(m, tmp_path / "s.json")
     m.close()
-    scenario.write_text(scenario.read_text() + "# edited after the save\n")
+    save.write_text(json.dumps(age_save(json.loads(save.read_text()))))
+    scenario.write_text(scenario.read_text().replace("rounds: 16", "rounds: 13"))
     with pytest.raises(ScenarioError) as info:
         load_match(save)
     msg = str(info.value)
@@ -102,6 +121,7 @@ def test_moved_scenario_is_found_next_to_the_save_or_given(tmp_path: Path, scena
     _advance(m, 2)
     save = save_match(m, tmp_path / "s.json")
     m.close()
+    save.write_text(json.dumps(age_save(json.loads(save.read_text()))))  # as before version 3
     moved = tmp_path / "elsewhere" / "duel.yaml"
     moved.parent.mkdir()
     scenario.rename(moved)
@@ -219,7 +239,7 @@ def test_missing_save(tmp_path: Path):
 
 def test_in_memory_scenario_cannot_be_saved(tmp_path: Path):
     m = Match(make_spec(), seed=1)
-    with pytest.raises(SkirmishError, match="not a file on disk"):
+    with pytest.raises(SkirmishError, match="neither a file on disk nor a loaded text"):
         save_match(m, tmp_path / "x.json")
     assert not (tmp_path / "x.json").exists()
     m.close()
@@ -275,10 +295,7 @@ def test_a_loaded_game_keeps_what_the_ai_remembers(tmp_path: Path, ruleset: str)
 
 
 def test_a_version_1_save_still_loads(tmp_path: Path, scenario: Path):
-    data = _save_data(tmp_path, scenario)
-    data["version"] = 1
-    del data["ai_memory"]
-    del data["check"]["digests"]  # version 3
+    data = age_save(_save_data(tmp_path, scenario), version=1)
     m = load_match(_broken(tmp_path, data, "v1.json"))
     try:
         assert len(m.commands) == 4 and m.ai_memory == {"quarry": {}}

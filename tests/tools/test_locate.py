@@ -14,6 +14,7 @@ from game.scenario.locate import SHIPPED_SCENARIOS, ScenarioNotFound, find_scena
 from game.tools.batch import plan, run_battle
 from game.tools.replay import ReplayError, load, verify
 from game.tools.saves import load_match, save_match
+from tests.tools.aged import age_log, age_save
 
 SHIPPED_DUEL = SHIPPED_SCENARIOS / "duel.yaml"
 
@@ -107,10 +108,15 @@ def test_replay_finds_a_moved_scenario_by_the_same_rule(away: Path, own: Path, t
     )
     events, spec = load(log)
     assert verify(events, spec).ok
+    old = age_log(log, tmp_path / "logs" / "old.jsonl")  # as written before logs embedded it
+    events, spec = load(old)
+    assert verify(events, spec).ok
     own.unlink()
+    events, spec = load(log)  # the log embeds its scenario: nothing to find
+    assert verify(events, spec).ok
     with pytest.raises(ReplayError) as info:
-        load(log)
-    assert str(info.value).startswith(f"{log}:1: scenario_path: scenario {own} not found")
+        load(old)
+    assert str(info.value).startswith(f"{old}:1: scenario_path: scenario {own} not found")
     assert "pass --scenario PATH" in str(info.value)
 
 
@@ -120,7 +126,7 @@ def test_a_save_finds_its_scenario_by_sha256_next_to_it(away: Path, own: Path, t
     m.close()
     (save.parent / "scenarios").mkdir()
     own.rename(save.parent / "scenarios" / "kept.yaml")
-    data = json.loads(save.read_text())
+    data = age_save(json.loads(save.read_text()))  # as written before saves embedded it
     data["scenario"]["relative"] = None
     save.write_text(json.dumps(data))
     load_match(save).close()

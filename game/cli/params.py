@@ -1,0 +1,97 @@
+"""Argument checks shared by the subcommands: seeds, picture formats, and whether a window can open.
+
+Contract:
+
+- :data:`SEED` is the click type of every ``--seed``: a whole number from 0 (numpy's seed
+  sequences take no negative numbers); anything else is a usage error (one line, exit 2).
+- :func:`picture_format` maps an ``--out`` file's extension to the format written there
+  (:data:`PICTURE_FORMATS`: ``.png``, ``.jpg``/``.jpeg``, ``.bmp``); any other extension, or
+  none, is a usage error naming the ones accepted. The bytes written are always in the format
+  the name says.
+- :func:`require_display` refuses, at once and in one line (exit 2), a command that needs a
+  window where none can open (:func:`no_display`, which ``skirmish play`` asks too): on Linux
+  with ``SDL_VIDEODRIVER`` unset and neither ``DISPLAY`` nor ``WAYLAND_DISPLAY`` set (SDL would
+  fall back to an invisible window and the command would wait forever for input nobody can
+  give). An explicit ``SDL_VIDEODRIVER`` (``dummy`` in tests,
+  ``kmsdrm`` on a console) is left to SDL.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+import click
+
+#: Largest seed accepted (numpy takes any size; the logs store it as a JSON number).
+MAX_SEED = 2**63 - 1
+#: Picture formats ``--out`` may name, by extension.
+PICTURE_FORMATS: dict[str, str] = {".png": "png", ".jpg": "jpeg", ".jpeg": "jpeg", ".bmp": "bmp"}
+
+
+class SeedType(click.ParamType):
+    """A match seed: a whole number from 0 to :data:`MAX_SEED`."""
+
+    name = "SEED"
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            seed = value
+        else:
+            try:
+                seed = int(str(value).strip(), 10)
+            except ValueError:
+                self.fail(f"{value!r} is not a whole number; a seed is a whole number from 0", param, ctx)
+        if not 0 <= seed <= MAX_SEED:
+            self.fail(f"{seed} is not a seed; a seed is a whole number from 0 to 2**63-1", param, ctx)
+        return seed
+
+
+SEED = SeedType()
+
+
+def picture_format(path: Path, option: str = "--out") -> str:
+    """The format a picture named ``path`` is written in (see the module docstring)."""
+    fmt = PICTURE_FORMATS.get(path.suffix.lower())
+    if fmt is None:
+        given = f"the extension {path.suffix!r}" if path.suffix else "no extension"
+        raise click.BadParameter(
+            f"{path} has {given}; name a picture {', '.join(PICTURE_FORMATS)} "
+            "(the format written follows it)",
+            param_hint=option,
+        )
+    return fmt
+
+
+class NoDisplay(click.ClickException):
+    """A window cannot open here: one line, exit status 2."""
+
+    exit_code = 2
+
+
+def no_display(environ: Mapping[str, str] | None = None, platform: str | None = None) -> bool:
+    """Whether no window can open here: on Linux, no ``SDL_VIDEODRIVER``, ``DISPLAY`` or
+    ``WAYLAND_DISPLAY`` (other systems always have a display)."""
+    env = os.environ if environ is None else environ
+    plat = sys.platform if platform is None else platform
+    if not plat.startswith("linux") or env.get("SDL_VIDEODRIVER"):
+        return False
+    return not (env.get("DISPLAY") or env.get("WAYLAND_DISPLAY"))
+
+
+def require_display(
+    command: str, environ: Mapping[str, str] | None = None, platform: str | None = None
+) -> None:
+    """Refuse ``command`` at once when no window can open (see the module docstring).
+
+    Raises:
+        NoDisplay: :func:`no_display`.
+    """
+    if not no_display(environ, platform):
+        return
+    raise NoDisplay(
+        f"{command} opens a window, but there is no display here (DISPLAY and WAYLAND_DISPLAY are "
+        "not set); run it on a desktop, or use 'skirmish render' for pictures"
+    )
