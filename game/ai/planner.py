@@ -44,6 +44,7 @@ import numpy as np
 import shapely
 from pydantic import BaseModel, ConfigDict, Field
 
+from game.ai import commitment
 from game.ai import planner_eval as ev
 from game.ai import planner_trace as trace
 from game.ai import tactics as t
@@ -149,6 +150,7 @@ class _Plan:
     command: Any
     point: tuple[float, float] | None = None
     ends_turn: bool = False
+    stays: bool = False  # it neither attacks nor moves
 
 
 class Planner:
@@ -255,7 +257,42 @@ def _angle_off(a: float, b: float) -> float:
 def plan_turn(
     view: Any, decision: Decision, rng: np.random.Generator, budget: int
 ) -> tuple[Any, list[trace.Candidate]]:
-    """The command that starts the best plan of ``decision``'s unit, and the plans weighed."""
+    """The command that starts the best plan of ``decision``'s unit, and the plans weighed.
+
+    Commitments come first (:mod:`game.ai.commitment`): a free standing choice that gains, and,
+    where the ruleset asks for a declaration of the round's actions, the declaration of best
+    expected value when the unit can attack from where it stands. Without one, the unit plans
+    with what it has (its free movement); if the best plan then ends its turn where it stands,
+    it declares the actions it needs to close with its :func:`quarry` instead.
+    """
+    free = commitment.free_choice(decision)
+    if free is not None:
+        gain = float((free.detail or {}).get("value_gain", 0.0))
+        return free.command, [trace.Candidate(f"commit: {free.label}", gain)]
+    declared = commitment.declare_for_attacks(view, decision)
+    if declared is not None:
+        value = commitment.declaration_value(view, declared)
+        return declared.command, [trace.Candidate(f"declare: {declared.label}", value)]
+    cmd, weighed, chosen, b = _plan(view, decision, rng, budget)
+    if commitment.declarations(decision) and chosen.stays:
+        j = quarry(b)
+        got = commitment.declare_to_move(view, decision, b.enemies[j] if j is not None else None)
+        if got is not None:
+            return got.command, [trace.Candidate(f"declare: {got.label}", chosen.value), *weighed]
+    return cmd, weighed
+
+
+def _is_commitment(opt: Any) -> bool:
+    """A declaration or standing choice (handled by :mod:`game.ai.commitment`), not a maneuver."""
+    d = opt.detail or {}
+    return "declare_actions" in d or "value_gain" in d
+
+
+def _plan(
+    view: Any, decision: Decision, rng: np.random.Generator, budget: int
+) -> tuple[Any, list[trace.Candidate], _Plan, ev.Board]:
+    """The planner proper (see the module doc): the command, the plans weighed, the chosen plan
+    and the board it was weighed on."""
     uid = decision.unit
     ap = int((decision.context or {}).get("ap", view.unit(uid).ap))
     costs = t.action_costs(view, uid)
@@ -359,22 +396,22 @@ def plan_turn(
         after = ATTACK_DISCOUNT * float(sq.offence[0]) if c_att is not None and a_left >= c_att else 0.0
         v = float(position_value(sq, press)[0]) + (after if attack_later else 0.0)
         v += float(reserve(a_left)) - LOW_POSTURE_COST.get(q, 0.05) - AP_COST * float(c_post or 0)
-        plans.append(_Plan(v, len(plans), f"posture {q}", o.command, ends_turn=a_left <= 0))
+        plans.append(_Plan(v, len(plans), f"posture {q}", o.command, ends_turn=a_left <= 0, stays=True))
     # Maneuvers: setups by the attack they promise, others as guarding.
     mine_here = float(sc.mine[0])
     for o in decision.options:
-        if not isinstance(o.command, Maneuver):
+        if not isinstance(o.command, Maneuver) or _is_commitment(o):
             continue
         promised = t.next_turn_attack(decision, o)
         if promised is not None:
             v = SETUP_DISCOUNT * ev.attack_gain(view, promised) + pv_here - stay_cost
         else:
             v = pv_here + GUARD * mine_here - stay_cost
-        plans.append(_Plan(v, len(plans), f"maneuver {o.label}", o.command, ends_turn=True))
+        plans.append(_Plan(v, len(plans), f"maneuver {o.label}", o.command, ends_turn=True, stays=promised is None))
     end = t.find(decision, EndTurn)
     if end is not None:
         v = pv_here + float(reserve(ap)) - stay_cost
-        plans.append(_Plan(v, len(plans), "end turn", end.command, ends_turn=True))
+        plans.append(_Plan(v, len(plans), "end turn", end.command, ends_turn=True, stays=True))
     plans.sort(key=lambda p: (-p.value, p.order))
     best_other = plans[0].value if plans else -math.inf
 
@@ -409,7 +446,7 @@ def plan_turn(
         if chosen is None or plan.value > chosen.value:
             chosen = plan
     if chosen is None:
-        chosen = plans[0] if plans else _Plan(pv_here, 0, "end turn", EndTurn(uid), ends_turn=True)
+        chosen = plans[0] if plans else _Plan(pv_here, 0, "end turn", EndTurn(uid), ends_turn=True, stays=True)
     weighed = sorted([*plans, *ranked_points], key=lambda p: (-p.value, p.order))
     weighed.remove(chosen)
     weighed.insert(0, chosen)
@@ -425,6 +462,6 @@ def plan_turn(
         if want is not None and _angle_off(want, view.unit(uid).facing) > FACE_TOLERANCE:
             degrees = round(want, t.POINT_DECIMALS)
             candidates.insert(0, trace.Candidate(f"face {degrees:.0f} deg, then {chosen.label}", chosen.value))
-            return face.with_point(degrees), candidates
-    return chosen.command, candidates
+            return face.with_point(degrees), candidates, chosen, b
+    return chosen.command, candidates, chosen, b
 

@@ -138,11 +138,6 @@ def kill_chance(view: Any, opt: Option) -> float:
     return p * min(1.0, (s if s is not None else DEFAULT_SHARE) / h) ** 2
 
 
-def table(view: Any) -> Any:
-    """The match's unit table (centres, base radii, heights by row) as the view exposes it."""
-    return view.arena
-
-
 @dataclass(frozen=True)
 class Board:
     """One decision's picture of the table for the deciding unit (see the module doc).
@@ -213,7 +208,7 @@ def board(view: Any, decision: Decision | None, uid: str, reach: float) -> Board
         uid: the deciding unit.
         reach: how far an enemy is assumed to move in a turn (inches).
     """
-    arena = table(view)
+    arena = view.table
     unit = t.me(view, uid)
     ids, rows = t.enemy_rows(view, uid)
     enemies = tuple(ids)

@@ -1,23 +1,25 @@
 """The planner's reactions: defences, retreats, drops, dodge moves, follows and interpositions,
-valued with the planner's position evaluator.
+weighed with the shared exact expected values and the planner's position evaluator.
 
 Contract: :func:`react(view, decision, rng) <react>` returns a legal command for any non-turn
-decision and the candidates it weighed (best first, chosen first). It reads the view and the
-options only, draws only from ``rng``, names no ruleset and no ruleset command type: it goes by
-the decision's ``kind`` and each option's fields (``p_success``, ``detail``, a free point with a
-region, the command's ``drop`` flag).
+decision and the candidates it weighed (best first, the chosen one first). It reads the view and
+the options only, draws only from ``rng``, and names no ruleset: it goes by the decision's
+``kind`` and each option's fields (``p_success``, ``detail``, a free point with a region, the
+command's ``drop`` flag).
 
-- ``defence``: each option is worth ``−(1 − p) × hit`` minus its costs, where ``p`` is its exact
-  ``p_success`` and ``hit`` the worth a landed attack takes (:func:`~game.ai.planner_eval.loss` of
-  a mirrored hit share; an option that gives its own ``detail["expected_damage"]`` is valued by
-  it instead). Costs: AP the option spends (``detail["ap"]``) at the value of an attack per AP,
-  nothing once the unit has had its turn this round (the AP refresh before it acts again); a
-  drop costs the change of position value from lying prone plus the price of lying prone; a
-  retreat gains half the position value its best point adds.
-- ``dodge_move`` / ``follow``: the best legal point of the region by position value, if it beats
-  staying by :data:`MOVE_GAIN`.
-- ``interpose``: ``p × (friend's expected loss − own loss)`` minus :data:`INTERPOSE_COST` (and a
-  drop's price) against declining (0): a healthy unit covers a fragile friend.
+- ``defence``: each option scores the shared expected value
+  (:func:`game.ai.reactions.defence_score`: exact ``p_success`` × stakes, less the AP it spends,
+  the actions of its own turn it forfeits, a drop's price, and a once-per-turn bonus it uses up,
+  :func:`~game.ai.reactions.spent_bonus_cost`), plus what the planner's evaluator says about
+  where the option leaves the unit: a retreat adds :data:`POINT_WEIGHT` × the position value its
+  best legal point adds (:func:`game.ai.planner.position_value` over samples of the region), a
+  drop adds the position value lying prone changes where it stands. Ties go to the least
+  ``detail["expected_damage"]``.
+- ``dodge_move`` / ``follow``: the legal point of the region with the best position value, if it
+  beats staying by :data:`MOVE_GAIN`.
+- ``interpose``: the shared expected harm (:func:`~game.ai.reactions.interpose_harm`: a hit on
+  the interposer against the friend's hit unless it defends), the interposer stepping to the
+  legal point of best position value.
 - Any other kind: the shared reaction policy (:func:`game.ai.reactions.react`).
 """
 
@@ -31,24 +33,18 @@ from game.ai import planner_eval as ev
 from game.ai import planner_trace as trace
 from game.ai import reactions
 from game.ai import tactics as t
-from game.ai.planner_log import log_facts
 from game.core.commands import Decision, Option
 
 #: Position-value weights (as the turn planner's, see game.ai.planner).
 OFFENCE = 0.6
 APPROACH = 0.15
-#: Worth lost by lying prone after a drop (slow to move, to get up again).
-PRONE_COST = 0.05
-#: A retreat counts this share of the position value its point adds.
-RETREAT_WEIGHT = 0.5
+#: A point's position value counts this much in a defence's score (defences are scored in the
+#: shared stakes, about one worth per hit; a point is secondary to stopping the hit).
+POINT_WEIGHT = 0.5
 #: A dodge move or follow must beat staying by this much (worth).
 MOVE_GAIN = 0.01
 #: Samples of a region per point choice.
 SAMPLES = 12
-#: Chance that a friend attacked fails its own defence (the planner cannot see its options).
-FRIEND_FAILS = 0.6
-#: Worth an interposition costs besides its odds (it moved, and cannot retreat until its turn).
-INTERPOSE_COST = 0.03
 #: How far enemies are assumed to move in a turn when nothing tells (inches).
 REACH = 6.0
 
@@ -61,9 +57,12 @@ def _label(opt: Option, point: t.Point | None) -> str:
     return opt.label + (f" to ({point[0]:.1f}, {point[1]:.1f})" if point is not None else "")
 
 
-def _best_point(
-    view: Any, b: ev.Board, opt: Option, rng: np.random.Generator, pv_here: float
-) -> tuple[t.Point, float] | None:
+def _shared(view: Any, decision: Decision, rng: np.random.Generator) -> tuple[Any, list[trace.Candidate]]:
+    cmd = reactions.react(view, decision, rng)
+    return cmd, [trace.Candidate(f"shared reaction: {type(cmd).__name__}", 0.0)]
+
+
+def best_point(view: Any, b: ev.Board, opt: Option, rng: np.random.Generator) -> tuple[t.Point, float] | None:
     """The legal point of ``opt``'s region with the best position value, and that value."""
     pts = t.candidates(opt, rng, SAMPLES)
     if len(pts) == 0:
@@ -77,29 +76,13 @@ def _best_point(
     return p, float(pv[j])
 
 
-#: Share of a typical attack's gain one turn's AP are worth per attack they pay for (a turn's AP
-#: do not always find a worthwhile attack).
-AP_WORTH = 0.5
+def _pv_here(view: Any, b: ev.Board) -> float:
+    return float(_pv(ev.score_points(view, b, np.array([b.me.xy]), here=True))[0])
 
 
-def ap_value(view: Any, b: ev.Board, uid: str) -> float:
-    """Worth of one AP of ``uid`` spent now: :data:`AP_WORTH` of its side's typical attack gain (the
-    log's hurt rate × the worth of a typical hit on an enemy) per AP an attack costs, or nothing
-    once it has had its turn this round (its AP refresh before it acts again)."""
-    facts = log_facts(view)
-    if uid in facts.acted or len(b.enemies) == 0:
-        return 0.0
-    cost = t.action_costs(view, uid).get("attack") or 1
-    side = view.unit(uid).side
-    rate = facts.hurt_rate(side, ev.DEFAULT_POT, ev.PRIOR_WEIGHT)
-    typical = rate * float(np.mean(ev.loss(b.eh, b.share)))
-    return AP_WORTH * typical / max(1, cost)
-
-
-def reaction_cost(view: Any, opt: Option) -> int:
-    """AP a reaction option was seen to cost in this match (its ``Defend.kind``), else 0."""
-    kind = getattr(opt.command, "kind", None)
-    return log_facts(view).reaction_ap.get(str(kind), 0) if kind is not None else 0
+def _pv_prone(view: Any, b: ev.Board) -> float:
+    height = t.posture_height(view, b.uid, "prone")
+    return float(_pv(ev.score_points(view, b, np.array([b.me.xy]), height=height))[0])
 
 
 def react(view: Any, decision: Decision, rng: np.random.Generator) -> tuple[Any, list[trace.Candidate]]:
@@ -111,51 +94,49 @@ def react(view: Any, decision: Decision, rng: np.random.Generator) -> tuple[Any,
         return _move_or_stay(view, decision, rng)
     if kind == "interpose":
         return _interpose(view, decision, rng)
-    cmd = reactions.react(view, decision, rng)
-    return cmd, [trace.Candidate(f"shared reaction: {type(cmd).__name__}", 0.0)]
+    return _shared(view, decision, rng)
 
 
 def _defend(view: Any, decision: Decision, rng: np.random.Generator) -> tuple[Any, list[trace.Candidate]]:
     uid = decision.unit
-    b = ev.board(view, None, uid, REACH)
-    here = np.array([b.me.xy])
-    sc_here = ev.score_points(view, b, here, here=True)
-    pv_here = float(_pv(sc_here)[0])
-    hit = float(ev.loss(b.health, b.enemy_share))
-    per_ap = ap_value(view, b, uid)
-    top = ev.top(view, uid)
-    prone_delta: float | None = None
-    scored: list[tuple[float, int, Option, t.Point | None]] = []
+    attacker = (decision.context or {}).get("attacker")
+    q_melee, q_any = reactions.later_attack_odds(view, uid, attacker if isinstance(attacker, str) else None)
+    stakes = reactions.stakes(view, uid)
+    b: ev.Board | None = None
+    pv_here = 0.0
+    prone: float | None = None
+    points: dict[tuple[int, int], tuple[t.Point, float] | None] = {}
+    scored: list[tuple[float, float, int, Option, t.Point | None]] = []
     for i, opt in enumerate(decision.options):
-        p = float(opt.p_success or 0.0)
-        d = opt.detail or {}
-        if "expected_damage" in d and p < 1.0:
-            share = float(d["expected_damage"]) / top / (1.0 - p)
-            value = -(1.0 - p) * float(ev.loss(b.health, share))
-        else:
-            value = -(1.0 - p) * hit
-        value -= per_ap * float(d.get("ap", reaction_cost(view, opt)))
-        if getattr(opt.command, "drop", False):
-            if prone_delta is None:
-                sq = ev.score_points(view, b, here, height=t.posture_height(view, uid, "prone"))
-                prone_delta = float(_pv(sq)[0]) - pv_here
-            value += prone_delta - PRONE_COST
+        score = reactions.defence_score(view, opt, uid)
+        score -= reactions.spent_bonus_cost(decision.options, opt, stakes, q_melee, q_any)
+        drop = bool(getattr(opt.command, "drop", False))
+        if (drop or opt.point_field is not None) and b is None:
+            b = ev.board(view, None, uid, REACH)
+            pv_here = _pv_here(view, b)
+        if drop and b is not None:
+            if prone is None:
+                prone = _pv_prone(view, b) - pv_here
+            score += reactions.DROP_COST + POINT_WEIGHT * prone  # the evaluator prices lying prone
         point: t.Point | None = None
         if opt.point_field is not None:
-            if not opt.has_region:
+            if not opt.has_region or b is None:
                 continue  # a free number in a defence: nothing to weigh it by
-            got = _best_point(view, b, opt, rng, pv_here)
+            key = (id(opt.lazy_region or opt.region), id(opt.validate))
+            if key not in points:
+                points[key] = best_point(view, b, opt, rng)
+            got = points[key]
             if got is None:
                 continue
             point, there = got
-            value += RETREAT_WEIGHT * (there - pv_here)
-        scored.append((value, -i, opt, point))
+            score += POINT_WEIGHT * (there - pv_here)
+        harm = -float((opt.detail or {}).get("expected_damage", 0.0))
+        scored.append((score, harm, -i, opt, point))
     if not scored:
-        cmd = reactions.react(view, decision, rng)
-        return cmd, [trace.Candidate(f"shared reaction: {type(cmd).__name__}", 0.0)]
-    scored.sort(key=lambda s: (s[0], s[1]), reverse=True)
-    _, _, opt, point = scored[0]
-    weighed = [trace.Candidate(_label(o, q), v, q) for v, _, o, q in scored]
+        return _shared(view, decision, rng)
+    scored.sort(key=lambda s: (s[0], s[1], s[2]), reverse=True)
+    _, _, _, opt, point = scored[0]
+    weighed = [trace.Candidate(_label(o, q), v, q) for v, _, _, o, q in scored]
     return (opt.with_point(point) if opt.point_field is not None else opt.command), weighed
 
 
@@ -169,15 +150,13 @@ def _split(decision: Decision) -> tuple[Option | None, Option | None]:
 def _move_or_stay(
     view: Any, decision: Decision, rng: np.random.Generator
 ) -> tuple[Any, list[trace.Candidate]]:
-    uid = decision.unit
     stay, move = _split(decision)
     if move is None or stay is None:
-        cmd = reactions.react(view, decision, rng)
-        return cmd, [trace.Candidate(f"shared reaction: {type(cmd).__name__}", 0.0)]
-    b = ev.board(view, None, uid, REACH)
-    pv_here = float(_pv(ev.score_points(view, b, np.array([b.me.xy]), here=True))[0])
-    got = _best_point(view, b, move, rng, pv_here)
+        return _shared(view, decision, rng)
+    b = ev.board(view, None, decision.unit, REACH)
+    pv_here = _pv_here(view, b)
     weighed = [trace.Candidate(stay.label, pv_here)]
+    got = best_point(view, b, move, rng)
     if got is not None:
         point, there = got
         cand = trace.Candidate(_label(move, point), there, point)
@@ -190,42 +169,36 @@ def _move_or_stay(
 def _interpose(view: Any, decision: Decision, rng: np.random.Generator) -> tuple[Any, list[trace.Candidate]]:
     uid = decision.unit
     ctx = decision.context or {}
-    friend = ctx.get("target") or ctx.get("friend") or ctx.get("defender")
+    friend = ctx.get("friend") or ctx.get("defender") or ctx.get("target")
     decline = next((o for o in decision.options if o.point_field is None), None)
-    if decline is None or not isinstance(friend, str):
-        cmd = reactions.react(view, decision, rng)
-        return cmd, [trace.Candidate(f"shared reaction: {type(cmd).__name__}", 0.0)]
-    b = ev.board(view, None, uid, REACH)
-    share = b.enemy_share
-    friend_loss = FRIEND_FAILS * float(ev.loss(t.condition(view, friend), share))
-    own_loss = float(ev.loss(b.health, share))
-    pv_here: float | None = None
-    prone_delta: float | None = None
-    scored: list[tuple[float, int, Option, t.Point | None]] = [(0.0, 0, decline, None)]
-    for i, opt in enumerate(decision.options):
-        if opt.point_field is None or not opt.has_region:
+    steps = [o for o in decision.options if o.point_field is not None and o.has_region]
+    if decline is None or not isinstance(friend, str) or not steps:
+        return _shared(view, decision, rng)
+    attacker = ctx.get("attacker")
+    _, q_any = reactions.later_attack_odds(view, uid, attacker if isinstance(attacker, str) else None)
+    plain = {
+        bool(getattr(o.command, "drop", False)): float(o.p_success or 0.0)
+        for o in steps
+        if not getattr(o.command, "acrobatic", False)
+    }
+    scored: list[tuple[float, int, Option]] = []
+    for i, opt in enumerate(steps):
+        scoring = opt
+        if getattr(opt.command, "acrobatic", False):  # what it spends: its gain over the plain dodge
+            detail = {**(opt.detail or {}), "p_plain": plain.get(bool(getattr(opt.command, "drop", False)), 0.0)}
+            scoring = Option(opt.command, opt.label, opt.p_success, opt.modifiers, detail=detail)
+        harm, harm_none = reactions.interpose_harm(view, uid, friend, scoring, q_any)
+        scored.append((harm_none - harm, -i, opt))
+    scored.sort(key=lambda s: (s[0], s[1]), reverse=True)
+    weighed = [trace.Candidate(decline.label, 0.0)]
+    for gain, _, opt in scored:
+        if gain <= 1e-9:
+            weighed.append(trace.Candidate(opt.label, gain))
             continue
-        p = float(opt.p_success if opt.p_success is not None else 0.0)
-        value = p * (friend_loss - own_loss) - INTERPOSE_COST
-        if getattr(opt.command, "drop", False):
-            if prone_delta is None:
-                here = np.array([b.me.xy])
-                pv0 = float(_pv(ev.score_points(view, b, here, here=True))[0])
-                sq = ev.score_points(view, b, here, height=t.posture_height(view, uid, "prone"))
-                prone_delta = float(_pv(sq)[0]) - pv0
-            value += prone_delta - PRONE_COST
-        if value <= 0.0:
-            scored.append((value, -i, opt, None))
-            continue
-        if pv_here is None:
-            pv_here = float(_pv(ev.score_points(view, b, np.array([b.me.xy]), here=True))[0])
-        got = _best_point(view, b, opt, rng, pv_here)
+        b = ev.board(view, None, uid, REACH)
+        got = best_point(view, b, opt, rng)
         if got is None:
             continue
-        scored.append((value, -i, opt, got[0]))
-    scored.sort(key=lambda s: (s[0], s[1]), reverse=True)
-    for value, _, opt, point in scored:
-        if opt.point_field is None or point is not None:
-            weighed = [trace.Candidate(_label(o, q), v, q) for v, _, o, q in scored]
-            return (opt.with_point(point) if point is not None else opt.command), weighed
-    return decline.command, [trace.Candidate(decline.label, 0.0)]
+        point = got[0]
+        return opt.with_point(point), [trace.Candidate(_label(opt, point), gain, point), *weighed]
+    return decline.command, weighed

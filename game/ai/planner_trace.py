@@ -47,8 +47,8 @@ _LAST: weakref.WeakKeyDictionary[Any, Considered] = weakref.WeakKeyDictionary()
 
 
 def _key(view: Any) -> Any:
-    """The per-match object of a view (its unit table)."""
-    return view.arena
+    """The per-match object of a view (its unit table: one object per match)."""
+    return view.table
 
 
 def record(view: Any, considered: Considered) -> None:
