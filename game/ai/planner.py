@@ -37,6 +37,7 @@ uniform samples of the move region per turn decision: more samples, better point
 from __future__ import annotations
 
 import math
+import weakref
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,10 +52,10 @@ from game.ai import tactics as t
 from game.ai.planner_log import log_facts
 from game.ai.planner_react import react
 from game.ai.points import sampling_region
-from game.core.commands import ChangePosture, Decision, EndTurn, Face, Maneuver, Move, Step
+from game.core.commands import ChangePosture, Decision, EndTurn, Face, Maneuver, Move, Step, matches
 
 #: Default number of move-region samples per turn decision.
-DEFAULT_BUDGET = 24
+DEFAULT_BUDGET = 12
 #: Weight of next turn's attack from a point in its value (the enemies move first).
 OFFENCE = 0.6
 #: Weight of the incoming attacks (the worth the side expects to lose to the enemies' replies).
@@ -88,6 +89,8 @@ STEP_SAMPLES = 6
 APPROACH_POINTS = 4
 #: How far an enemy is assumed to move when nothing tells (inches).
 DEFAULT_REACH = 6.0
+#: A lower posture is weighed only where the attacks expected on the unit exceed this (worth).
+POSTURE_THREAT = 0.02
 #: Turn to face the threats when the facing is off by more than this (degrees).
 FACE_TOLERANCE = 45.0
 #: While no attack is worth making, a point counts ADVANCE per move-length of progress towards the
@@ -160,14 +163,13 @@ class Planner:
         self.options = options or PlannerOptions()
 
     def __call__(self, view: Any, decision: Decision, rng: np.random.Generator) -> Any:
+        positions = 0
         if decision.kind != "turn":
             cmd, weighed = react(view, decision, rng)
         else:
-            cmd, weighed = plan_turn(view, decision, rng, self.options.budget)
-        trace.record(
-            view,
-            trace.Considered(decision.unit, decision.kind, view.event_count, tuple(weighed[: trace.KEEP])),
-        )
+            cmd, weighed, positions = plan_turn(view, decision, rng, self.options.budget)
+        kept = tuple(weighed[: trace.KEEP])
+        trace.record(view, trace.Considered(decision.unit, decision.kind, view.event_count, kept, positions))
         return cmd
 
     def __repr__(self) -> str:
@@ -213,16 +215,22 @@ def quarry(b: ev.Board) -> int | None:
     return int(np.argmax(worth))
 
 
-def approach_points(view: Any, b: ev.Board, reach: float) -> tuple[np.ndarray, np.ndarray]:
-    """Points on the shortest free path towards the :func:`quarry` (straight if there is none),
-    at fractions of ``reach``, and how far along the way each one is (inches)."""
+def approach_points(view: Any, b: ev.Board, reach: float, path: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """Points on the shortest free path towards the :func:`quarry` (straight if there is none, or
+    without ``path``: a unit with a worthwhile attack does not need the way round), at fractions
+    of ``reach``, and how far along the way each one is (inches)."""
     j = quarry(b)
     if j is None or not math.isfinite(reach) or reach <= 0:
         return np.empty((0, 2)), np.empty(0)
     goal = (float(b.exy[j, 0]), float(b.exy[j, 1]))
     stop = b.me.base + float(b.ebase[j]) + 0.05
-    path = t.route(view, b.me, goal, ignore=b.enemies[j])
-    line = list(path.points) if path is not None else [b.me.xy, goal]
+    line = [b.me.xy, goal]
+    if path:
+        # The way round obstacles only where the straight line is blocked (a path search costs
+        # milliseconds, the swept-disc test microseconds).
+        end = t.along(line, reach, stop + 0.1)
+        if not view.segment_clear(b.uid, b.me.xy, end):
+            line = _route(view, b, goal, b.enemies[j]) or line
     pts, along = [], []
     for i in range(APPROACH_POINTS):
         want = reach * (i + 1) / APPROACH_POINTS
@@ -230,6 +238,46 @@ def approach_points(view: Any, b: ev.Board, reach: float) -> tuple[np.ndarray, n
         pts.append(p)
         along.append(min(want, max(0.0, _length(line) - stop)))
     return np.round(np.asarray(pts, dtype=np.float64), t.POINT_DECIMALS), np.asarray(along)
+
+
+#: Routes found, per view: (unit, from, to, every unit's centre) -> the path's points.
+_ROUTES: weakref.WeakKeyDictionary[Any, dict[tuple[Any, ...], list[t.Point] | None]] = weakref.WeakKeyDictionary()
+
+
+def _route(view: Any, b: ev.Board, goal: t.Point, ignore: str) -> list[t.Point] | None:
+    """The points of :func:`game.ai.tactics.route` to ``goal``, remembered while no unit moves."""
+    memo = _ROUTES.get(view)
+    if memo is None:
+        memo = _ROUTES[view] = {}
+    key = (b.uid, b.me.xy, goal, ignore, view.table.xy.tobytes())
+    if key not in memo:
+        if len(memo) >= 256:
+            memo.clear()
+        way = t.route(view, b.me, goal, ignore=ignore)
+        memo[key] = list(way.points) if way is not None else None
+    return memo[key]
+
+
+def move_costs(view: Any, uid: str, lengths: np.ndarray, per_ap: float, ap: int) -> np.ndarray:
+    """AP each move of ``lengths`` inches costs now (inf: beyond this turn's reach), as
+    ``view.move_ap_cost`` prices it. When the ruleset prices one AP per ``per_ap`` inches begun
+    (checked at every AP step), the costs are computed at once; otherwise one by one."""
+    if per_ap > 0 and ap > 0:
+        standard = True
+        for a in range(1, ap + 1):
+            if view.move_ap_cost(uid, a * per_ap - 1e-6) != a or (
+                a < ap and view.move_ap_cost(uid, a * per_ap + 1e-6) != a + 1
+            ):
+                standard = False
+                break
+        if standard:
+            cost = np.maximum(1.0, np.ceil(lengths / per_ap - 1e-9))
+            return np.where(cost <= ap, cost, np.inf)
+    out = np.empty(len(lengths))
+    for j, length in enumerate(lengths.tolist()):
+        got = view.move_ap_cost(uid, length)
+        out[j] = math.inf if got is None else float(got)
+    return out
 
 
 def _length(line: list[t.Point]) -> float:
@@ -256,8 +304,9 @@ def _angle_off(a: float, b: float) -> float:
 
 def plan_turn(
     view: Any, decision: Decision, rng: np.random.Generator, budget: int
-) -> tuple[Any, list[trace.Candidate]]:
-    """The command that starts the best plan of ``decision``'s unit, and the plans weighed.
+) -> tuple[Any, list[trace.Candidate], int]:
+    """The command that starts the best plan of ``decision``'s unit, the plans weighed and how
+    many candidate points were scored.
 
     Commitments come first (:mod:`game.ai.commitment`): a free standing choice that gains, and,
     where the ruleset asks for a declaration of the round's actions, the declaration of best
@@ -268,18 +317,36 @@ def plan_turn(
     free = commitment.free_choice(decision)
     if free is not None:
         gain = float((free.detail or {}).get("value_gain", 0.0))
-        return free.command, [trace.Candidate(f"commit: {free.label}", gain)]
+        return free.command, [trace.Candidate(f"commit: {free.label}", gain)], 0
     declared = commitment.declare_for_attacks(view, decision)
     if declared is not None:
         value = commitment.declaration_value(view, declared)
-        return declared.command, [trace.Candidate(f"declare: {declared.label}", value)]
-    cmd, weighed, chosen, b = _plan(view, decision, rng, budget)
-    if commitment.declarations(decision) and chosen.stays:
+        return declared.command, [trace.Candidate(f"declare: {declared.label}", value)], 0
+    cmd, weighed, chosen, b, positions = _plan(view, decision, rng, budget)
+    if commitment.declarations(decision) and chosen.stays and not _engaged(view, decision):
         j = quarry(b)
         got = commitment.declare_to_move(view, decision, b.enemies[j] if j is not None else None)
         if got is not None:
-            return got.command, [trace.Candidate(f"declare: {got.label}", chosen.value), *weighed]
-    return cmd, weighed
+            return got.command, [trace.Candidate(f"declare: {got.label}", chosen.value), *weighed], positions
+    return cmd, weighed, positions
+
+
+def _engaged(view: Any, decision: Decision) -> bool:
+    """Whether some attack the decision offers, or prices in a declaration, is worth making
+    (answered once per decision)."""
+    global _ENGAGED
+    ref, got = _ENGAGED
+    if ref() is not decision:
+        offered = list(t.attacks(decision))
+        for o in commitment.declarations(decision):
+            offered += list((o.detail or {}).get("attacks") or ())
+        got = any(ev.attack_gain(view, o) >= ENGAGE_GAIN for o in offered)
+        _ENGAGED = (weakref.ref(decision), got)
+    return got
+
+
+#: The last decision asked about (weakly) and whether it is engaged.
+_ENGAGED: tuple[Any, bool] = (lambda: None, False)
 
 
 def _is_commitment(opt: Any) -> bool:
@@ -290,9 +357,13 @@ def _is_commitment(opt: Any) -> bool:
 
 def _plan(
     view: Any, decision: Decision, rng: np.random.Generator, budget: int
-) -> tuple[Any, list[trace.Candidate], _Plan, ev.Board]:
-    """The planner proper (see the module doc): the command, the plans weighed, the chosen plan
-    and the board it was weighed on."""
+) -> tuple[Any, list[trace.Candidate], _Plan, ev.Board, int]:
+    """The planner proper (see the module doc): the command, the plans weighed, the chosen plan,
+    the board it was weighed on and the number of candidate points scored."""
+    before = _planned_before_facing(view, decision)
+    if before is not None:
+        _, _, _, _, chosen_, candidates_, b_, n_ = before
+        return chosen_.command, candidates_, chosen_, b_, n_
     uid = decision.unit
     ap = int((decision.context or {}).get("ap", view.unit(uid).ap))
     costs = t.action_costs(view, uid)
@@ -315,8 +386,11 @@ def _plan(
     n_move = 0
     along = np.empty(0)
     if move is not None:
-        extra, along = approach_points(view, b, max_len)
-        pm = np.concatenate([extra, region_points(move, here, max_len, budget)])
+        if _engaged(view, decision):  # a unit with a worthwhile attack weighs the region only
+            pm = region_points(move, here, max_len, budget)
+        else:
+            extra, along = approach_points(view, b, max_len)
+            pm = np.concatenate([extra, region_points(move, here, max_len, budget)])
         blocks.append(pm)
         n_move = len(pm)
     if step is not None:
@@ -341,9 +415,7 @@ def _plan(
     react_ap = reaction_reserve(view)
     # AP each point needs (inf: out of reach this turn) and AP left there.
     need = np.zeros(len(pts))
-    for j in range(1, 1 + n_move):
-        cost = view.move_ap_cost(uid, float(dist[j]))
-        need[j] = math.inf if cost is None else float(cost)
+    need[1 : 1 + n_move] = move_costs(view, uid, dist[1 : 1 + n_move], per_ap, ap)
     step_cost = float(costs.get("step") or 0)
     need[1 + n_move :] = step_cost
     left = ap - need
@@ -386,17 +458,26 @@ def _plan(
         a_left = ap - (c_att or 0)
         v = g + relief + continuation(a_left) - stay_cost
         plans.append(_Plan(v, len(plans), f"attack {o.label}", o.command, ends_turn=a_left <= 0))
-    # Postures where it stands.
+    # Postures where it stands, scored in one pass (a lower posture only pays where it is seen).
+    seen_here = float(sc.mine[0]) > POSTURE_THREAT
+    postures: list[tuple[Any, str, float]] = []
     for o in decision.options:
-        if not isinstance(o.command, ChangePosture):
-            continue
-        q = o.command.posture
-        sq = ev.score_points(view, b, np.array([here]), height=t.posture_height(view, uid, q))
+        if isinstance(o.command, ChangePosture):
+            q = o.command.posture
+            height = t.posture_height(view, uid, q)
+            if seen_here or height > b.me.height + 1e-9:
+                postures.append((o, q, height))
+    if postures:
+        heights = sorted({h for _, _, h in postures})
+        sq = ev.score_heights(view, b, heights)
+        pvq = position_value(sq, press)
         a_left = ap - (c_post or 0)
-        after = ATTACK_DISCOUNT * float(sq.offence[0]) if c_att is not None and a_left >= c_att else 0.0
-        v = float(position_value(sq, press)[0]) + (after if attack_later else 0.0)
-        v += float(reserve(a_left)) - LOW_POSTURE_COST.get(q, 0.05) - AP_COST * float(c_post or 0)
-        plans.append(_Plan(v, len(plans), f"posture {q}", o.command, ends_turn=a_left <= 0, stays=True))
+        for o, q, height in postures:
+            i = heights.index(height)
+            after = ATTACK_DISCOUNT * float(sq.offence[i]) if c_att is not None and a_left >= c_att else 0.0
+            v = float(pvq[i]) + (after if attack_later else 0.0)
+            v += float(reserve(a_left)) - LOW_POSTURE_COST.get(q, 0.05) - AP_COST * float(c_post or 0)
+            plans.append(_Plan(v, len(plans), f"posture {q}", o.command, ends_turn=a_left <= 0, stays=True))
     # Maneuvers: setups by the attack they promise, others as guarding.
     mine_here = float(sc.mine[0])
     for o in decision.options:
@@ -461,7 +542,32 @@ def _plan(
         want = _facing_towards(b, sc, j)
         if want is not None and _angle_off(want, view.unit(uid).facing) > FACE_TOLERANCE:
             degrees = round(want, t.POINT_DECIMALS)
-            candidates.insert(0, trace.Candidate(f"face {degrees:.0f} deg, then {chosen.label}", chosen.value))
-            return face.with_point(degrees), candidates, chosen, b
-    return chosen.command, candidates, chosen, b
+            _AFTER_FACE[view] = (uid, view.round, here, ap, chosen, candidates, b, len(pts))
+            candidates = [trace.Candidate(f"face {degrees:.0f} deg, then {chosen.label}", chosen.value), *candidates]
+            return face.with_point(degrees), candidates, chosen, b, len(pts)
+    return chosen.command, candidates, chosen, b, len(pts)
+
+
+#: The plan a unit turned to face the threats for, per view: the next decision (the same unit, round,
+#: place and AP, its turn taken) takes it without weighing again. Planning reads no random numbers,
+#: so weighing again would choose the same: this only saves the time (and a loaded game, which has
+#: no such memory, plays on identically).
+_AFTER_FACE: weakref.WeakKeyDictionary[Any, tuple[Any, ...]] = weakref.WeakKeyDictionary()
+
+
+def _planned_before_facing(view: Any, decision: Decision) -> tuple[Any, ...] | None:
+    got = _AFTER_FACE.pop(view, None)
+    if got is None:
+        return None
+    uid, rnd, here, ap, chosen, _, _, _ = got
+    if (
+        uid != decision.unit
+        or rnd != view.round
+        or here != view.pos(uid)
+        or ap != int((decision.context or {}).get("ap", -1))
+        or uid not in log_facts(view).faced
+        or not any(matches(o, chosen.command) is None for o in decision.options)
+    ):
+        return None
+    return got
 

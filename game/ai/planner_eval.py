@@ -29,7 +29,7 @@ Contract:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -54,6 +54,9 @@ TARGET_TEMPERATURE = 0.04
 #: An enemy that cannot see a point but can walk near it (within its move of base contact) threatens
 #: it this much (it flanks or charges) and, if it also sees it, at least this much.
 MOBILITY = 0.6
+#: Weight of the reply of an enemy that has already had its turn this round (it acts again only
+#: next round, before or after the unit as the initiative falls): the others act before it for sure.
+ACTED_WEIGHT = 0.5
 #: Attack range assumed when nothing in the decision tells (inches).
 DEFAULT_RANGE = 30.0
 #: Range estimates never exceed the longest attack seen by more than this (inches).
@@ -161,15 +164,18 @@ class Board:
     fbase: np.ndarray
     fh: np.ndarray
     vis_fe: np.ndarray
-    enemy_pot: float
-    enemy_share: float
+    act: np.ndarray
+    enemy_pot: np.ndarray
+    enemy_share: np.ndarray
     scale: float
     melee: float
     melee_share: float
-    enemy_melee: float
+    enemy_melee: np.ndarray
     reach: float
     range_est: float
     attacks_per_turn: float
+    #: Point-independent parts of :func:`score_points`, worked out on first use.
+    cache: dict[str, Any] = field(default_factory=dict, compare=False)
 
 
 def _range_estimate(view: Any, uid: str, decision: Decision | None, enemies: tuple[str, ...]) -> float:
@@ -220,19 +226,35 @@ def board(view: Any, decision: Decision | None, uid: str, reach: float) -> Board
     share = np.full(k, np.nan)
     facts = log_facts(view)
     scale = facts.scale(TYPICAL_RANGE)
-    mine = view.unit(uid).side
-    theirs = sorted({facts.side_of.get(e, "") for e in enemies})
 
-    def rate(side: str) -> float:
-        return facts.shot_rate(side, scale, TYPICAL_RANGE, DEFAULT_POT, PRIOR_WEIGHT) / TYPICAL_VIS
+    known_rates: dict[tuple[str, str, bool], float] = {}
+    known_shares: dict[tuple[str, str], float] = {}
 
-    my_rate = rate(mine)
-    my_share = facts.hit_share(mine, DEFAULT_SHARE, PRIOR_WEIGHT)
-    if theirs:
-        enemy_pot = float(np.mean([rate(s) for s in theirs]))
-        enemy_share = float(np.mean([facts.hit_share(s, DEFAULT_SHARE, PRIOR_WEIGHT) for s in theirs]))
-    else:
-        enemy_pot, enemy_share = DEFAULT_POT / TYPICAL_VIS, DEFAULT_SHARE
+    def rate(who: str, blow: bool) -> float:
+        key = (facts.side_of.get(who, ""), facts.profile_of.get(who, ""), blow)
+        got = known_rates.get(key)
+        if got is None:
+            prior = DEFAULT_MELEE if blow else DEFAULT_POT
+            got = facts.rate(
+                blow, key[0], key[1], scale=scale, typical=TYPICAL_RANGE, prior=prior, weight=PRIOR_WEIGHT
+            )
+            got = known_rates[key] = got if blow else got / TYPICAL_VIS
+        return got
+
+    def share_of(who: str) -> float:
+        key = (facts.side_of.get(who, ""), facts.profile_of.get(who, ""))
+        got = known_shares.get(key)
+        if got is None:
+            got = known_shares[key] = facts.share(
+                key[0], key[1], prior=DEFAULT_SHARE, weight=PRIOR_WEIGHT, scale=scale, typical=TYPICAL_RANGE
+            )
+        return got
+
+    my_rate = rate(uid, False)
+    my_share = share_of(uid)
+    enemy_pot = np.array([rate(e, False) for e in enemies], dtype=np.float64)
+    enemy_melee = np.array([rate(e, True) for e in enemies], dtype=np.float64)
+    enemy_share = np.array([share_of(e) for e in enemies], dtype=np.float64)
     if decision is not None:
         index = {e: i for i, e in enumerate(enemies)}
         for o in t.attacks(decision):
@@ -275,14 +297,13 @@ def board(view: Any, decision: Decision | None, uid: str, reach: float) -> Board
         fbase=np.array([view.base(f) for f in friends], dtype=np.float64),
         fh=fh,
         vis_fe=vis_fe,
+        act=np.array([ACTED_WEIGHT if e in facts.acted else 1.0 for e in enemies], dtype=np.float64),
         enemy_pot=enemy_pot,
         enemy_share=enemy_share,
         scale=scale,
-        melee=facts.melee_rate(mine, DEFAULT_MELEE, PRIOR_WEIGHT),
+        melee=rate(uid, True),
         melee_share=my_share,
-        enemy_melee=float(np.mean([facts.melee_rate(s, DEFAULT_MELEE, PRIOR_WEIGHT) for s in theirs]))
-        if theirs
-        else DEFAULT_MELEE,
+        enemy_melee=enemy_melee,
         reach=reach,
         range_est=_range_estimate(view, uid, decision, enemies),
         attacks_per_turn=per_turn,
@@ -325,6 +346,27 @@ def chances(
     return np.asarray(shot), np.asarray(blow)
 
 
+def _fixed(b: Board) -> dict[str, Any]:
+    """The parts of :func:`score_points` that do not depend on the points (cached on the board)."""
+    f = b.cache
+    if "gain_shot" not in f:
+        f["gain_shot"] = loss(b.eh, b.share)[None, :]  # worth of a hurting shot / blow on each enemy
+        f["gain_blow"] = loss(b.eh, b.melee_share)[None, :]
+        f["approach"] = np.maximum(b.pot * f["gain_shot"][0], b.melee * f["gain_blow"][0])[None, :]
+        f["loss_me"] = loss(b.health, b.enemy_share)[None, :]
+        f["a_f"] = None
+        if len(b.friends):
+            d_fe = t.distances(b.exy, b.fxy)  # (k, nf)
+            gap_f = np.maximum(0.0, d_fe - b.ebase[:, None] - b.fbase[None, :])
+            shot_f, blow_f = chances(
+                b.enemy_pot[:, None], b.enemy_melee[:, None], gap_f, seen(b.vis_fe), b.range_est, b.reach, b.scale
+            )
+            a_f = np.maximum(shot_f, blow_f) * loss(b.fh[None, :], b.enemy_share[:, None])  # (k, nf)
+            f["a_f"] = a_f
+            f["top_f"] = a_f.max(axis=1)
+    return f
+
+
 def score_points(
     view: Any, b: Board, points: np.ndarray, height: float | None = None, here: bool = False
 ) -> PointScores:
@@ -347,29 +389,40 @@ def score_points(
         exposed, shot_cover = t.cover_here(view, b.uid, b.enemies)
     else:
         exposed, shot_cover = t.cover_matrix(view, b.me, pts, b.rows, height)
+    return score_covers(b, pts, exposed, shot_cover)
+
+
+def score_heights(view: Any, b: Board, heights: list[float]) -> PointScores:
+    """:func:`score_points` for the unit where it stands at each of ``heights`` (posture changes):
+    one row per height, scored in one pass."""
+    here = np.array([b.me.xy], dtype=np.float64)
+    pts = np.repeat(here, len(heights), axis=0)
+    if len(b.enemies) == 0 or not heights:
+        return score_points(view, b, pts)
+    covers = [t.cover_matrix(view, b.me, here, b.rows, h) for h in heights]
+    exposed = np.concatenate([c[0] for c in covers])
+    shot_cover = np.concatenate([c[1] for c in covers])
+    return score_covers(b, pts, exposed, shot_cover)
+
+
+def score_covers(b: Board, pts: np.ndarray, exposed: np.ndarray, shot_cover: np.ndarray) -> PointScores:
+    """The scores of :func:`score_points` from the cover both ways at each point."""
+    m, k = len(pts), len(b.enemies)
+    f = _fixed(b)
     d = t.distances(pts, b.exy)  # (m, k)
     gap = np.maximum(0.0, d - b.me.base - b.ebase[None, :])
     # My offence from each point: enemies where they stand, in range and seen.
-    gain_shot = loss(b.eh, b.share)  # (k,) worth of a hurting shot / blow on each enemy
-    gain_blow = loss(b.eh, b.melee_share)
     shot, blow = chances(b.pot[None, :], b.melee, gap, seen(1.0 - shot_cover), b.range_est, None, b.scale)
-    per_e = np.maximum(shot * gain_shot[None, :], blow * gain_blow[None, :])
-    offence = per_e.max(axis=1)
-    approach = (np.maximum(b.pot * gain_shot, b.melee * gain_blow) / (1.0 + d / APPROACH_SCALE)).max(axis=1)
+    offence = np.maximum(shot * f["gain_shot"], blow * f["gain_blow"]).max(axis=1)
+    approach = (f["approach"] / (1.0 + d / APPROACH_SCALE)).max(axis=1)
     # The enemies' best replies: each attacks the unit of this side it gains most from.
-    loss_me = float(loss(b.health, b.enemy_share))
-    shot, blow = chances(b.enemy_pot, b.enemy_melee, gap, seen(1.0 - exposed), b.range_est, b.reach, b.scale)
-    a_me = np.maximum(shot, blow) * loss_me  # (m, k)
-    nf = len(b.friends)
-    if nf:
-        d_fe = t.distances(b.exy, b.fxy)  # (k, nf)
-        gap_f = np.maximum(0.0, d_fe - b.ebase[:, None] - b.fbase[None, :])
-        shot_f, blow_f = chances(
-            b.enemy_pot, b.enemy_melee, gap_f, seen(b.vis_fe), b.range_est, b.reach, b.scale
-        )
-        a_f = np.maximum(shot_f, blow_f) * loss(b.fh, b.enemy_share)[None, :]  # (k, nf)
-        top_f = a_f.max(axis=1)  # (k,)
-        hi = np.maximum(a_me, top_f[None, :])
+    shot, blow = chances(
+        b.enemy_pot[None, :], b.enemy_melee[None, :], gap, seen(1.0 - exposed), b.range_est, b.reach, b.scale
+    )
+    a_me = np.maximum(shot, blow) * f["loss_me"]  # (m, k)
+    a_f = f["a_f"]
+    if a_f is not None:
+        hi = np.maximum(a_me, f["top_f"][None, :])
         w_me = np.exp((a_me - hi) / TARGET_TEMPERATURE)
         w_f = np.exp((a_f[None, :, :] - hi[:, :, None]) / TARGET_TEMPERATURE)  # (m, k, nf)
         z = w_me + w_f.sum(axis=2)
@@ -378,7 +431,7 @@ def score_points(
     else:
         share_me = np.ones((m, k))
         per_enemy = a_me
-    per_enemy = per_enemy * b.attacks_per_turn
+    per_enemy = per_enemy * (b.attacks_per_turn * b.act)[None, :]
     incoming = per_enemy.sum(axis=1)
-    mine_e = share_me * a_me * b.attacks_per_turn
+    mine_e = share_me * a_me * (b.attacks_per_turn * b.act)[None, :]
     return PointScores(pts, offence, incoming, mine_e.sum(axis=1), mine_e, approach, per_enemy)

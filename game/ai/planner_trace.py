@@ -31,12 +31,14 @@ class Candidate:
 @dataclass(frozen=True)
 class Considered:
     """The planner's candidates for one decision of ``unit`` (``kind``), best first (the chosen
-    one is ``candidates[0]``), taken when the match had logged ``event_count`` events."""
+    one is ``candidates[0]``), taken when the match had logged ``event_count`` events;
+    ``positions``: how many candidate points it scored (the budget at work)."""
 
     unit: str
     kind: str
     event_count: int
     candidates: tuple[Candidate, ...]
+    positions: int = 0
 
     @property
     def chosen(self) -> Candidate | None:
