@@ -17,6 +17,7 @@ itself when no option is given, else what the factory makes of the options; bad 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 

@@ -17,7 +17,7 @@ ruleset: it reads the odds every option carries. On its own turn it
    and the best continuation with the AP left (stay, or move to the best point in reach, or
    another attack); a **move** to a point by its PV plus an attack from there if the AP left pay
    for one (the odds from there estimated, :data:`ATTACK_DISCOUNT`); a **posture** change by the
-   PV at the new height (one single-point kernel call); a **setup maneuver** (GURPS Aim) by the
+   PV at the new height (one single-point kernel call); a **setup maneuver** (an aim) by the
    attack it promises (:func:`game.ai.tactics.next_turn_attack`); any other maneuver (all-out
    defence and the like) as guarding (:data:`GUARD` of the incoming aimed at the unit);
    **end turn** by the PV where it stands. Lower postures pay :data:`LOW_POSTURE_COST`;
@@ -36,6 +36,7 @@ uniform samples of the move region per turn decision: more samples, better point
 
 from __future__ import annotations
 
+import itertools
 import math
 import weakref
 from dataclasses import dataclass
@@ -138,7 +139,7 @@ class PlannerOptions(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     budget: int = Field(
-        DEFAULT_BUDGET,
+        default=DEFAULT_BUDGET,
         ge=1,
         le=1024,
         description="move-region samples weighed per turn decision (strength for time)",
@@ -241,7 +242,9 @@ def approach_points(view: Any, b: ev.Board, reach: float, path: bool = True) -> 
 
 
 #: Routes found, per view: (unit, from, to, every unit's centre) -> the path's points.
-_ROUTES: weakref.WeakKeyDictionary[Any, dict[tuple[Any, ...], list[t.Point] | None]] = weakref.WeakKeyDictionary()
+_ROUTES: weakref.WeakKeyDictionary[Any, dict[tuple[Any, ...], list[t.Point] | None]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def _route(view: Any, b: ev.Board, goal: t.Point, ignore: str) -> list[t.Point] | None:
@@ -281,7 +284,7 @@ def move_costs(view: Any, uid: str, lengths: np.ndarray, per_ap: float, ap: int)
 
 
 def _length(line: list[t.Point]) -> float:
-    return float(sum(math.dist(a, c) for a, c in zip(line, line[1:])))
+    return float(sum(math.dist(a, c) for a, c in itertools.pairwise(line)))
 
 
 def _facing_towards(b: ev.Board, sc: ev.PointScores, j: int) -> float | None:
@@ -432,6 +435,7 @@ def _plan(
         if react_ap <= 0:
             return 0.0 * np.asarray(a)
         return RESERVE * np.clip(np.asarray(a, dtype=np.float64) / react_ap, 0.0, 1.0) * mine[j]
+
     # The best continuation after an attack, with ``a`` AP left.
     moved = dist >= MIN_MOVE
     moved[0] = False
@@ -488,7 +492,9 @@ def _plan(
             v = SETUP_DISCOUNT * ev.attack_gain(view, promised) + pv_here - stay_cost
         else:
             v = pv_here + GUARD * mine_here - stay_cost
-        plans.append(_Plan(v, len(plans), f"maneuver {o.label}", o.command, ends_turn=True, stays=promised is None))
+        plans.append(
+            _Plan(v, len(plans), f"maneuver {o.label}", o.command, ends_turn=True, stays=promised is None)
+        )
     end = t.find(decision, EndTurn)
     if end is not None:
         v = pv_here + float(reserve(ap)) - stay_cost
@@ -498,7 +504,17 @@ def _plan(
 
     # Moves and steps: validated in rank order among those that beat the best other plan.
     after_move = np.where(can_attack_at & (est_attack > 0), left - (c_att or 0), left)
-    point_value = pv + est_attack + reserve(np.maximum(after_move, 0.0), np.arange(len(pts))) - stay_cost
+    # Where the turn ends: at the point, or, with AP left after the attack there for another move,
+    # at the best point within that move of it (step out, shoot, step back into cover).
+    end_pv = pv.copy()
+    if per_ap > 0 and n_move:
+        spare = np.where(np.isfinite(need) & (est_attack > 0), np.maximum(after_move, 0.0), 0.0) * per_ap
+        if spare.max() > 0:
+            cross = np.hypot(pts[:, None, 0] - pts[None, :, 0], pts[:, None, 1] - pts[None, :, 1])
+            within = cross <= spare[:, None] + 1e-9
+            end_pv = np.where(within, pv[None, :], -np.inf).max(axis=1)
+            end_pv = np.maximum(end_pv, pv)
+    point_value = end_pv + est_attack + reserve(np.maximum(after_move, 0.0), np.arange(len(pts))) - stay_cost
     point_value = point_value - AP_COST * np.where(np.isfinite(need), need, 0.0)
     chosen: _Plan | None = None
     ranked_points: list[_Plan] = []
@@ -527,7 +543,9 @@ def _plan(
         if chosen is None or plan.value > chosen.value:
             chosen = plan
     if chosen is None:
-        chosen = plans[0] if plans else _Plan(pv_here, 0, "end turn", EndTurn(uid), ends_turn=True, stays=True)
+        chosen = (
+            plans[0] if plans else _Plan(pv_here, 0, "end turn", EndTurn(uid), ends_turn=True, stays=True)
+        )
     weighed = sorted([*plans, *ranked_points], key=lambda p: (-p.value, p.order))
     weighed.remove(chosen)
     weighed.insert(0, chosen)
@@ -543,7 +561,10 @@ def _plan(
         if want is not None and _angle_off(want, view.unit(uid).facing) > FACE_TOLERANCE:
             degrees = round(want, t.POINT_DECIMALS)
             _AFTER_FACE[view] = (uid, view.round, here, ap, chosen, candidates, b, len(pts))
-            candidates = [trace.Candidate(f"face {degrees:.0f} deg, then {chosen.label}", chosen.value), *candidates]
+            candidates = [
+                trace.Candidate(f"face {degrees:.0f} deg, then {chosen.label}", chosen.value),
+                *candidates,
+            ]
             return face.with_point(degrees), candidates, chosen, b, len(pts)
     return chosen.command, candidates, chosen, b, len(pts)
 
@@ -570,4 +591,3 @@ def _planned_before_facing(view: Any, decision: Decision) -> tuple[Any, ...] | N
     ):
         return None
     return got
-

@@ -81,7 +81,7 @@ def seen(vis: Any) -> Any:
     v = np.asarray(vis, dtype=np.float64)
     if VIS_EXP == 0.0:
         return (v > 1e-9).astype(np.float64)
-    return v ** VIS_EXP
+    return v**VIS_EXP
 
 
 def falloff(d: float | np.ndarray, scale: float = FALLOFF) -> Any:
@@ -262,7 +262,9 @@ def board(view: Any, decision: Decision | None, uid: str, reach: float) -> Board
             if i is None:
                 continue
             vis = max(MIN_VIS, float(seen(1.0 - view.sight(uid, enemies[i]).cover_fraction)))
-            near = float(falloff(max(0.0, math.dist(unit.xy, view.pos(enemies[i])) - unit.base - ebase[i]), scale))
+            near = float(
+                falloff(max(0.0, math.dist(unit.xy, view.pos(enemies[i])) - unit.base - ebase[i]), scale)
+            )
             p = hurt_chance(o) / vis / near
             s = hit_share(view, o)
             if np.isnan(pot[i]) or p > pot[i]:
@@ -359,7 +361,13 @@ def _fixed(b: Board) -> dict[str, Any]:
             d_fe = t.distances(b.exy, b.fxy)  # (k, nf)
             gap_f = np.maximum(0.0, d_fe - b.ebase[:, None] - b.fbase[None, :])
             shot_f, blow_f = chances(
-                b.enemy_pot[:, None], b.enemy_melee[:, None], gap_f, seen(b.vis_fe), b.range_est, b.reach, b.scale
+                b.enemy_pot[:, None],
+                b.enemy_melee[:, None],
+                gap_f,
+                seen(b.vis_fe),
+                b.range_est,
+                b.reach,
+                b.scale,
             )
             a_f = np.maximum(shot_f, blow_f) * loss(b.fh[None, :], b.enemy_share[:, None])  # (k, nf)
             f["a_f"] = a_f

@@ -92,7 +92,9 @@ class LogFacts:
             return
         uid = got[0]
         self.strikes.append(
-            Strike(uid, self.side_of.get(uid, ""), self.profile_of.get(uid, ""), got[1], got[2], got[3], got[4])
+            Strike(
+                uid, self.side_of.get(uid, ""), self.profile_of.get(uid, ""), got[1], got[2], got[3], got[4]
+            )
         )
         self._open = None
 
@@ -136,7 +138,9 @@ class LogFacts:
         p = groups.get((blow, side, profile), _NONE)
         return (p[0] + weight * side_rate) / (p[1] + weight)
 
-    def share(self, side: str, profile: str, *, prior: float, weight: float, scale: float, typical: float) -> float:
+    def share(
+        self, side: str, profile: str, *, prior: float, weight: float, scale: float, typical: float
+    ) -> float:
         """Mean health share a hurting attack of a profile took, shrunk as :meth:`rate`."""
         groups = self._groups(scale, typical)
         sides = [groups.get((blow, side, None), _NONE) for blow in (False, True)]
@@ -220,7 +224,9 @@ def _read(facts: LogFacts, e: dict[str, Any], view: Any) -> None:
         uid = e["unit"]
         maxima = dict(view.maxima(uid))
         start = facts.start.get(uid, {})
-        harm = _condition(e.get("before") or {}, start, maxima) - _condition(e.get("after") or {}, start, maxima)
+        harm = _condition(e.get("before") or {}, start, maxima) - _condition(
+            e.get("after") or {}, start, maxima
+        )
         if harm > 0:
             facts._open[3] = True
             facts._open[4] += harm

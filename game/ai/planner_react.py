@@ -185,7 +185,10 @@ def _interpose(view: Any, decision: Decision, rng: np.random.Generator) -> tuple
     for i, opt in enumerate(steps):
         scoring = opt
         if getattr(opt.command, "acrobatic", False):  # what it spends: its gain over the plain dodge
-            detail = {**(opt.detail or {}), "p_plain": plain.get(bool(getattr(opt.command, "drop", False)), 0.0)}
+            detail = {
+                **(opt.detail or {}),
+                "p_plain": plain.get(bool(getattr(opt.command, "drop", False)), 0.0),
+            }
             scoring = Option(opt.command, opt.label, opt.p_success, opt.modifiers, detail=detail)
         harm, harm_none = reactions.interpose_harm(view, uid, friend, scoring, q_any)
         scored.append((harm_none - harm, -i, opt))

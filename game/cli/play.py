@@ -3,7 +3,8 @@
 Contract (DESIGN §4, issue 7):
 
 - ``skirmish play SCENARIO [--ruleset R] [--red human|POLICY] [--blue human|POLICY]
-  [--seed N] [--size WxH] [--save-file PATH]`` opens a resizable window (:class:`game.render.window.App`).
+  [--seed N] [--size WxH] [--save-file PATH] [--policy-option POLICY.KEY=VALUE ...]`` opens a
+  resizable window (:class:`game.render.window.App`).
   ``--red`` / ``--blue`` set who plays the scenario's first / second side (as in ``skirmish
   battle``): ``human`` (default for red) or an AI policy name (default for blue: the
   scenario's controller). Both human is hotseat. ``--seed`` seeds the dice and the AI.

@@ -45,7 +45,9 @@ DEFAULT_OUT = Path("out") / "tournament"
 )
 @click.option("--round-limit", type=int, default=None, help="Override every scenario's round limit.")
 @click.option("--workers", type=int, default=None, help="Worker processes [default: CPUs].")
-@click.option("--out", "out", type=click.Path(file_okay=False), help="Output folder [default: out/tournament].")
+@click.option(
+    "--out", "out", type=click.Path(file_okay=False), help="Output folder [default: out/tournament]."
+)
 @click.option("--plots/--no-plots", default=True, show_default=True, help="Write tournament.png.")
 @click.option("--progress/--no-progress", default=True, show_default=True, help="Show the progress bar.")
 def tournament(

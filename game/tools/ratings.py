@@ -68,7 +68,9 @@ def results(players: Sequence[str], games: Sequence[tuple[str, str, str | None]]
     return Results(tuple(players), wins, draws)
 
 
-def bradley_terry(res: Results, prior: float = 1.0, iterations: int = 10_000, tol: float = 1e-10) -> list[Rating]:
+def bradley_terry(
+    res: Results, prior: float = 1.0, iterations: int = 10_000, tol: float = 1e-10
+) -> list[Rating]:
     """Fit the ratings (see the module docstring), in the order of ``res.players``."""
     names = list(res.players)
     k = len(names)
@@ -103,7 +105,7 @@ def bradley_terry(res: Results, prior: float = 1.0, iterations: int = 10_000, to
     cov = np.linalg.pinv(hessian)
     out = []
     for i, name in enumerate(names):
-        n = int(round(float(played[i].sum())))
+        n = round(float(played[i].sum()))
         se = math.sqrt(max(0.0, float(cov[i, i]))) if n > 0 else math.nan
         r = ELO * float(theta[i])
         out.append(Rating(name, r, r - Z95 * ELO * se, r + Z95 * ELO * se, n))

@@ -205,7 +205,9 @@ def standings(t: Tournament) -> dict[str, Pairing]:
     out = {}
     for a in t.policies:
         got = [p for (x, _), p in table.items() if x == a]
-        out[a] = Pairing(a, "all", sum(p.wins for p in got), sum(p.losses for p in got), sum(p.draws for p in got))
+        out[a] = Pairing(
+            a, "all", sum(p.wins for p in got), sum(p.losses for p in got), sum(p.draws for p in got)
+        )
     return out
 
 
@@ -296,7 +298,13 @@ def crosstable_rows(t: Tournament) -> list[dict[str, Any]]:
 def rating_rows(t: Tournament) -> list[dict[str, Any]]:
     """One CSV row per policy: its rating and interval."""
     return [
-        {"policy": r.player, "rating": round(r.rating, 3), "lo": round(r.lo, 3), "hi": round(r.hi, 3), "battles": r.games}
+        {
+            "policy": r.player,
+            "rating": round(r.rating, 3),
+            "lo": round(r.lo, 3),
+            "hi": round(r.hi, 3),
+            "battles": r.games,
+        }
         for r in ratings(t)
     ]
 

@@ -69,7 +69,10 @@ def _log(seed: int, budget: int | None = None) -> str:
     spec = load_spec(str(ROOT / "scenarios" / "skirmish-5v5.yaml"), "ap-pool")
     options = {"planner": {"budget": budget}} if budget is not None else None
     with Session.start(
-        spec, Setup(ruleset="ap-pool", seed=seed, round_limit=4), {"red": "planner", "blue": "cautious"}, options
+        spec,
+        Setup(ruleset="ap-pool", seed=seed, round_limit=4),
+        {"red": "planner", "blue": "cautious"},
+        options,
     ) as s:
         s.play()
         return "\n".join(repr(e) for e in s.match.log.events)

@@ -18,7 +18,10 @@ DUEL = str(ROOT / "scenarios" / "duel.yaml")
 
 def test_every_pair_meets_on_the_same_battles():
     jobs = tm.plan_tournament(
-        policies=["random", "aggressive", "cautious"], scenarios=[DUEL], rulesets=["ap-pool", "aff"], seeds=[1, 2]
+        policies=["random", "aggressive", "cautious"],
+        scenarios=[DUEL],
+        rulesets=["ap-pool", "aff"],
+        seeds=[1, 2],
     )
     assert len(jobs) == 3 * 2 * 2 * 2  # pairs x rulesets x seeds x both side assignments
     by_pair: dict[frozenset[str], set[tuple[str | None, int, bool]]] = {}
