@@ -5,6 +5,7 @@ Usage::
     .venv/bin/python benchmarks/planner.py              # 2 seeds: 100 battles, a few minutes
     .venv/bin/python benchmarks/planner.py --seeds 10   # 500 battles: the figures in docs/ai.md
     .venv/bin/python benchmarks/planner.py --budget 4   # the budget knob (planner.budget)
+    .venv/bin/python benchmarks/planner.py --clone-cost # what one look-ahead copy of a match costs
 
 Every shipped scenario under every ruleset, on seeds 1..N, each seed with ``planner`` on either
 side against ``cautious`` (the same battles ``skirmish battle --swap-sides`` plays). Each policy
@@ -17,6 +18,11 @@ commands, posing decisions) belongs to neither and is left out. The last line is
 
 with the win rate among decisive battles and its 95 % Wilson interval. The issue's bound is a
 ratio of at most 5 at the default budget.
+
+``--clone-cost`` measures instead what a search over copies of the match would pay for each
+copy, on the 5v5 map after 60 commands under every ruleset: rebuilding the match from its seed
+and commands (the only faithful copy), and ``copy.deepcopy`` of it (not a usable copy: it shares
+the engine's world by name and the dice stream); docs/ai.md weighs these against the budget.
 """
 
 from __future__ import annotations
@@ -53,12 +59,44 @@ def timed(policy: Callable[..., Any], spent: dict[str, float], name: str) -> Cal
     return call
 
 
+def clone_cost() -> None:
+    """Print what copying a match costs (see the module docstring)."""
+    import copy
+
+    from game.core.commands import command_from_json
+
+    for ruleset in RULESET_NAMES:
+        spec = load_spec(str(ROOT / "scenarios" / "skirmish-5v5.yaml"), ruleset)
+        players = {spec.sides[0]: "cautious", spec.sides[1]: "aggressive"}
+        with Session.start(spec, Setup(ruleset=ruleset, seed=3), players) as s:
+            s.play(steps=60)
+            commands = list(s.match.commands)
+            t0 = time.process_time()
+            for _ in range(5):
+                again = Setup(ruleset=ruleset, seed=3, controllers=players).build(spec)
+                for c in commands:
+                    again.apply(command_from_json(c))
+                again.close()
+            rebuild = (time.process_time() - t0) / 5
+            t0 = time.process_time()
+            copy.deepcopy(s.match)
+            deep = time.process_time() - t0
+        print(
+            f"{ruleset}: rebuild after {len(commands)} commands {1000 * rebuild:.1f} ms "
+            f"({1e6 * rebuild / len(commands):.0f} us/command), deepcopy {1000 * deep:.1f} ms"
+        )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=2, help="seeds per scenario and ruleset (default 2)")
     ap.add_argument("--budget", type=int, default=None, help="planner.budget (default: the planner's)")
     ap.add_argument("--ruleset", action="append", help="only this ruleset (repeatable)")
+    ap.add_argument("--clone-cost", action="store_true", help="measure what copying a match costs")
     args = ap.parse_args()
+    if args.clone_cost:
+        clone_cost()
+        return
 
     spent = {"planner": 0.0, "cautious": 0.0}
     options = {} if args.budget is None else {"budget": args.budget}

@@ -10,11 +10,14 @@ Contract:
   target's health track. :func:`kill_chance` is the matching chance that the target goes down.
 - A :class:`Board` is one decision's picture of the table for the deciding unit: its enemies and
   friends in action, their health, how much each enemy sees each friend now (the match's cached
-  sight facts), the deciding unit's odds against each enemy read from the decision's attack options
-  (``pot``: chance to hurt a fully visible target, ``share``: health share of a hit), and the
-  same numbers mirrored for the enemies (their options are not visible to a policy: the planner
-  assumes an enemy hurts a fully visible unit of its side as often, and as badly, as its side hurts
-  theirs). :func:`board` builds it once per decision.
+  sight facts), whether each enemy has had its turn this round, the deciding unit's odds against
+  each enemy read from the decision's attack options (``pot``: chance to hurt a fully visible
+  target at the typical range, ``share``: health share of a hit), and, for every unit whose odds
+  no option shows (the enemies always: a policy never sees their options), the evidence of the
+  battle so far (:mod:`game.ai.planner_log`): how often that unit's profile hurt with shots and
+  with blows in contact, and how badly, shrunk towards its side's record and a prior. Odds fall
+  with distance as ``1 / (1 + gap / F)`` with F fitted to the battle's shots, and in proportion
+  to the fraction of the target in sight. :func:`board` builds it once per decision.
 - :func:`score_points` evaluates a unit standing at many points (one vectorized call of the exact
   cover kernel, :func:`game.ai.tactics.cover_matrix`, both directions) and returns, per point:
   ``offence`` (the best expected gain of one attack from there, enemies where they stand, in
@@ -50,13 +53,13 @@ MELEE_GAP = 1.0
 #: Visibility below which an attack's odds are not scaled up to full visibility (noise guard).
 MIN_VIS = 0.2
 #: Temperature of the enemies' soft choice of target, in worth.
-TARGET_TEMPERATURE = 0.04
+TARGET_TEMPERATURE = 0.1
 #: An enemy that cannot see a point but can walk near it (within its move of base contact) threatens
 #: it this much (it flanks or charges) and, if it also sees it, at least this much.
-MOBILITY = 0.6
+MOBILITY = 0.3
 #: Weight of the reply of an enemy that has already had its turn this round (it acts again only
 #: next round, before or after the unit as the initiative falls): the others act before it for sure.
-ACTED_WEIGHT = 0.5
+ACTED_WEIGHT = 0.25
 #: Attack range assumed when nothing in the decision tells (inches).
 DEFAULT_RANGE = 30.0
 #: Range estimates never exceed the longest attack seen by more than this (inches).
@@ -73,21 +76,14 @@ TYPICAL_VIS = 0.8
 PRIOR_WEIGHT = 4.0
 
 
-VIS_EXP = 1.0
-FALLOFF_ON = 1.0
-
-
 def seen(vis: Any) -> Any:
-    v = np.asarray(vis, dtype=np.float64)
-    if VIS_EXP == 0.0:
-        return (v > 1e-9).astype(np.float64)
-    return v**VIS_EXP
+    """How much of a target's chance a fraction ``vis`` of it in sight leaves: in proportion (the
+    rulesets' cover penalties grow with the cover level; none is fitted to one ruleset)."""
+    return np.asarray(vis, dtype=np.float64)
 
 
 def falloff(d: float | np.ndarray, scale: float = FALLOFF) -> Any:
     """The distance factor of attack odds at gap ``d`` (1 at :data:`TYPICAL_RANGE`)."""
-    if not FALLOFF_ON:
-        return np.ones_like(np.asarray(d, dtype=np.float64))
     return (1.0 + TYPICAL_RANGE / scale) / (1.0 + np.asarray(d, dtype=np.float64) / scale)
 
 
