@@ -5,7 +5,8 @@ Contract:
 - ``skirmish tournament [SCENARIO ...] [--policies A,B,...] [--ruleset R ...] [-n N] [--seed S]
   [--policy-option POLICY.KEY=VALUE ...] [--round-limit R] [--workers W] [--out DIR]
   [--plots/--no-plots] [--progress/--no-progress]`` plays every pair of the policies (default:
-  every registered policy) on every SCENARIO (default: the shipped scenarios) under every
+  every registered policy) on every SCENARIO (a file, or a shipped scenario's name; default: the
+  shipped scenarios) under every
   ``--ruleset`` (repeatable; default: all five) on seeds S..S+N-1, each seed with both side
   assignments (:mod:`game.tools.tournament`). Policies are registered names; files of user
   policies are not loaded.
@@ -66,7 +67,7 @@ def tournament(
     """Play a round robin of AI policies and rate them."""
     from game.ai import policy_names
     from game.rules import RULESET_NAMES
-    from game.scenario.locate import SHIPPED_SCENARIOS
+    from game.scenario.locate import resolve_scenario, shipped_scenarios
     from game.tools import batch
     from game.tools import tournament as tm
 
@@ -87,9 +88,10 @@ def tournament(
         if r not in RULESET_NAMES:
             raise BadInput("--ruleset", f"unknown ruleset {r!r}; choose one of {', '.join(RULESET_NAMES)}")
     options = parse_policy_options(policy_option)
-    paths = list(scenarios) or sorted(
-        str(p) for p in SHIPPED_SCENARIOS.glob("*.yaml") if p.stem != "profiles"
-    )
+    # a shipped scenario may be named (``duel``); without any, every shipped one
+    paths = [str(resolve_scenario(s)) for s in scenarios] or [
+        str(p) for _, p in sorted(shipped_scenarios().items())
+    ]
     out_dir = _writable_dir(Path(out) if out else DEFAULT_OUT, "--out")
     jobs = tm.plan_tournament(
         policies=chosen,
