@@ -42,8 +42,8 @@ DOCS = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
 #: ``-n`` above this is lowered to it (enough for the seeds the documents replay).
 MAX_BATTLES = 3
 #: Options appended to a subcommand that would otherwise play on past ``-n`` (fairness tops up
-#: to a number of decisive battles).
-BOUNDS = {"fairness": f"--min-decisive 1 --max-battles {MAX_BATTLES}"}
+#: to a number of decisive battles; a tournament plays every pair on every scenario and ruleset).
+BOUNDS = {"fairness": f"--min-decisive 1 --max-battles {MAX_BATTLES}", "tournament": "--round-limit 2"}
 #: Seconds one command may take.
 TIME_LIMIT = 300
 #: Subcommands that wait for a person.

@@ -1,4 +1,4 @@
-"""AI policies, registered by name.
+"""AI policies, registered by name, with options.
 
 Contract: a policy is a callable ``policy(view, decision, rng) -> command``
 that sees only a read-only :class:`~game.engine.view.MatchView`, the pending
@@ -6,11 +6,18 @@ that sees only a read-only :class:`~game.engine.view.MatchView`, the pending
 injected ``numpy.random.Generator``; it must return a legal command. Policies
 answer every kind of decision: turns and reactions (defence, retreat point,
 dodge move, interposition, follow).
+
+A policy may take options (``--policy-option POLICY.KEY=VALUE``): it then registers a factory
+``"module:function"`` whose keyword arguments are the options (:func:`register` with
+``factory=``). :func:`get_policy(name, **options) <get_policy>` returns the registered policy
+itself when no option is given, else what the factory makes of the options; bad options raise
+:class:`PolicyOptionError` with one line naming the policy and the key.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -24,12 +31,26 @@ _REGISTRY: dict[str, str] = {
     "random": "game.ai.random_policy:random_policy",
     "aggressive": "game.ai.aggressive:aggressive_policy",
     "cautious": "game.ai.cautious:cautious_policy",
+    "planner": "game.ai.planner:planner_policy",
+}
+
+#: Policies that take options: name -> ``"module:function"`` of the factory ``(**options) -> Policy``.
+_FACTORIES: dict[str, str] = {
+    "planner": "game.ai.planner:make_planner",
 }
 
 
-def register(name: str, target: str) -> None:
-    """Register ``"module:function"`` under ``name``."""
+class PolicyOptionError(UnknownName):
+    """A policy option the policy does not take, or a bad value for one."""
+
+
+def register(name: str, target: str, factory: str | None = None) -> None:
+    """Register ``"module:function"`` under ``name`` (and the factory of its options, if any)."""
     _REGISTRY[name] = target
+    if factory is not None:
+        _FACTORIES[name] = factory
+    else:
+        _FACTORIES.pop(name, None)
 
 
 def policy_names() -> list[str]:
@@ -38,12 +59,41 @@ def policy_names() -> list[str]:
     return [n for n, t in _REGISTRY.items() if importlib.util.find_spec(t.partition(":")[0]) is not None]
 
 
-def get_policy(name: str) -> Policy:
-    """The policy registered as ``name``; ``UnknownName`` lists the valid ones."""
+def _load(target: str) -> Any:
     import importlib
 
+    module, _, attr = target.partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+def get_policy(name: str, **options: Any) -> Policy:
+    """The policy registered as ``name``, made with ``options`` if any are given.
+
+    Raises:
+        UnknownName: no policy of that name (the message lists the valid ones).
+        PolicyOptionError: the policy takes no options, or not these (one line: policy, key, why).
+    """
     if name not in policy_names():
         raise UnknownName(f"unknown AI policy {name!r}; choose one of {', '.join(policy_names())}")
-    module, _, attr = _REGISTRY[name].partition(":")
-    fn: Policy = getattr(importlib.import_module(module), attr)
-    return fn
+    if not options:
+        fn: Policy = _load(_REGISTRY[name])
+        return fn
+    factory = _FACTORIES.get(name)
+    if factory is None:
+        raise PolicyOptionError(f"policy {name!r} takes no options (given: {', '.join(sorted(options))})")
+    from pydantic import ValidationError
+
+    try:
+        made: Policy = _load(factory)(**options)
+    except ValidationError as e:
+        err = e.errors()[0]
+        key = ".".join(str(x) for x in err.get("loc", ())) or "?"
+        raise PolicyOptionError(f"policy {name}: option {key}: {err.get('msg')}") from None
+    except TypeError as e:
+        raise PolicyOptionError(f"policy {name}: {e}") from None
+    return made
+
+
+def takes_options(name: str) -> bool:
+    """Whether the policy registered as ``name`` takes options."""
+    return name in _FACTORIES

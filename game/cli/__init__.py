@@ -25,6 +25,7 @@ SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
     "los": ("game.cli.los", "los", "Line of sight and cover between two units."),
     "odds": ("game.cli.odds", "odds", "Exact odds of a defence under a ruleset."),
     "battle": ("game.cli.battle", "battle", "Run headless AI-vs-AI battles."),
+    "tournament": ("game.cli.tournament", "tournament", "Round robin of AI policies, with ratings."),
     "fairness": ("game.cli.fairness", "fairness", "Mirror-AI win shares of scenarios, as a Markdown table."),
     "replay": ("game.cli.replay", "replay", "Verify (or view) a recorded battle."),
     "reach": ("game.cli.reach", "reach", "The exact region a unit can move to."),

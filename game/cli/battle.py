@@ -3,12 +3,15 @@
 Contract (issue 6, DESIGN §4):
 
 - ``skirmish battle SCENARIO -n N --seed S --red P --blue P [--policy SIDE=NAME ...]
-  [--ruleset R] [--option key=value ...] [--swap-sides] [--workers W] [--dask ADDR]
-  [--out DIR] [--log DIR|FILE.jsonl] [--check-invariants] [--compare A B]`` plays
+  [--ruleset R] [--option key=value ...] [--policy-option POLICY.KEY=VALUE ...] [--swap-sides]
+  [--workers W] [--dask ADDR] [--out DIR] [--log DIR|FILE.jsonl] [--check-invariants]
+  [--compare A B]`` plays
   battles with seeds S..S+N-1 (``--swap-sides``: each seed also with the first two
   sides' policies exchanged). ``--red``/``--blue`` set the policy of the scenario's
   first/second side whatever its name; ``--policy SIDE=NAME`` names any side;
-  unnamed sides use the scenario's ``controllers``.
+  unnamed sides use the scenario's ``controllers``. ``--policy-option planner.budget=8``
+  gives an option to a policy that takes options (values read as ``--option``'s), on whichever
+  side it plays.
 - Output: a tqdm bar on stderr; ``battles.csv`` (one row per battle, columns in
   ``docs/batch.md``) and three PNG plots in ``--out`` (default ``out/<scenario>``);
   a summary table on stdout (per-side win rate with its 95 % Wilson interval,
@@ -96,6 +99,26 @@ def parse_pairs(values: tuple[str, ...], what: str) -> dict[str, str]:
         if not eq or not key.strip() or not val.strip():
             raise BadInput(what, f"{v!r} is not KEY=VALUE")
         out[key.strip()] = val.strip()
+    return out
+
+
+def parse_policy_options(values: tuple[str, ...]) -> dict[str, dict[str, Any]]:
+    """``POLICY.KEY=VALUE`` strings to ``{policy: {key: value}}``, each policy made once with its
+    options to check them (a usage error naming ``--policy-option`` otherwise)."""
+    from game.ai import get_policy
+    from game.core.errors import SkirmishError
+
+    out: dict[str, dict[str, Any]] = {}
+    for text, value in parse_pairs(values, "--policy-option").items():
+        name, dot, key = text.partition(".")
+        if not dot or not name or not key:
+            raise BadInput("--policy-option", f"{text!r} is not POLICY.KEY (e.g. planner.budget=8)")
+        out.setdefault(name, {})[key] = parse_value(value)
+    for name, opts in out.items():
+        try:
+            get_policy(name, **opts)
+        except SkirmishError as e:
+            raise BadInput("--policy-option", str(e)) from None
     return out
 
 
@@ -265,6 +288,13 @@ def _default_out(variants: list[Variant]) -> Path:
 @click.option("--ruleset", help="Play under this ruleset instead of the scenario's.")
 @click.option("--option", "option", multiple=True, metavar="KEY=VALUE", help="Ruleset option (repeatable).")
 @click.option(
+    "--policy-option",
+    "policy_option",
+    multiple=True,
+    metavar="POLICY.KEY=VALUE",
+    help="Option of an AI policy, e.g. planner.budget=8 (repeatable).",
+)
+@click.option(
     "--swap-sides", is_flag=True, help="Also play every seed with the first two sides' policies swapped."
 )
 @click.option("--workers", type=int, default=None, help="Worker processes [default: CPUs].")
@@ -286,6 +316,7 @@ def battle(
     policy: tuple[str, ...],
     ruleset: str | None,
     option: tuple[str, ...],
+    policy_option: tuple[str, ...],
     swap_sides: bool,
     workers: int | None,
     dask: str | None,
@@ -308,6 +339,7 @@ def battle(
     if ruleset is not None and ruleset not in RULESET_NAMES:
         raise BadInput("--ruleset", f"unknown ruleset {ruleset!r}; choose one of {', '.join(RULESET_NAMES)}")
     named = parse_pairs(policy, "--policy")
+    policy_options = parse_policy_options(policy_option)
     cli_options = {k: parse_value(v) for k, v in parse_pairs(option, "--option").items()}
     variants = _variants(scenario, compare, ruleset, cli_options, red, blue, named)
     if check_invariants:
@@ -347,6 +379,7 @@ def battle(
             log_file=log_file,
             variant=v.label,
             check_invariants=check_invariants,
+            policy_options=policy_options,
         )
     n_workers = workers if workers is not None else (os.cpu_count() or 1)
     from game.tools.warmup import ensure_warm

@@ -3,12 +3,14 @@
 Contract (DESIGN §4, issue 7):
 
 - ``skirmish play SCENARIO [--ruleset R] [--red human|POLICY] [--blue human|POLICY]
-  [--seed N] [--size WxH] [--save-file PATH]`` opens a resizable window (:class:`game.render.window.App`).
+  [--seed N] [--size WxH] [--save-file PATH] [--policy-option POLICY.KEY=VALUE ...]`` opens a
+  resizable window (:class:`game.render.window.App`).
   ``--red`` / ``--blue`` set who plays the scenario's first / second side (as in ``skirmish
   battle``): ``human`` (default for red) or an AI policy name (default for blue: the
   scenario's controller). Both human is hotseat. ``--seed`` seeds the dice and the AI.
   F5 / F9 save to / load from ``--save-file`` (default ``skirmish-save.json``);
-  ``--load SAVE`` starts from a saved game.
+  ``--load SAVE`` starts from a saved game. ``--policy-option POLICY.KEY=VALUE`` (repeatable)
+  gives an AI policy its options, as in ``skirmish battle``.
 - The controls are listed in the window (H) and in ``docs/window.md``.
 - ``--script FILE`` plays the actions of FILE (:mod:`game.render.script`: ``key``, ``click``,
   ``hover``, ``wait``, ``shot``) in the window and exits at its end; ``--headless`` runs the
@@ -94,6 +96,13 @@ def _controller(value: str | None, option: str) -> str | None:
     help="Folder where the script's 'shot NAME' saves NAME.png.",
 )
 @click.option("--headless", is_flag=True, help="Run without a display (needs --script).")
+@click.option(
+    "--policy-option",
+    "policy_option",
+    multiple=True,
+    metavar="POLICY.KEY=VALUE",
+    help="Option of an AI policy, e.g. planner.budget=8 (repeatable).",
+)
 def play(
     scenario: Path,
     ruleset: str | None,
@@ -106,8 +115,11 @@ def play(
     script_path: Path | None,
     shots: Path | None,
     headless: bool,
+    policy_option: tuple[str, ...],
 ) -> None:
     """Play SCENARIO in a window."""
+    from game.cli.battle import parse_policy_options
+
     if headless:
         if script_path is None:
             raise SkirmishError("--headless needs --script FILE (nobody could play otherwise)")
@@ -120,6 +132,7 @@ def play(
             raise SkirmishError(reason)
 
     dims = parse_size(size)
+    policy_options = parse_policy_options(policy_option)
     actions = None
     if script_path is not None:
         from game.render.script import read_script
@@ -150,7 +163,7 @@ def play(
     if load_path is None:
         match = Setup(ruleset=ruleset, seed=seed, controllers=controllers).build(spec)
     # The window plays the match through a game.tools.session.Session with these controllers.
-    app = App(match, controllers, size=dims, save_path=save_file)
+    app = App(match, controllers, size=dims, save_path=save_file, policy_options=policy_options)
     if actions is None:
         app.run()
         return

@@ -149,6 +149,25 @@ def draw_path(
         text.draw(surface, label, (end[0] + 10, end[1] - 10), 16, color, "bottomleft")
 
 
+def draw_considered(
+    surface: pygame.Surface, text: Text, camera: Camera, origin: tuple[int, int], considered: Any
+) -> None:
+    """The planner's last decision (:class:`game.ai.planner_trace.Considered`): each weighed plan
+    that goes to a point as a numbered ring there (1 = chosen), and the ranked list with values
+    from ``origin`` (screen pixels) down."""
+    x0, y = origin
+    head = f"planner, {considered.unit} ({considered.kind}): {considered.positions} points weighed"
+    text.draw(surface, head, (x0, y), 15, colors.PANEL_ACCENT, "topleft")
+    for rank, c in enumerate(considered.candidates, 1):
+        y += 17
+        color = colors.PANEL_ACCENT if rank == 1 else colors.PANEL_TEXT
+        text.draw(surface, f"{rank}. {c.value:+.3f}  {c.label[:60]}", (x0, y), 14, color, "topleft")
+        if c.point is not None:
+            px, py = camera.to_px(*c.point)
+            pygame.draw.circle(surface, color, (px, py), 7 if rank == 1 else 5, 2)
+            text.draw(surface, str(rank), (px + 8, py - 8), 14, color, "bottomleft")
+
+
 def draw_cross(surface: pygame.Surface, camera: Camera, p: Point, ok: bool) -> None:
     """The cursor mark when picking a point: a ring if legal, a red cross if not."""
     x, y = camera.to_px(*p)

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import pygame
 
+from game.ai import planner_trace
 from game.engine.view import MatchView
 from game.render import colors
 from game.render.camera import Camera
@@ -33,6 +34,7 @@ from game.render.inspect import PathPreview
 from game.render.layers import MAX_MAP_PIXELS, Canvas, StaticLayer, fill_around, new_surface
 from game.render.overlays import (
     draw_arcs,
+    draw_considered,
     draw_cross,
     draw_fans,
     draw_path,
@@ -207,6 +209,10 @@ class Renderer:
             self._tape(surface, ui, viewer, decision)
         if viewer is not None and ("sight" in on or "threat" in on):
             self._legend(surface, map_rect)
+        if "planner" in on:
+            considered = planner_trace.last(view)
+            if considered is not None:
+                draw_considered(surface, self.text, cam, (map_rect.left + 8, map_rect.top + 32), considered)
         if ui.message:
             self._message(surface, map_rect, ui)
         surface.set_clip(None)

@@ -33,10 +33,12 @@ OVERLAYS: dict[str, str] = {
     "(red: in the open .. green: near-total)",
     "path": "path and AP cost to the point under the cursor",
     "grid": "the grid (1 cell = map.cell inches)",
+    "planner": "what the planner AI weighed at its last decision: its best plans, ranked, with their values",
 }
 
-#: Overlays on when the window opens (the threat map is off: it costs a moment to compute).
-DEFAULT_OVERLAYS: frozenset[str] = frozenset(OVERLAYS) - {"threat"}
+#: Overlays on when the window opens (the threat map is off: it costs a moment to compute; the
+#: planner's candidates are shown on request).
+DEFAULT_OVERLAYS: frozenset[str] = frozenset(OVERLAYS) - {"threat", "planner"}
 
 #: pygame key name -> overlay it toggles.
 OVERLAY_KEYS: dict[str, str] = {
@@ -50,6 +52,7 @@ OVERLAY_KEYS: dict[str, str] = {
     "t": "threat",
     "p": "path",
     "g": "grid",
+    "w": "planner",
 }
 
 #: pygame key name -> (action, help text). Digits 1-9 and 0 choose the numbered panel rows.

@@ -60,6 +60,7 @@ class App:
         size: initial window size.
         save_path: file used by F5 / F9.
         screen: a surface to draw on instead of opening a window (tests, benchmarks).
+        policy_options: policy name -> its options (``--policy-option``).
     """
 
     def __init__(
@@ -70,6 +71,7 @@ class App:
         size: tuple[int, int] = DEFAULT_SIZE,
         save_path: str | Path = "skirmish-save.json",
         screen: Any = None,
+        policy_options: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> None:
         pygame = require_pygame_ce()
         from game.render.input import InputHandler
@@ -81,8 +83,9 @@ class App:
         self.controllers = {
             s: (controllers or {}).get(s, match.controllers.get(s, "random")) for s in match.spec.sides
         }
+        self.policy_options = dict(policy_options or {})
         #: The match and who plays it: the AI sides' policies answer through the session.
-        self.session = Session(match, self.controllers)
+        self.session = Session(match, self.controllers, self.policy_options)
         self.humans = set(self.session.humans)
         self.save_path = Path(save_path)
         self._own_window = screen is None
@@ -224,7 +227,7 @@ class App:
     def set_match(self, match: Match) -> None:
         """Show another match (after a load); the old one's world is closed."""
         old = self.match
-        self.session = Session(match, self.controllers)
+        self.session = Session(match, self.controllers, self.policy_options)
         self.renderer.set_view(self.view)
         self.ui.selected = None
         self.ui.target = None

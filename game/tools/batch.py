@@ -99,6 +99,8 @@ class BattleJob:
         ruleset: overrides the scenario's ruleset.
         options: ruleset options, merged over the scenario's options for that ruleset.
         policies: (side, policy name) pairs; sides not named use the scenario's controllers.
+        policy_options: (policy name, ((key, value), ...)) pairs: options of the policies that
+            take them (``--policy-option``), as :func:`game.ai.get_policy` reads them.
         variant: label of a compared variant ("" for a plain batch).
         swapped: whether ``policies`` are the swapped assignment (recorded in the row).
         log_path: where to write the event log (None: not kept).
@@ -113,6 +115,7 @@ class BattleJob:
     ruleset: str | None = None
     options: tuple[tuple[str, Any], ...] = ()
     policies: tuple[tuple[str, str], ...] = ()
+    policy_options: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...] = ()
     variant: str = ""
     swapped: bool = False
     log_path: str | None = None
@@ -214,6 +217,7 @@ def run_battle(job: BattleJob) -> dict[str, Any]:
             controllers=dict(job.policies),
             round_limit=job.round_limit,
         ),
+        options={name: dict(opts) for name, opts in job.policy_options},
     )
     match = session.match
     try:
@@ -380,11 +384,13 @@ def plan(
     variant: str = "",
     check_invariants: bool = False,
     round_limit: int | None = None,
+    policy_options: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> list[BattleJob]:
     """Jobs for one batch, seed-major (with ``swap_sides`` each seed is followed by its swap).
 
     ``policies`` maps every side to a policy name; swapping exchanges the policies of the
-    first two sides. ``log_file`` names the one log of a single battle; ``log_dir`` keeps
+    first two sides. ``policy_options`` (policy name -> options) go with the policy wherever it
+    plays. ``log_file`` names the one log of a single battle; ``log_dir`` keeps
     ``battle-<seed>.jsonl`` (``-swapped`` for swapped games) in that folder.
     """
     if spec is None and scenario is None:
@@ -400,6 +406,9 @@ def plan(
         check_invariants=check_invariants,
         sha256=sha,
         round_limit=round_limit,
+        policy_options=tuple(
+            (name, tuple(sorted(opts.items()))) for name, opts in sorted((policy_options or {}).items())
+        ),
     )
     order = list(policies)
     swapped_policies = dict(policies)

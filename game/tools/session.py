@@ -11,7 +11,9 @@ Contract:
   name, resolved once through :func:`game.ai.get_policy` when the session is made (an unknown
   name raises ``UnknownName`` before anything is played), or :data:`HUMAN` for a side whose
   decisions the caller answers (a person in the window, a log being replayed, RL agents).
-  Players default to the match's controllers.
+  Players default to the match's controllers. ``options`` (policy name -> keyword options) makes
+  a policy that takes options through :func:`game.ai.get_policy` (``--policy-option``); a side's
+  policy with no options is the registered one.
 - Sessions are made from (a) a scenario (spec or path) and a setup: :meth:`Session.start`;
   (b) a log's ``match_start`` header: :meth:`Session.from_header` (what replays do); (c) any
   built match: ``Session(match)``, e.g. a saved game from ``game.tools.saves.load_match``,
@@ -107,19 +109,28 @@ class Session:
         match: the match (the session closes it in :meth:`close`).
         players: side -> AI policy name or :data:`HUMAN`, or one of those for every side;
             sides not named play as the match's controllers say.
+        options: policy name -> its options (keyword arguments of its factory).
 
     Raises:
-        UnknownName: a player names no registered AI policy.
+        UnknownName: a player names no registered AI policy (``PolicyOptionError``: bad options).
     """
 
-    def __init__(self, match: Match, players: Mapping[str, str] | str | None = None) -> None:
+    def __init__(
+        self,
+        match: Match,
+        players: Mapping[str, str] | str | None = None,
+        options: Mapping[str, Mapping[str, Any]] | None = None,
+    ) -> None:
         chosen = dict.fromkeys(match.spec.sides, players) if isinstance(players, str) else players or {}
         self.match = match
         self.view = MatchView(match)
         #: side -> policy name or HUMAN, for every side of the scenario.
         self.players: dict[str, str] = {s: chosen.get(s, match.controllers[s]) for s in match.spec.sides}
         self.humans = frozenset(s for s, p in self.players.items() if p == HUMAN)
-        self._policies: dict[str, Policy] = {s: get_policy(p) for s, p in self.players.items() if p != HUMAN}
+        made: dict[str, Policy] = {}  # one policy object per name: sides of one policy share it
+        for p in set(self.players.values()) - {HUMAN}:
+            made[p] = get_policy(p, **dict((options or {}).get(p, {})))
+        self._policies: dict[str, Policy] = {s: made[p] for s, p in self.players.items() if p != HUMAN}
         #: Commands applied through this session (by :meth:`step`, :meth:`apply` or :meth:`play`).
         self.applied = 0
 
@@ -129,6 +140,7 @@ class Session:
         scenario: ScenarioSpec | str | os.PathLike[str],
         setup: Setup | None = None,
         players: Mapping[str, str] | str | None = None,
+        options: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> Session:
         """A new match on ``scenario`` (a spec, or a file loaded under ``setup.ruleset``).
 
@@ -143,7 +155,7 @@ class Session:
             scenario = load_scenario(scenario, ruleset=setup.ruleset)
         match = setup.build(scenario)
         try:
-            return cls(match, players)
+            return cls(match, players, options)
         except BaseException:
             match.close()
             raise

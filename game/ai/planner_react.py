@@ -1,0 +1,207 @@
+"""The planner's reactions: defences, retreats, drops, dodge moves, follows and interpositions,
+weighed with the shared exact expected values and the planner's position evaluator.
+
+Contract: :func:`react(view, decision, rng) <react>` returns a legal command for any non-turn
+decision and the candidates it weighed (best first, the chosen one first). It reads the view and
+the options only, draws only from ``rng``, and names no ruleset: it goes by the decision's
+``kind`` and each option's fields (``p_success``, ``detail``, a free point with a region, the
+command's ``drop`` flag).
+
+- ``defence``: each option scores the shared expected value
+  (:func:`game.ai.reactions.defence_score`: exact ``p_success`` × stakes, less the AP it spends,
+  the actions of its own turn it forfeits, a drop's price, and a once-per-turn bonus it uses up,
+  :func:`~game.ai.reactions.spent_bonus_cost`), plus what the planner's evaluator says about
+  where the option leaves the unit: a retreat adds :data:`POINT_WEIGHT` × the position value its
+  best legal point adds (:func:`game.ai.planner.position_value` over samples of the region), a
+  drop adds the position value lying prone changes where it stands. Ties go to the least
+  ``detail["expected_damage"]``.
+- ``dodge_move`` / ``follow``: the legal point of the region with the best position value, if it
+  beats staying by :data:`MOVE_GAIN`.
+- ``interpose``: the shared expected harm (:func:`~game.ai.reactions.interpose_harm`: a hit on
+  the interposer against the friend's hit unless it defends), the interposer stepping to the
+  legal point of best position value.
+- Any other kind: the shared reaction policy (:func:`game.ai.reactions.react`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from game.ai import planner_eval as ev
+from game.ai import planner_trace as trace
+from game.ai import reactions
+from game.ai import tactics as t
+from game.core.commands import Decision, Option
+
+#: Position-value weights (as the turn planner's, see game.ai.planner).
+OFFENCE = 0.6
+APPROACH = 0.15
+#: A point's position value counts this much in a defence's score (defences are scored in the
+#: shared stakes, about one worth per hit; a point is secondary to stopping the hit).
+POINT_WEIGHT = 0.5
+#: A dodge move or follow must beat staying by this much (worth).
+MOVE_GAIN = 0.01
+#: Samples of a region per point choice.
+SAMPLES = 12
+#: How far enemies are assumed to move in a turn when nothing tells (inches).
+REACH = 6.0
+
+
+def _pv(sc: ev.PointScores) -> np.ndarray:
+    return OFFENCE * sc.offence - sc.incoming + APPROACH * sc.approach
+
+
+def _label(opt: Option, point: t.Point | None) -> str:
+    return opt.label + (f" to ({point[0]:.1f}, {point[1]:.1f})" if point is not None else "")
+
+
+def _shared(view: Any, decision: Decision, rng: np.random.Generator) -> tuple[Any, list[trace.Candidate]]:
+    cmd = reactions.react(view, decision, rng)
+    return cmd, [trace.Candidate(f"shared reaction: {type(cmd).__name__}", 0.0)]
+
+
+def best_point(view: Any, b: ev.Board, opt: Option, rng: np.random.Generator) -> tuple[t.Point, float] | None:
+    """The legal point of ``opt``'s region with the best position value, and that value."""
+    pts = t.candidates(opt, rng, SAMPLES)
+    if len(pts) == 0:
+        return None
+    pv = _pv(ev.score_points(view, b, pts))
+    order = np.lexsort((np.arange(len(pts)), -pv))
+    p = t.first_legal(opt, pts, order, view=view, uid=b.uid)
+    if p is None:
+        return None
+    j = int(np.argmin(np.hypot(pts[:, 0] - p[0], pts[:, 1] - p[1])))
+    return p, float(pv[j])
+
+
+def _pv_here(view: Any, b: ev.Board) -> float:
+    return float(_pv(ev.score_points(view, b, np.array([b.me.xy]), here=True))[0])
+
+
+def _pv_prone(view: Any, b: ev.Board) -> float:
+    height = t.posture_height(view, b.uid, "prone")
+    return float(_pv(ev.score_points(view, b, np.array([b.me.xy]), height=height))[0])
+
+
+def react(view: Any, decision: Decision, rng: np.random.Generator) -> tuple[Any, list[trace.Candidate]]:
+    """A legal answer to a reaction decision and the candidates weighed (see the module doc)."""
+    kind = decision.kind
+    if kind == "defence":
+        return _defend(view, decision, rng)
+    if kind in ("dodge_move", "follow"):
+        return _move_or_stay(view, decision, rng)
+    if kind == "interpose":
+        return _interpose(view, decision, rng)
+    return _shared(view, decision, rng)
+
+
+def _defend(view: Any, decision: Decision, rng: np.random.Generator) -> tuple[Any, list[trace.Candidate]]:
+    uid = decision.unit
+    attacker = (decision.context or {}).get("attacker")
+    q_melee, q_any = reactions.later_attack_odds(view, uid, attacker if isinstance(attacker, str) else None)
+    stakes = reactions.stakes(view, uid)
+    b: ev.Board | None = None
+    pv_here = 0.0
+    prone: float | None = None
+    points: dict[tuple[int, int], tuple[t.Point, float] | None] = {}
+    scored: list[tuple[float, float, int, Option, t.Point | None]] = []
+    for i, opt in enumerate(decision.options):
+        score = reactions.defence_score(view, opt, uid)
+        score -= reactions.spent_bonus_cost(decision.options, opt, stakes, q_melee, q_any)
+        drop = bool(getattr(opt.command, "drop", False))
+        if (drop or opt.point_field is not None) and b is None:
+            b = ev.board(view, None, uid, REACH)
+            pv_here = _pv_here(view, b)
+        if drop and b is not None:
+            if prone is None:
+                prone = _pv_prone(view, b) - pv_here
+            score += reactions.DROP_COST + POINT_WEIGHT * prone  # the evaluator prices lying prone
+        point: t.Point | None = None
+        if opt.point_field is not None:
+            if not opt.has_region or b is None:
+                continue  # a free number in a defence: nothing to weigh it by
+            key = (id(opt.lazy_region or opt.region), id(opt.validate))
+            if key not in points:
+                points[key] = best_point(view, b, opt, rng)
+            got = points[key]
+            if got is None:
+                continue
+            point, there = got
+            score += POINT_WEIGHT * (there - pv_here)
+        harm = -float((opt.detail or {}).get("expected_damage", 0.0))
+        scored.append((score, harm, -i, opt, point))
+    if not scored:
+        return _shared(view, decision, rng)
+    scored.sort(key=lambda s: (s[0], s[1], s[2]), reverse=True)
+    _, _, _, opt, point = scored[0]
+    weighed = [trace.Candidate(_label(o, q), v, q) for v, _, _, o, q in scored]
+    return (opt.with_point(point) if opt.point_field is not None else opt.command), weighed
+
+
+def _split(decision: Decision) -> tuple[Option | None, Option | None]:
+    """The decision's option without a point (stay/decline) and its first point option with a region."""
+    stay = next((o for o in decision.options if o.point_field is None), None)
+    move = next((o for o in decision.options if o.point_field is not None and o.has_region), None)
+    return stay, move
+
+
+def _move_or_stay(
+    view: Any, decision: Decision, rng: np.random.Generator
+) -> tuple[Any, list[trace.Candidate]]:
+    stay, move = _split(decision)
+    if move is None or stay is None:
+        return _shared(view, decision, rng)
+    b = ev.board(view, None, decision.unit, REACH)
+    pv_here = _pv_here(view, b)
+    weighed = [trace.Candidate(stay.label, pv_here)]
+    got = best_point(view, b, move, rng)
+    if got is not None:
+        point, there = got
+        cand = trace.Candidate(_label(move, point), there, point)
+        if there > pv_here + MOVE_GAIN:
+            return move.with_point(point), [cand, *weighed]
+        weighed.append(cand)
+    return stay.command, weighed
+
+
+def _interpose(view: Any, decision: Decision, rng: np.random.Generator) -> tuple[Any, list[trace.Candidate]]:
+    uid = decision.unit
+    ctx = decision.context or {}
+    friend = ctx.get("friend") or ctx.get("defender") or ctx.get("target")
+    decline = next((o for o in decision.options if o.point_field is None), None)
+    steps = [o for o in decision.options if o.point_field is not None and o.has_region]
+    if decline is None or not isinstance(friend, str) or not steps:
+        return _shared(view, decision, rng)
+    attacker = ctx.get("attacker")
+    _, q_any = reactions.later_attack_odds(view, uid, attacker if isinstance(attacker, str) else None)
+    plain = {
+        bool(getattr(o.command, "drop", False)): float(o.p_success or 0.0)
+        for o in steps
+        if not getattr(o.command, "acrobatic", False)
+    }
+    scored: list[tuple[float, int, Option]] = []
+    for i, opt in enumerate(steps):
+        scoring = opt
+        if getattr(opt.command, "acrobatic", False):  # what it spends: its gain over the plain dodge
+            detail = {
+                **(opt.detail or {}),
+                "p_plain": plain.get(bool(getattr(opt.command, "drop", False)), 0.0),
+            }
+            scoring = Option(opt.command, opt.label, opt.p_success, opt.modifiers, detail=detail)
+        harm, harm_none = reactions.interpose_harm(view, uid, friend, scoring, q_any)
+        scored.append((harm_none - harm, -i, opt))
+    scored.sort(key=lambda s: (s[0], s[1]), reverse=True)
+    weighed = [trace.Candidate(decline.label, 0.0)]
+    for gain, _, opt in scored:
+        if gain <= 1e-9:
+            weighed.append(trace.Candidate(opt.label, gain))
+            continue
+        b = ev.board(view, None, uid, REACH)
+        got = best_point(view, b, opt, rng)
+        if got is None:
+            continue
+        point = got[0]
+        return opt.with_point(point), [trace.Candidate(_label(opt, point), gain, point), *weighed]
+    return decline.command, weighed
