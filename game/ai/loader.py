@@ -324,8 +324,9 @@ def load_target(spec: str) -> Target:
         )
     where = _definition(obj, place)
     if inspect.isclass(obj):
-        call = getattr(obj, "__call__", None)  # noqa: B004 - the class's, not whether it is callable
-        if call is None or call is type.__call__:
+        # the __call__ its instances get (``obj.__call__`` would be the metaclass's, making one)
+        call = next((vars(c)["__call__"] for c in obj.__mro__ if "__call__" in vars(c)), None)
+        if call is None:
             raise PolicyLoadError(
                 f"{where}: class {attr} has no __call__(self, view, decision, rng) (policy {spec!r})"
             )
