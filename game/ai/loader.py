@@ -133,14 +133,15 @@ def _ours() -> tuple[str, ...]:
 
 
 def _users_frame(tb: TracebackType | None, root: Path | None) -> traceback.FrameSummary | None:
-    """The deepest frame in the user's code: under ``root`` if any is, else outside ours."""
-    frames = [f for f in traceback.extract_tb(tb) if not f.filename.startswith("<")]
-    if root is not None:
-        mine = [f for f in frames if _under(f.filename, root)]
-        if mine:
-            return mine[-1]
-    theirs = [f for f in frames if not any(_under(f.filename, Path(d)) for d in _ours())]
-    return theirs[-1] if theirs else None
+    """The deepest frame in the user's code: outside ours, and under ``root`` if any is (a policy
+    beside this program's folders, at the top of a checkout, still points at its own line)."""
+    frames = [
+        f
+        for f in traceback.extract_tb(tb)
+        if not f.filename.startswith("<") and not any(_under(f.filename, Path(d)) for d in _ours())
+    ]
+    mine = [f for f in frames if root is not None and _under(f.filename, root)]
+    return mine[-1] if mine else frames[-1] if frames else None
 
 
 def _under(filename: str, folder: Path) -> bool:

@@ -159,7 +159,7 @@ def test_play_headless_script_with_a_user_policy(here, capsys):
     assert (here / "shots" / "end.png").is_file()
 
 
-def test_render_and_tournament_take_a_user_policy(here, capsys):
+def test_render_tournament_and_fairness_take_a_user_policy(here, capsys):
     code, _, err = run(
         ["render", "duel", "--out", "x.png", "--steps", "6", "--red", "mine.py:closest_first"], capsys
     )
@@ -184,6 +184,10 @@ def test_render_and_tournament_take_a_user_policy(here, capsys):
     )
     assert code == 0, err
     assert "mine.py:closest_first" in out
+    duel = str(REPO / "scenarios" / "duel.yaml")
+    args = ["fairness", duel, "--policy", "mine.py:closest_first", "-n", "1", "--max-battles", "1"]
+    code, out, err = run([*args, "--min-decisive", "0", "--no-progress"], capsys)
+    assert code == 0 and "| duel | aff | mine.py:closest_first | 1 |" in out, err
 
 
 def test_the_policy_draws_from_the_matchs_ai_generator(here):
@@ -362,6 +366,17 @@ def test_a_policy_raising_in_the_window_exits_2_with_its_line(here, capsys):
         capsys,
     )
     assert code == 2 and "raises.py:10: KeyError" in err and "Traceback" not in err
+
+
+def test_an_error_raised_in_our_code_points_at_the_users_call(here):
+    from game.tools.session import Session, Setup
+
+    write(here, "asks.py", "def policy(view, decision, rng):\n    return view.unit('nobody')\n")
+    with (
+        Session.start(REPO / "scenarios" / "duel.yaml", Setup(seed=1), players="asks.py:policy") as s,
+        pytest.raises(PolicyFailed, match=r"^asks\.py:2: UnknownName: no unit 'nobody'"),
+    ):
+        s.step()
 
 
 @pytest.mark.parametrize(
