@@ -27,9 +27,21 @@ from typing import Any
 
 import numpy as np
 
+from game.ai.errors import PolicyOptionError
 from game.core.commands import Command, Decision
 from game.core.errors import UnknownName
 from game.engine.view import MatchView
+
+__all__ = [
+    "Policy",
+    "PolicyOptionError",
+    "check_policy",
+    "get_policy",
+    "is_policy_spec",
+    "policy_names",
+    "register",
+    "takes_options",
+]
 
 Policy = Callable[[MatchView, Decision, np.random.Generator], Command]
 
@@ -44,10 +56,6 @@ _REGISTRY: dict[str, str] = {
 _FACTORIES: dict[str, str] = {
     "planner": "game.ai.planner:make_planner",
 }
-
-
-class PolicyOptionError(UnknownName):
-    """A policy option the policy does not take, or a bad value for one."""
 
 
 def register(name: str, target: str, factory: str | None = None) -> None:

@@ -22,7 +22,7 @@ Contract:
   file or module, ``file:line:col`` of a syntax error, ``file:line`` of the user's frame that
   raised while importing, a missing attribute (with the ones defined), an attribute that is not
   callable, a signature that cannot take ``(view, decision, rng)``. A bad option is a
-  :class:`~game.ai.PolicyOptionError`.
+  :class:`~game.ai.errors.PolicyOptionError`. The errors are in :mod:`game.ai.errors`.
 - The policy made wraps the user's callable: an exception it raises, a ``None`` or an illegal
   command it returns, becomes a :class:`PolicyFailed` naming the user's file and line, the unit,
   the decision and the round (one line; with ``SKIRMISH_DEBUG=1`` the user's traceback follows).
@@ -49,9 +49,8 @@ from typing import Any
 
 import numpy as np
 
-from game.ai import PolicyOptionError
+from game.ai.errors import PolicyFailed, PolicyLoadError, PolicyOptionError
 from game.core.commands import Command, Decision, find_option
-from game.core.errors import SkirmishError
 from game.engine.view import MatchView
 
 #: Separates the file or module from the attribute: ``closest_first.py:closest_first``.
@@ -60,14 +59,6 @@ SEPARATOR = ":"
 DEBUG_ENV = "SKIRMISH_DEBUG"
 #: Prefix of the module names user files are executed as.
 MODULE_PREFIX = "skirmish_user_policy_"
-
-
-class PolicyLoadError(SkirmishError):
-    """A user policy could not be loaded; the message is located in the user's code."""
-
-
-class PolicyFailed(SkirmishError):
-    """A user policy raised, or returned no legal command, during a match."""
 
 
 @dataclass(frozen=True)
@@ -122,26 +113,35 @@ def _shown(filename: str) -> str:
 
 
 @functools.cache
-def _ours() -> tuple[str, ...]:
-    """Folders whose frames are never the user's: this program, the standard library, packages."""
+def _ours() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Folders whose frames are not the user's: (this program's, the libraries')."""
     import game
 
-    dirs = {str(Path(game.__file__).resolve().parent.parent / d) for d in ("game", "systems", "components")}
+    top = Path(game.__file__).resolve().parent.parent
+    program = tuple(str(top / d) for d in ("game", "systems", "components"))
     paths = sysconfig.get_paths()
-    dirs |= {str(Path(paths[k]).resolve()) for k in ("stdlib", "platstdlib", "purelib", "platlib")}
-    return tuple(sorted(dirs))
+    libs = tuple(
+        sorted({str(Path(paths[k]).resolve()) for k in ("stdlib", "platstdlib", "purelib", "platlib")})
+    )
+    return program, libs
 
 
 def _users_frame(tb: TracebackType | None, root: Path | None) -> traceback.FrameSummary | None:
-    """The deepest frame in the user's code: outside ours, and under ``root`` if any is (a policy
-    beside this program's folders, at the top of a checkout, still points at its own line)."""
+    """The deepest frame in the user's code: never this program's nor a library's (unless the
+    user's code is itself installed there), under ``root`` (the user's folder, package or
+    module) if any is."""
+    program, libs = _ours()
+    if root is not None:
+        libs = tuple(d for d in libs if not _under(str(root), Path(d)))
+    skipped = tuple(Path(d) for d in (*program, *libs))
     frames = [
         f
         for f in traceback.extract_tb(tb)
-        if not f.filename.startswith("<") and not any(_under(f.filename, Path(d)) for d in _ours())
+        if not f.filename.startswith("<") and not any(_under(f.filename, d) for d in skipped)
     ]
     mine = [f for f in frames if root is not None and _under(f.filename, root)]
-    return mine[-1] if mine else frames[-1] if frames else None
+    chosen = mine or frames
+    return chosen[-1] if chosen else None
 
 
 def _under(filename: str, folder: Path) -> bool:
@@ -221,9 +221,13 @@ def _syntax_error(e: SyntaxError, spec: str) -> PolicyLoadError:
 
 def _import_module(source: str, spec: str) -> tuple[ModuleType, Path | None]:
     try:
-        found = importlib.util.find_spec(source)
+        found = importlib.util.find_spec(source)  # imports the parent packages
     except (ImportError, ValueError):
         found = None
+    except Exception as e:
+        raise PolicyLoadError(
+            f"{_located(e, None, source)}: {_what(e)} while loading policy {spec!r}{_debug(e)}"
+        ) from None
     if found is None:
         hint = (
             f"; did you mean the file {source}.py:{spec.rpartition(SEPARATOR)[2]}?"
@@ -233,9 +237,11 @@ def _import_module(source: str, spec: str) -> tuple[ModuleType, Path | None]:
         raise PolicyLoadError(f"no module named {source!r} (policy {spec!r}){hint}")
     origin = found.origin if found.has_location else None
     top = importlib.util.find_spec(source.split(".")[0])
-    root = None
+    root = None  # the top package's folder, or a lone module's file
     if top is not None and top.origin and top.has_location:
-        root = Path(top.origin).resolve().parent
+        root = Path(top.origin).resolve()
+        if top.submodule_search_locations is not None:
+            root = root.parent
     try:
         module = importlib.import_module(source)
     except SyntaxError as e:

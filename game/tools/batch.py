@@ -22,7 +22,7 @@ Contract:
   :data:`game.tools.session.MAX_COMMANDS` commands) raises
   :class:`BattleFailed` naming the seed and the command step; with a log path
   the partial log is still written, atomically, for the post-mortem. A user policy that fails
-  (:class:`game.ai.loader.PolicyFailed`, located in the user's code) is raised as such, with the
+  (:class:`game.ai.errors.PolicyFailed`, located in the user's code) is raised as such, with the
   seed and step in front: bad input, not a broken battle.
 """
 
@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from components.specs import ScenarioSpec
-from game.ai.loader import PolicyFailed
+from game.ai.errors import PolicyFailed
 from game.core.errors import ScenarioError, SkirmishError
 from game.core.events import atomic_write_text
 from game.rules.mechanics import LEGACY, Facts, Mechanic, count_all

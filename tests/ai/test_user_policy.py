@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import shutil
 import sys
 import textwrap
@@ -16,7 +17,8 @@ from pathlib import Path
 import pytest
 
 from game.ai import PolicyOptionError, check_policy, get_policy, takes_options
-from game.ai.loader import PolicyFailed, PolicyLoadError, UserPolicy, load_target
+from game.ai.errors import PolicyFailed, PolicyLoadError
+from game.ai.loader import UserPolicy, load_target
 from game.cli import main
 
 REPO = Path(__file__).resolve().parents[2]
@@ -109,6 +111,32 @@ def test_a_module_policy_plays(here, capsys, monkeypatch):
             del sys.modules[name]
     assert code == 0, err
     assert rows(here / "out" / "battles.csv")[0]["policy_blue"] == "upkg_mod.tactics:closest_first"
+
+
+def test_a_module_policy_that_fails_to_import_names_its_file_and_line(here, capsys, monkeypatch):
+    write(here, "upkg_bad/__init__.py", "")
+    write(here, "upkg_bad/broken.py", "import json\n\nTABLE = json.loads('{')\n")
+    monkeypatch.syspath_prepend(str(here))
+    try:
+        code, _, err = run(["battle", "duel", "-n", "1", "--red", "upkg_bad.broken:policy", *QUIET], capsys)
+    finally:
+        for name in [m for m in sys.modules if m.startswith("upkg_bad")]:
+            del sys.modules[name]
+    assert code == 2 and "Traceback" not in err
+    assert f"upkg_bad{os.sep}broken.py:3: JSONDecodeError" in err  # not json's own frames
+
+
+def test_an_error_in_a_parent_package_is_located_too(here, capsys, monkeypatch):
+    write(here, "upkg_par/__init__.py", "\nraise RuntimeError('half installed')\n")
+    write(here, "upkg_par/sub.py", "def policy(view, decision, rng):\n    pass\n")
+    monkeypatch.syspath_prepend(str(here))
+    try:
+        code, _, err = run(["battle", "duel", "-n", "1", "--red", "upkg_par.sub:policy", *QUIET], capsys)
+    finally:
+        for name in [m for m in sys.modules if m.startswith("upkg_par")]:
+            del sys.modules[name]
+    assert code == 2 and "Traceback" not in err
+    assert f"upkg_par{os.sep}__init__.py:2: RuntimeError: half installed" in err
 
 
 def test_two_workers_give_the_rows_of_one(here, capsys):
