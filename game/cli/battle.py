@@ -50,7 +50,7 @@ from typing import Any
 
 import click
 
-from game.cli.params import SEED
+from game.cli.params import POLICY, SEED, policy_problem
 
 #: Default output folder (under the working directory).
 DEFAULT_OUT = "out"
@@ -110,7 +110,7 @@ def parse_policy_options(values: tuple[str, ...]) -> dict[str, dict[str, Any]]:
 
     out: dict[str, dict[str, Any]] = {}
     for text, value in parse_pairs(values, "--policy-option").items():
-        name, dot, key = text.partition(".")
+        name, dot, key = text.rpartition(".")  # the last dot: a spec's file name has one
         if not dot or not name or not key:
             raise BadInput("--policy-option", f"{text!r} is not POLICY.KEY (e.g. planner.budget=8)")
         out.setdefault(name, {})[key] = parse_value(value)
@@ -122,9 +122,16 @@ def parse_policy_options(values: tuple[str, ...]) -> dict[str, dict[str, Any]]:
     return out
 
 
-def _check_policy(name: str, where: str) -> str:
+def _check_policy(name: str, where: str, own: bool = True) -> str:
+    """``name`` if it is a registered policy, or (``own``: given on the command line) a user
+    policy's spec that loads; a scenario's controllers never load a user's code."""
     from game.ai import policy_names
 
+    if own:
+        problem = policy_problem(name)
+        if problem is not None:
+            raise BadInput(where, problem)
+        return name
     names = policy_names()
     if name not in names:
         raise BadInput(where, f"unknown AI policy {name!r}; choose one of {', '.join(names)}")
@@ -164,21 +171,25 @@ def _policies(
 ) -> dict[str, str]:
     sides = list(spec.sides)
     chosen = {s: spec.controllers.get(s, "random") for s in sides}
+    given: set[str] = set()  # sides whose policy the command line names (it may be a user's file)
     for flag, i, name in (("--red", 0, red), ("--blue", 1, blue)):
         if name is not None:
             if i >= len(sides):
                 raise BadInput(flag, f"the scenario has only {len(sides)} side(s)")
             chosen[sides[i]] = _check_policy(name, flag)
+            given.add(sides[i])
     for side, name in named.items():
         if side in chosen:
             chosen[side] = _check_policy(name, "--policy")
+            given.add(side)
     for side, name in chosen.items():
         if name == "human":
             raise BadInput(
                 "--policy",
                 f"side {side!r} is played by a human in {label}; give it an AI with --policy {side}=NAME",
             )
-        _check_policy(name, f"controllers of {label}")
+        if side not in given:
+            _check_policy(name, f"controllers of {label}", own=False)
     return chosen
 
 
@@ -282,8 +293,8 @@ def _default_out(variants: list[Variant]) -> Path:
 @click.argument("scenario", required=False, type=click.Path(dir_okay=False))
 @click.option("-n", "n", type=int, default=1, show_default=True, help="Battles per variant.")
 @click.option("--seed", type=SEED, default=1, show_default=True, help="First seed (seeds S..S+N-1).")
-@click.option("--red", help="Policy of the scenario's first side.")
-@click.option("--blue", help="Policy of the scenario's second side.")
+@click.option("--red", type=POLICY, help="Policy of the scenario's first side: a name or FILE.py:FUNCTION.")
+@click.option("--blue", type=POLICY, help="Policy of the scenario's second side: a name or FILE.py:FUNCTION.")
 @click.option("--policy", "policy", multiple=True, metavar="SIDE=NAME", help="Policy of a side (repeatable).")
 @click.option("--ruleset", help="Play under this ruleset instead of the scenario's.")
 @click.option("--option", "option", multiple=True, metavar="KEY=VALUE", help="Ruleset option (repeatable).")

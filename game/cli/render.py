@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from game.cli.params import SEED, picture_format
+from game.cli.params import POLICY, SEED, picture_format
 
 if TYPE_CHECKING:
     from game.tools.session import Session
@@ -157,9 +157,14 @@ def advance(session: Session, steps: int, until: str | None) -> int:
 )
 @click.option("--until", type=click.Choice(DECISION_KINDS), default=None, help="Play on until this decision.")
 @click.option(
-    "--red", default=None, help="AI policy of the first side for --steps/--until [default: the scenario's]."
+    "--red",
+    default=None,
+    type=POLICY,
+    help="AI policy (or FILE.py:FUNCTION) of the first side for --steps/--until [default: the scenario's].",
 )
-@click.option("--blue", default=None, help="AI policy of the second side [default: the scenario's].")
+@click.option(
+    "--blue", default=None, type=POLICY, help="AI policy of the second side [default: the scenario's]."
+)
 @click.option("--true-scale", is_flag=True, help="One table inch = one printed inch (with --dpi).")
 @click.option(
     "--dpi",
@@ -204,13 +209,7 @@ def render(
     from game.scenario import load_scenario
     from game.tools.session import Session, Setup
 
-    names = policy_names()
-    for option, name in (("--red", red), ("--blue", blue)):
-        if name is not None and name not in names:
-            raise click.BadParameter(
-                f"unknown AI policy {name!r}; choose one of {', '.join(names)}", param_hint=option
-            )
-    spec = load_scenario(scenario, ruleset, policies=names)
+    spec = load_scenario(scenario, ruleset, policies=policy_names())
     controllers = dict(spec.controllers)
     for side, name in zip(spec.sides[:2], (red, blue)):
         if name is not None:

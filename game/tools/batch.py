@@ -21,7 +21,9 @@ Contract:
   an invariant violation under ``check_invariants``, no outcome after
   :data:`game.tools.session.MAX_COMMANDS` commands) raises
   :class:`BattleFailed` naming the seed and the command step; with a log path
-  the partial log is still written, atomically, for the post-mortem.
+  the partial log is still written, atomically, for the post-mortem. A user policy that fails
+  (:class:`game.ai.errors.PolicyFailed`, located in the user's code) is raised as such, with the
+  seed and step in front: bad input, not a broken battle.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from components.specs import ScenarioSpec
+from game.ai.errors import PolicyFailed
 from game.core.errors import ScenarioError, SkirmishError
 from game.core.events import atomic_write_text
 from game.rules.mechanics import LEGACY, Facts, Mechanic, count_all
@@ -235,6 +238,9 @@ def run_battle(job: BattleJob) -> dict[str, Any]:
     except BattleFailed:
         _keep_log(match, job)
         raise
+    except PolicyFailed as e:  # the user's policy broke, not the battle: their line, exit 2
+        _keep_log(match, job)
+        raise PolicyFailed(f"battle seed {job.seed} step {session.applied}: {e}") from None
     except StuckMatch as e:
         _keep_log(match, job)
         raise BattleFailed(
