@@ -273,8 +273,9 @@ def read_results(path: Path, sides_of: Mapping[Key, int] | None = None) -> ReadB
 
     Args:
         path: the CSV.
-        sides_of: battle key -> number of sides, for the planned battles; a battle with fewer
-            rows is dropped (a write cut short). Battles not in it are kept whole.
+        sides_of: battle key without its policies (:func:`rows_key_of_row`) -> number of sides,
+            for the planned battles; a battle with fewer rows is dropped (a write cut short).
+            Battles not in it are kept as they are.
     """
     text = path.read_text(encoding="utf-8")
     dropped = 0
@@ -291,8 +292,8 @@ def read_results(path: Path, sides_of: Mapping[Key, int] | None = None) -> ReadB
         row = dict(zip(header, cells, strict=True))
         groups.setdefault(rows_key_of_row(row), []).append(row)
     battles = []
-    for rows in groups.values():
-        want = (sides_of or {}).get(rows_key(rows))
+    for part, rows in groups.items():
+        want = (sides_of or {}).get(part)
         if want is not None and len(rows) != want:
             dropped += len(rows)
             continue
@@ -373,7 +374,7 @@ def record(
     index = {k: i for i, k in enumerate(keys)}
     if resume and path.exists():
         try:
-            back = read_results(path, {k: len(p.sides) for k, p in zip(keys, planned, strict=True)})
+            back = read_results(path, {k[:-1]: len(p.sides) for k, p in zip(keys, planned, strict=True)})
         except (OSError, UnicodeDecodeError, csv.Error) as e:
             raise ResumeRefused(f"cannot read {path}: {e}") from None
         missing = [c for c in ("variant", "scenario", "side", "policy") if c not in back.header]
