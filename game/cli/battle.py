@@ -12,11 +12,18 @@ Contract (issue 6, DESIGN §4):
   unnamed sides use the scenario's ``controllers``. ``--policy-option planner.budget=8``
   gives an option to a policy that takes options (values read as ``--option``'s), on whichever
   side it plays.
-- Output: a tqdm bar on stderr; ``battles.csv`` (one row per battle, columns in
-  ``docs/batch.md``) and three PNG plots in ``--out`` (default ``out/<scenario>``);
-  a summary table on stdout (per-side win rate with its 95 % Wilson interval,
+- Output: a tqdm bar on stderr; in ``--out`` (default ``out/<scenario>``) ``battles.csv``, tidy:
+  one row per battle and side (:mod:`game.tools.results`, columns in ``docs/batch.md``),
+  appended as each battle ends; ``summary.csv`` (per variant and side: win rate with its
+  95 % Wilson bounds, draws, rounds); ``run.json`` (the parameters ``--resume`` checks) and
+  three PNG plots; a summary table on stdout (per-side win rate with its 95 % Wilson interval,
   draws, mean rounds) and how often each side fired each mechanic of the ruleset
   (total and per battle); then where every output went.
+- Ctrl-C (also with worker processes) keeps every finished battle in ``battles.csv``, writes
+  and prints the summary of them, says how many were kept and how to go on, and exits 130.
+  ``--resume`` (same arguments and ``--out``; a larger ``-n`` adds seeds) plays only the
+  battles the CSV lacks, after dropping a torn last line; other parameters than ``run.json``'s
+  are refused (exit 2). :func:`record_run` and :func:`stopped` do this for ``sweep`` too.
 - ``--compare A B``: A and B are two rulesets (played on SCENARIO) or two scenario
   files (SCENARIO may then be left out); both run on the same seeds and the
   report ends with the difference in the first side's win rate, A − B, with its
@@ -46,11 +53,14 @@ import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
 from game.cli.params import SEED
+
+if TYPE_CHECKING:
+    from game.tools.results import Planned, Recorded
 
 #: Default output folder (under the working directory).
 DEFAULT_OUT = "out"
@@ -487,7 +497,7 @@ def planned_label(v: Variant) -> str:
 
 # --------------------------------------------------------------------------- recording (battle, sweep)
 def record_run(
-    planned: list[Any],
+    planned: list[Planned],
     csv_path: Path,
     header: list[str],
     params: dict[str, Any],
@@ -498,7 +508,7 @@ def record_run(
     progress: bool,
     retry: str,
     desc: str = "battles",
-) -> Any:
+) -> Recorded:
     """Play ``planned`` into ``csv_path`` (:func:`game.tools.results.record`), with ``run.json``.
 
     Compiles the kernels once first (workers fork with them). A battle that breaks down ends
@@ -547,7 +557,7 @@ def record_run(
 INTERRUPTED = 130
 
 
-def stopped(kept: Any, total: int, csv_path: Path) -> None:
+def stopped(kept: Recorded, total: int, csv_path: Path) -> NoReturn:
     """Report a run stopped by Ctrl-C (what was kept, how to go on) and exit with status 130."""
     n = len(kept.rows)
     click.echo(

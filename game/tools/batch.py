@@ -11,7 +11,9 @@ Contract:
 - :func:`run_batch` runs many jobs serially (``workers=1``), in local worker
   processes (``workers>1``) or on a Dask distributed cluster (``dask="local"``
   or a scheduler address) and always returns the rows in job order, identical
-  to a serial run.
+  to a serial run. :func:`iter_batch` yields each row the moment its battle ends
+  (completion order, with its job index), so a caller can keep every finished battle
+  when the run is interrupted: Ctrl-C stops worker processes at once (they ignore SIGINT).
 - :func:`plan` builds the jobs of one ``skirmish battle`` run: seeds ``seed ..
   seed+n-1``, optionally each also with the policies swapped between the sides.
 - Scenario files are loaded once per worker process and checked against the
