@@ -120,7 +120,7 @@ def parse_policy_options(values: tuple[str, ...]) -> dict[str, dict[str, Any]]:
 
     out: dict[str, dict[str, Any]] = {}
     for text, value in parse_pairs(values, "--policy-option").items():
-        name, dot, key = text.partition(".")
+        name, dot, key = text.rpartition(".")  # a key has no dot; a policy name may (file.py:fn)
         if not dot or not name or not key:
             raise BadInput("--policy-option", f"{text!r} is not POLICY.KEY (e.g. planner.budget=8)")
         out.setdefault(name, {})[key] = parse_value(value)

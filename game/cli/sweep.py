@@ -282,7 +282,8 @@ def sweep(
         workers=workers if workers is not None else (os.cpu_count() or 1),
         dask=dask,
         progress=progress,
-        retry=f"skirmish battle {arms[0].path} -n 1 --seed {{seed}} ...",
+        retry="skirmish battle SCENARIO -n 1 --seed {seed} with the failing arm's --ruleset, --red, "
+        "--blue and --option values",
         desc="sweep",
     )
     rows = kept.in_order()

@@ -247,6 +247,15 @@ def rows_key(rows: Sequence[Mapping[str, str]]) -> Key:
     return (r["variant"], r["scenario"], r["ruleset"], r["options"], r["seed"], r["swapped"], pols)
 
 
+#: Columns a results file needs to be read back (the battle key's).
+KEY_COLUMNS = ("variant", "scenario", "ruleset", "options", "seed", "swapped", "side", "policy")
+
+
+def rows_key_of_row(row: Mapping[str, str]) -> Key:
+    """The part of a battle's key that each of its rows carries (all but the policies)."""
+    return (row["variant"], row["scenario"], row["ruleset"], row["options"], row["seed"], row["swapped"])
+
+
 # --------------------------------------------------------------------------- the file
 def to_text(rows: Sequence[Mapping[str, Any]], header: Sequence[str], with_header: bool) -> str:
     """Rows as CSV text under ``header`` (missing cells empty, formula-like text neutralised)."""
@@ -276,6 +285,9 @@ def read_results(path: Path, sides_of: Mapping[Key, int] | None = None) -> ReadB
         sides_of: battle key without its policies (:func:`rows_key_of_row`) -> number of sides,
             for the planned battles; a battle with fewer rows is dropped (a write cut short).
             Battles not in it are kept as they are.
+
+    Raises:
+        ValueError: the file lacks a column of :data:`KEY_COLUMNS` (not a results file).
     """
     text = path.read_text(encoding="utf-8")
     dropped = 0
@@ -284,6 +296,9 @@ def read_results(path: Path, sides_of: Mapping[Key, int] | None = None) -> ReadB
         dropped += 1
     reader = csv.reader(io.StringIO(text))
     header = next(reader, [])
+    missing = [c for c in KEY_COLUMNS if c not in header]
+    if missing:
+        raise ValueError(f"not a results file: no column {missing[0]!r}")
     groups: dict[Key, list[dict[str, str]]] = {}
     for cells in reader:
         if len(cells) != len(header):
@@ -299,11 +314,6 @@ def read_results(path: Path, sides_of: Mapping[Key, int] | None = None) -> ReadB
             continue
         battles.append(rows)
     return ReadBack(header, battles, dropped)
-
-
-def rows_key_of_row(row: Mapping[str, str]) -> Key:
-    """The part of a battle's key that each of its rows carries (all but the policies)."""
-    return (row["variant"], row["scenario"], row["ruleset"], row["options"], row["seed"], row["swapped"])
 
 
 class _Appender:
@@ -375,11 +385,8 @@ def record(
     if resume and path.exists():
         try:
             back = read_results(path, {k[:-1]: len(p.sides) for k, p in zip(keys, planned, strict=True)})
-        except (OSError, UnicodeDecodeError, csv.Error) as e:
+        except (OSError, ValueError, csv.Error) as e:  # UnicodeDecodeError is a ValueError
             raise ResumeRefused(f"cannot read {path}: {e}") from None
-        missing = [c for c in ("variant", "scenario", "side", "policy") if c not in back.header]
-        if missing:
-            raise ResumeRefused(f"{path} is not a results file (no column {missing[0]!r})")
         for rows in back.battles:
             key = rows_key(rows)
             i = index.get(key)

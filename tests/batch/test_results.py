@@ -166,3 +166,10 @@ def test_ctrl_c_with_worker_processes_then_resume_equals_an_uninterrupted_run(tm
     done = subprocess.run([*base, "--out", str(whole)], env=env, capture_output=True, timeout=300)
     assert done.returncode == 0
     assert _csv_text(cut) == _csv_text(whole)
+
+
+def test_every_tidy_column_is_documented() -> None:
+    assert set(results.LEADING + results.TRAILING) <= set(results.COLUMN_DOC)
+    doc = (ROOT / "docs" / "batch.md").read_text()
+    for name in results.COLUMN_DOC:
+        assert f"`{name}`" in doc, f"docs/batch.md does not describe the column {name}"
