@@ -142,7 +142,7 @@ def factor_plot(
     ax.set_ylim(0, 1)
     ax.set_ylabel("share of battles (95% Wilson interval)")
     ax.set_title(f"Win rate by {name}")
-    ax.legend(loc="upper right")
+    ax.legend(loc="best")
     return _save(fig, path)
 
 
