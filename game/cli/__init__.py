@@ -35,6 +35,7 @@ SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
     "rulesets": ("game.cli.rulesets", "rulesets", "List the rulesets and their options."),
     "scenarios": ("game.cli.scenarios", "scenarios", "List the shipped scenarios (usable by name)."),
     "warmup": ("game.cli.warmup", "warmup", "Compile the geometry and path kernels now (once)."),
+    "sweep": ("game.cli.sweep", "sweep", "Battles over every combination of rulesets, policies and options."),
 }
 
 
