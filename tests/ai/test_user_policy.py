@@ -77,9 +77,9 @@ def test_a_file_policy_plays_logs_its_spec_and_replays_without_the_file(here, ca
         ["battle", "duel", "-n", "2", "--red", spec, "--blue", "random", "--log", "logs", *QUIET], capsys
     )
     assert code == 0, err
-    got = rows(here / "out" / "battles.csv")
-    assert [r["policy_red"] for r in got] == [spec, spec]
-    assert all(int(r["attacks_red"]) > 0 for r in got)  # it really fights
+    got = [r for r in rows(here / "out" / "battles.csv") if r["side"] == "red"]  # tidy: a row per side
+    assert [r["policy"] for r in got] == [spec, spec]
+    assert all(int(r["attacks"]) > 0 for r in got)  # it really fights
     start = json.loads((here / "logs" / "battle-1.jsonl").read_text().splitlines()[0])
     assert start["controllers"] == {"red": spec, "blue": "random"}
     (here / "mine.py").unlink()  # a replay re-applies the commands: it never needs the policy
@@ -110,7 +110,8 @@ def test_a_module_policy_plays(here, capsys, monkeypatch):
         for name in [m for m in sys.modules if m.startswith("upkg_mod")]:
             del sys.modules[name]
     assert code == 0, err
-    assert rows(here / "out" / "battles.csv")[0]["policy_blue"] == "upkg_mod.tactics:closest_first"
+    blue = [r for r in rows(here / "out" / "battles.csv") if r["side"] == "blue"]
+    assert blue[0]["policy"] == "upkg_mod.tactics:closest_first"
 
 
 def test_a_module_policy_that_fails_to_import_names_its_file_and_line(here, capsys, monkeypatch):
