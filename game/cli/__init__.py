@@ -36,6 +36,7 @@ SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
     "scenarios": ("game.cli.scenarios", "scenarios", "List the shipped scenarios (usable by name)."),
     "warmup": ("game.cli.warmup", "warmup", "Compile the geometry and path kernels now (once)."),
     "sweep": ("game.cli.sweep", "sweep", "Battles over every combination of rulesets, policies and options."),
+    "import-tiled": ("game.cli.import_tiled", "import_tiled", "Convert a Tiled map into a scenario file."),
 }
 
 
