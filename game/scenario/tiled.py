@@ -18,7 +18,8 @@ Contract:
   ``size``. Objects of class ``unit``, or in a layer named ``units``, are units: point objects
   (or tile objects, at the tile's centre); the id is the name, else ``unit-<id>``; properties
   ``side`` (required), ``facing``, ``posture``, ``profile``, ``base``, ``size``. Map properties
-  ``name``, ``description``, ``ruleset``, ``rounds``, ``yards_per_inch`` fill those keys. Other
+  ``name``, ``description``, ``ruleset``, ``rounds``, ``yards_per_inch`` fill those keys, and
+  ``controller.<side>`` the AI policy of a side (``controllers``). Other
   objects, layers and properties are ignored (a property name close to a known one is an error:
   a typo). Hidden layers count (collision layers are often hidden). Templates, infinite and
   non-orthogonal maps are refused with a message saying what to do in Tiled.
@@ -70,6 +71,8 @@ MAP_PROPERTIES = {
     "inches_per_tile": "number",
     "yards_per_inch": "number",
 }
+#: Map properties ``controller.<side>`` name the AI policy of a side (the scenario's ``controllers``).
+CONTROLLER_PREFIX = "controller."
 OBSTACLE_PROPERTIES = {"height": "height", "size": "number"}
 UNIT_PROPERTIES = {
     "side": "text",
@@ -142,6 +145,8 @@ class TiledScenario:
             return Problem(p.source, origin.line, origin.label, f"{what}: {message}" if what else message)
         if (parts and parts[0] in MAP_PROPERTIES) or parts[:2] == ["scale", "yards_per_inch"]:
             return Problem(p.source, p.line, f"map property {parts[-1]!r}", message)
+        if len(parts) == 2 and parts[0] == "controllers":
+            return Problem(p.source, p.line, f"map property '{CONTROLLER_PREFIX}{parts[1]}'", message)
         if parts and parts[0] == "map":
             key = parts[1] if len(parts) > 1 else ""
             what = {"width": "width", "height": "height", "cell": "inches_per_tile"}.get(key, key)
@@ -220,7 +225,7 @@ def _properties(holder: dict[str, Any], known: dict[str, str], what: str) -> dic
         if not isinstance(item, dict) or not isinstance(item.get("name"), str):
             raise _Bad(f"properties: expected {{name, type, value}} entries, got {_shown(item)}")
         name = item["name"]
-        if name in known:
+        if name in known or (known is MAP_PROPERTIES and name.startswith(CONTROLLER_PREFIX)):
             out[name] = item.get("value")
             continue
         close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.75)
@@ -332,6 +337,10 @@ class _Converter:
         rounds = _number(props, "rounds")
         if rounds is not None:
             data["rounds"] = rounds
+        for key in props:
+            if key.startswith(CONTROLLER_PREFIX):
+                policy = _text(props, key)
+                data.setdefault("controllers", {})[key.removeprefix(CONTROLLER_PREFIX)] = policy
         yards = _number(props, "yards_per_inch")
         if yards is not None:
             data["scale"] = {"yards_per_inch": yards}

@@ -2,10 +2,10 @@
 
 Contract: :func:`scenario_yaml` renders a :class:`~game.scenario.tiled.TiledScenario` as the
 text of a scenario file: the keys in the order of ``docs/scenario-format.md`` (name,
-description, ruleset, scale, map, rounds, obstacles, units), a header comment naming the map
-it came from, each obstacle and unit preceded by a comment naming its map object (``object 7:
-rectangle, rotated 30°, layer 'obstacles'``), points and units in flow style as the shipped
-scenarios write them, multi-line text as a literal block. Loading the text gives back the
+description, ruleset, scale, map, rounds, obstacles, units, controllers), a header comment
+naming the map it came from, each obstacle and unit preceded by a comment naming its map object
+(``object 7: rectangle, rotated 30°, layer 'obstacles'``), points and units in flow style as
+the shipped scenarios write them, multi-line text as a literal block. Loading the text gives back the
 same data (``ruleset`` replaced when one is given).
 """
 
@@ -21,7 +21,7 @@ from ruamel.yaml.scalarstring import LiteralScalarString
 from game.scenario.tiled import TiledScenario
 
 #: Scenario keys in the order the file writes them.
-ORDER = ("name", "description", "ruleset", "scale", "map", "rounds", "obstacles", "units")
+ORDER = ("name", "description", "ruleset", "scale", "map", "rounds", "obstacles", "units", "controllers")
 
 
 def _flow(values: list[Any]) -> CommentedSeq:
@@ -72,7 +72,7 @@ def scenario_yaml(tiled: TiledScenario, made_from: str, ruleset: str | None = No
         value = data[key]
         if key == "description" and "\n" in value:
             value = LiteralScalarString(value)
-        elif key in ("scale", "map"):
+        elif key in ("scale", "map", "controllers"):
             value = _flow_map(value)
         elif key in ("obstacles", "units"):
             value = _items(key, value, tiled, indent=2)

@@ -94,6 +94,7 @@ def obstacles(data: dict[str, Any]) -> list[dict[str, Any]]:
 def test_the_example_map_loads_the_same_from_json_and_xml() -> None:
     a, b = load_scenario(TMJ), load_scenario(TMX)
     assert (a.name, a.ruleset, a.round_limit, a.width, a.height) == ("Crossroads", "gurps", 40, 30, 24)
+    assert a.controllers == b.controllers == {"red": "aggressive", "blue": "cautious"}
     assert a.description.startswith("Two patrols meet")
     assert len(a.obstacles) == 7 and len(a.units) == 8 and a.sides == ("red", "blue")
     assert a.obstacles == b.obstacles
@@ -190,6 +191,18 @@ def test_properties_and_scale() -> None:
         "kneeling",
         "veteran",
         0.4,
+    )
+
+
+def test_controller_properties_name_the_policy_of_each_side() -> None:
+    data = small_map(properties=_props(ruleset="gurps", **{"controller.red": "cautious"}))
+    assert load(data).controllers == {"red": "cautious", "blue": "random"}
+    data = small_map(properties=_props(ruleset="gurps", **{"controller.red": "clever"}))
+    with pytest.raises(ScenarioError) as e:
+        load_scenario_text(json.dumps(data), "map.tmj", policies=["random", "cautious"])
+    assert (
+        str(e.value)
+        == "map.tmj: map property 'controller.red': expected an AI policy (cautious, random), got 'clever'"
     )
 
 

@@ -88,3 +88,24 @@ def test_battle_los_and_replay_of_a_moved_map(tmp_path: Path, capsys) -> None:
     shutil.rmtree(spot.parent)
     code, out, err = run(["replay", str(log)], capsys)
     assert code == 0 and ": OK:" in out, err
+
+
+def test_a_game_saved_on_a_map_loads_after_the_map_is_gone(tmp_path: Path) -> None:
+    from game.engine.match import Match
+    from game.scenario import load_scenario
+    from game.tools.saves import load_match, save_match
+    from game.tools.session import Session
+
+    spot = tmp_path / "field.tmx"
+    shutil.copy(TMX, spot)
+    original = Match(load_scenario(spot), ruleset="gurps", seed=3)
+    Session(original, "random").play(steps=6)
+    save = save_match(original, tmp_path / "game.json")
+    spot.unlink()
+    loaded = load_match(save)
+    try:
+        assert loaded.log.to_text() == original.log.to_text()
+        assert loaded.spec.obstacles == original.spec.obstacles
+    finally:
+        original.close()
+        loaded.close()
