@@ -12,6 +12,8 @@ from typing import Any
 
 import pytest
 import shapely
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from game.core.errors import ScenarioError
 from game.core.files import LIMITS
@@ -24,6 +26,10 @@ REPO = Path(__file__).resolve().parents[2]
 MAPS = REPO / "scenarios" / "maps"
 TMJ = MAPS / "crossroads.tmj"
 TMX = MAPS / "crossroads.tmx"
+#: Keys of Tiled's JSON format (and ours), for the fuzz test.
+_KEYS = ["type", "width", "height", "tilewidth", "tileheight", "infinite", "orientation", "layers", "objects",
+         "properties", "name", "value", "id", "x", "y", "rotation", "polygon", "ellipse", "point", "gid",
+         "offsetx", "offsety", "side", "height", "class"]  # fmt: skip
 
 
 def _props(**values: Any) -> list[dict[str, Any]]:
@@ -484,3 +490,24 @@ def test_junk_never_raises_anything_but_a_scenario_error() -> None:
                 load(data)
             except ScenarioError as e:
                 assert all("\n" not in str(p) for p in e.problems)
+
+
+_json = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**12), 10**12)
+    | st.floats(allow_nan=False)
+    | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.sampled_from(_KEYS), inner, max_size=5),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.dictionaries(st.sampled_from(_KEYS), _json, max_size=8))
+def test_any_json_map_is_a_spec_or_located_problems(top: dict[str, Any]) -> None:
+    """Random trees over Tiled's own keys: a spec, or problems each one line; nothing else raised."""
+    try:
+        load(small_map(**top))
+    except ScenarioError as e:
+        assert e.problems and all("\n" not in str(p) for p in e.problems)
