@@ -173,6 +173,23 @@ def read_kind(path: str | os.PathLike[str]) -> str:
     return "map" if PurePath(path).suffix.lower() in (*MAP_SUFFIXES, ".json") else "scenario"
 
 
+def _line(holder: dict[str, Any], default: int = 0) -> int:
+    """The TMX line :mod:`~game.scenario.tiled_tmx` recorded (a JSON map has none: any it writes
+    is not ours)."""
+    value = holder.get("_line")
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else default
+
+
+def _label(kind: str, holder: dict[str, Any]) -> str:
+    """``object 7 (hedge)``: what Tiled's Objects and Layers panels show."""
+    ident = holder.get("id", "?")
+    name = holder.get("name")
+    text = f"{kind} {ident if isinstance(ident, int) and not isinstance(ident, bool) else _shown(ident)}"
+    if isinstance(name, str) and name:
+        text += f" ({name if len(name) <= 40 else name[:37] + '...'})"
+    return text
+
+
 def _fmt(x: float) -> str:
     return f"{x:g}"
 
@@ -274,7 +291,7 @@ class _Converter:
 
     def run(self) -> TiledScenario:
         top = self.top
-        line = int(top.get("_line", 0)) if isinstance(top, dict) else 0
+        line = _line(top) if isinstance(top, dict) else 0
         self.out.map_line = line
         try:
             self._map()
@@ -374,8 +391,8 @@ class _Converter:
                 )
                 continue
             name = str(layer.get("name") or "") if isinstance(layer.get("name"), str) else ""
-            label = f"layer {layer.get('id', '?')}" + (f" ({name})" if name else "")
-            line = int(layer.get("_line", 0))
+            label = _label("layer", layer)
+            line = _line(layer)
             try:
                 dx = _finite(layer.get("offsetx", 0), "offsetx")
                 dy = _finite(layer.get("offsety", 0), "offsety")
@@ -405,8 +422,7 @@ class _Converter:
             return
         name = str(obj.get("name") or "") if isinstance(obj.get("name"), str) else ""
         oid = obj.get("id", "?")
-        label = f"object {oid}" + (f" ({name})" if name else "")
-        where = Origin(label, int(obj.get("_line", line)))
+        where = Origin(_label("object", obj), _line(obj, line))
         cls = obj.get("type") or obj.get("class") or ""
         kind = str(cls).strip().lower() if isinstance(cls, str) else ""
         role = kind if kind in ("obstacle", "unit") else role

@@ -29,7 +29,7 @@ TMX = MAPS / "crossroads.tmx"
 #: Keys of Tiled's JSON format (and ours), for the fuzz test.
 _KEYS = ["type", "width", "height", "tilewidth", "tileheight", "infinite", "orientation", "layers", "objects",
          "properties", "name", "value", "id", "x", "y", "rotation", "polygon", "ellipse", "point", "gid",
-         "offsetx", "offsety", "side", "height", "class"]  # fmt: skip
+         "offsetx", "offsety", "side", "height", "class", "_line"]  # fmt: skip
 
 
 def _props(**values: Any) -> list[dict[str, Any]]:
