@@ -178,6 +178,11 @@ def _defence_odds(e: Event) -> list[str]:
     if e.get("successes") is not None:
         against = f" against {_brief(e['vs'])}" if e.get("vs") is not None else ""
         told.append(f"{_brief(e['successes'])} successes{against}")
+    aims = e.get("outcome")
+    if isinstance(aims, list) and aims and all(isinstance(a, dict) and "aim" in a for a in aims):
+        told.append(
+            "aims " + ", ".join(f"{_brief(a['aim'])} {words.value(a.get('result', ''))}" for a in aims)
+        )
     return told
 
 
@@ -241,11 +246,12 @@ def _rounds(n: Any) -> str:
 
 
 def _check(e: Event) -> str:
-    roll, eff = e.get("roll"), e.get("eff")
+    roll, eff = e.get("roll"), e.get("eff", e.get("difficulty"))
     against = f" against {_brief(eff)}" if eff is not None else ""
     got = f" {_brief(roll)}{against}" if roll is not None else ""
     result = "" if "success" not in e else (": succeeds" if e["success"] else ": fails")
-    return f"{e.get('unit')} rolls{got} for {e.get('purpose', 'a check')}{result}."
+    purpose = e.get("purpose") or e.get("kind") or "a check"
+    return f"{e.get('unit')} rolls{got} for {words.value(purpose)}{result}."
 
 
 def _defence_dice(e: Event) -> str:
