@@ -39,8 +39,9 @@ Contract:
   the session, with the match's AI generator (so a seed fixes their choices too), right after
   every step and at ``reset``, until a learning unit must decide; their units are no agents
   (they still fill the observation's rows and attack slots). An unknown side, or every side,
-  is a ``ValueError``. Each ``reset`` starts a :class:`game.tools.session.Session` whose other
-  sides are played by the agents; the log's ``controllers`` name the opponents' policies.
+  is a ``ValueError``; an unknown policy what ``get_policy`` raises (``UnknownName``). Each
+  ``reset`` starts a :class:`game.tools.session.Session` whose other sides are played by the
+  agents; the log's ``controllers`` name the opponents' policies.
 - Rendering: ``render_mode="ansi"`` returns one line per unit; ``"rgb_array"`` returns the
   ``frame`` function's picture of the match view, an ``(h, w, 3)`` uint8 array (the headless
   renderer's, injected by :func:`game.rl.env`, so this module never imports pygame).
@@ -71,6 +72,7 @@ except ImportError as e:  # pragma: no cover - exercised only without the extra
 
 from components.spatial import Posture
 from components.specs import ScenarioSpec
+from game.ai import get_policy
 from game.core.commands import (
     Attack,
     ChangePosture,
@@ -289,6 +291,8 @@ class SkirmishEnv(AECEnv[str, dict[str, np.ndarray], int]):
             )
         if set(spec.sides) <= set(self.opponents):
             raise ValueError("opponents: every side is played by a policy, so no agent is left to learn")
+        for name in set(self.opponents.values()):
+            get_policy(name)  # an unknown policy fails here, not at the first reset
         units = [u.id for u in spec.units]
         self.possible_agents: list[str] = [u.id for u in spec.units if u.side not in self.opponents]
         self.agents: list[str] = []
