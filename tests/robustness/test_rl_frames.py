@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import warnings
@@ -148,3 +149,17 @@ def test_without_rgb_array_game_rl_never_imports_pygame():
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["True", "False"]
+
+
+def test_the_docs_examples_of_opponents_and_frames_run():
+    text = (ROOT / "docs" / "rl.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
+    blocks = [b for b in blocks if "opponents=" in b or "rgb_array" in b]
+    outputs = []
+    for block in blocks:
+        out = subprocess.run(
+            [sys.executable, "-c", block], cwd=ROOT, capture_output=True, text=True, timeout=120
+        )
+        assert out.returncode == 0, out.stderr
+        outputs.append(out.stdout.strip())
+    assert outputs == ["['vasco']", "(420, 640, 3) uint8"]
