@@ -16,10 +16,12 @@ from collections.abc import Mapping
 from game.tools.rl import ActionCatalogue, SkirmishEnv
 from game.tools.rl import env as _env
 
-__all__ = ["DEFAULT_RENDER_SIZE", "ActionCatalogue", "SkirmishEnv", "env"]
+__all__ = ["DEFAULT_RENDER_SIZE", "MIN_RENDER_SIZE", "ActionCatalogue", "SkirmishEnv", "env"]
 
 #: Picture size of ``render_mode="rgb_array"`` by default (that of ``skirmish render``).
 DEFAULT_RENDER_SIZE = (1280, 800)
+#: The smallest picture the window's layout supports (``game.render.renderer.MIN_SIZE``).
+MIN_RENDER_SIZE = (640, 420)
 
 
 def env(
@@ -45,9 +47,13 @@ def env(
     Raises:
         ScenarioError: the scenario file is invalid.
         UnknownName: ``ruleset`` or an opponent's policy is unknown.
-        ValueError: a bad ``render_mode``, or ``opponents`` naming no side or every side.
+        ValueError: a bad ``render_mode`` or ``render_size``, or ``opponents`` naming no side or
+            every side.
         PygameUnavailable: ``rgb_array`` without pygame-ce.
     """
+    w, h = render_size
+    if w < MIN_RENDER_SIZE[0] or h < MIN_RENDER_SIZE[1]:
+        raise ValueError(f"render_size {w}x{h} is smaller than {MIN_RENDER_SIZE[0]}x{MIN_RENDER_SIZE[1]}")
     frame = None
     if render_mode == "rgb_array":
         from game.render.animate import FrameDrawer

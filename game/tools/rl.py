@@ -44,7 +44,8 @@ Contract:
   agents; the log's ``controllers`` name the opponents' policies.
 - Rendering: ``render_mode="ansi"`` returns one line per unit; ``"rgb_array"`` returns the
   ``frame`` function's picture of the match view, an ``(h, w, 3)`` uint8 array (the headless
-  renderer's, injected by :func:`game.rl.env`, so this module never imports pygame).
+  renderer's, injected by :func:`game.rl.env`, so this module never imports pygame); ``close``
+  calls the frame function's ``close`` if it has one.
 - Seeding: ``reset(seed=s)`` plays the match with seed ``s`` (dice), so two
   environments reset with the same seed and fed the same actions give identical
   observations, rewards and logs. ``reset()`` without a seed draws the next match seed
@@ -370,10 +371,13 @@ class SkirmishEnv(AECEnv[str, dict[str, np.ndarray], int]):
             self.agent_selection = m.pending.unit
 
     def close(self) -> None:
-        """Free the current match's esper world."""
+        """Free the current match's esper world (and the frame function's resources: its ``close``)."""
         if self.session is not None:
             self.session.close()
             self.session = None
+        close_frames = getattr(self._frame, "close", None)
+        if close_frames is not None:
+            close_frames()
 
     @property
     def match(self) -> Match | None:

@@ -70,11 +70,30 @@ def test_pettingzoo_render_test():
     render_test(make)
 
 
+def test_the_environment_draws_with_the_frame_function_it_is_given():
+    closed = []
+
+    class Frames:
+        def __call__(self, view):
+            return np.full((2, 3, 3), len(view.units()), np.uint8)
+
+        def close(self):
+            closed.append(True)
+
+    e = tools_rl.env(DUEL, render_mode="rgb_array", frame=Frames())
+    e.reset(seed=0)
+    assert e.render().tolist() == np.full((2, 3, 3), 2).tolist()
+    e.close()
+    assert closed == [True]
+
+
 def test_rgb_array_needs_the_frames_of_game_rl():
     with pytest.raises(ValueError, match=r"game\.rl\.env"):
         tools_rl.env(DUEL, render_mode="rgb_array")
     with pytest.raises(ValueError, match="render_mode"):
         env(DUEL, render_mode="human")
+    with pytest.raises(ValueError, match="smaller than 640x420"):
+        env(DUEL, render_mode="rgb_array", render_size=(320, 200))
 
 
 def test_pettingzoo_api_test_with_frames_and_an_opponent():
