@@ -33,7 +33,8 @@ Contract (DESIGN §4, issue 7):
   those options are refused with it). ``--fps`` (default 1) sets the pace, ``--max-frames``
   (default 240) bounds the frames (commands past it are played without a frame; the end frame
   still shows the end); ``--overlays`` and ``--size`` apply, ``--out``, ``--from``, ``--target``,
-  ``--steps``, ``--until`` and ``--true-scale`` do not. A tqdm bar on stderr counts the frames;
+  ``--steps``, ``--until`` and ``--true-scale`` do not. tqdm bars on stderr count the commands
+  played and the frames drawn;
   prints ``wrote FILE (N frames, W x H, K KB)``. An ``.mp4`` without an ffmpeg binary
   (``pip install imageio-ffmpeg``) exits 2 saying so, before anything is drawn.
 - Exactly one of ``--out`` and ``--animate`` is given.
@@ -46,6 +47,7 @@ Contract (DESIGN §4, issue 7):
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -361,6 +363,8 @@ def _play(
 ) -> tuple[ScenarioSpec, list[dict[str, Any]]]:
     """Play the battle on ``scenario`` with its AI controllers (``--red`` / ``--blue`` replacing
     them); returns its spec and event log."""
+    from tqdm import tqdm
+
     from game.ai import policy_names
     from game.scenario import load_scenario
     from game.tools.session import Session, Setup
@@ -372,8 +376,11 @@ def _play(
     for side, name in zip(spec.sides[:2], (red, blue)):
         if name is not None:
             controllers[side] = name
-    with Session.start(spec, Setup(ruleset=ruleset, seed=seed, controllers=controllers)) as session:
-        session.play()
+    with (
+        Session.start(spec, Setup(ruleset=ruleset, seed=seed, controllers=controllers)) as session,
+        tqdm(desc="playing", unit="command", file=sys.stderr) as bar,
+    ):
+        session.play(after=lambda _: bar.update())
         return spec, list(session.match.log.events)
 
 
