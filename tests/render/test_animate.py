@@ -74,6 +74,25 @@ def test_captions_tell_odds_and_rolls_in_words(battle):
     assert head == "The end" and "wins" in lines[0] and lines[1].startswith("Still standing: ")
 
 
+def test_a_defence_reads_with_its_flags_odds_and_roll():
+    from game.render.sentences import sentence
+
+    e = {"seq": 9, "round": 2, "type": "defence", "unit": "hendrik", "attacker": "vasco", "kind": "dodge"}
+    drop = {**e, "drop": True, "retreat": False, "eff": 12, "roll": 9, "p_success": 0.7407, "success": True}
+    assert (
+        sentence(drop)
+        == "hendrik tries to dodge and drop prone (74.1% chance, rolled 9 against 12): succeeds."
+    )
+    none = {**e, "kind": "none", "roll": 10, "p_success": 0.2, "success": False}
+    assert sentence(none) == "hendrik does not defend: fails."
+    aims = {
+        **e,
+        "kind": "defence dice",
+        "outcome": [{"aim": 2, "result": "hit"}, {"aim": 8, "result": "dodged"}],
+    }
+    assert sentence(aims) == "hendrik defends with defence dice (aims 2 hit, 8 dodged)."
+
+
 def test_narration_goes_round_by_round_in_plain_words(battle):
     _, events = battle
     lines = narrate(events)
