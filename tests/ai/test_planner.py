@@ -163,3 +163,41 @@ def test_module_constants_are_documented():
     """The knobs the docs name exist (docs/ai.md describes them)."""
     for name in ("DEFAULT_BUDGET", "OFFENCE", "APPROACH", "ATTACK_DISCOUNT", "GUARD", "MOVE_GAIN"):
         assert hasattr(planner, name)
+
+
+def test_benchmark_prints_a_line_per_opponent_and_the_tables():
+    """``benchmarks/planner.py``: the issue's benchmark line against each ``--opponent``, and
+    with ``--tables`` the win rates per ruleset and scenario (4 duels here)."""
+    import os
+    import subprocess
+    import sys
+
+    got = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "benchmarks" / "planner.py"),
+            "--seeds",
+            "1",
+            "--scenario",
+            "duel",
+            "--ruleset",
+            "aff",
+            "--opponent",
+            "cautious",
+            "--opponent",
+            "aggressive",
+            "--tables",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert got.returncode == 0, got.stderr
+    lines = got.stdout.strip().splitlines()
+    for opponent, line in zip(("cautious", "aggressive"), lines[-2:], strict=True):
+        want = rf"planner: [\d.]+ ms/battle, {opponent} [\d.]+, ratio [\d.]+x, win rate vs {opponent} .*%.*\]"
+        assert re.fullmatch(want, line), line
+    assert any(row.startswith("| `aff` |") for row in lines)
+    assert any(row.startswith("| `duel` |") for row in lines)
+    assert "2 battles vs cautious" in got.stderr and "2 battles vs aggressive" in got.stderr
