@@ -10,7 +10,8 @@ Contract:
   target's health track. :func:`kill_chance` is the matching chance that the target goes down.
 - A :class:`Board` is one decision's picture of the table for the deciding unit: its enemies and
   friends in action, their health, how much each enemy sees each friend now (the match's cached
-  sight facts), whether each enemy has had its turn this round, the deciding unit's odds against
+  sight facts, for the pairs within the range estimate; 0 beyond, where no shot counts), whether
+  each enemy has had its turn this round, the deciding unit's odds against
   each enemy read from the decision's attack options (``pot``: chance to hurt a fully visible
   target at the typical range, ``share``: health share of a hit), and, for every unit whose odds
   no option shows (the enemies always: a policy never sees their options), the evidence of the
