@@ -388,6 +388,7 @@ class Renderer:
             ui.target,
             viewer,
             "silhouette" in ui.overlays,
+            "planner" in ui.overlays,
             ui.log_scroll,
             ui.ai_paused,
             frozenset(humans),
