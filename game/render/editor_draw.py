@@ -196,13 +196,9 @@ def _cover_lines(view: MatchView, uid: str) -> list[str]:
         if not there.visible and not back.visible:
             out.append(f"{e}: out of sight both ways")
             continue
-        a = (
-            f"has {round(100 * there.cover_fraction)} % cover ({there.cover})"
-            if there.visible
-            else "is unseen"
-        )
-        b = f"has {round(100 * back.cover_fraction)} % ({back.cover})" if back.visible else "is unseen"
-        out.append(f"{e}, {there.distance:.1f} in: {a} from {uid}; {uid} {b} from it")
+        a = f"{round(100 * there.cover_fraction)} % ({there.cover})" if there.visible else "unseen"
+        b = f"{round(100 * back.cover_fraction)} % ({back.cover})" if back.visible else "unseen"
+        out.append(f"{e}, {there.distance:.1f} in: {a}; {b}")
     return out
 
 
@@ -274,7 +270,7 @@ def _selection_lines(line: Any, model: EditModel, state: EditState, view: MatchV
         line(f"F profile: {d.get('profile') or 'the ruleset standard trooper'}")
         cover = _cover_lines(view, item)
         if cover:
-            line("Cover against each enemy (exact, as in play):", 15, colors.PANEL_ACCENT)
+            line(f"Cover of each enemy from {item}; of {item} from it:", 15, colors.PANEL_ACCENT)
             for s in cover:
                 line(s, 13, colors.PANEL_TEXT, 8)
         return

@@ -137,12 +137,20 @@ def _locate(root: CommentedMap, key: str, lines: list[str]) -> _Section | None:
     return _Section(key_line, end, starts, ends, prefixes)
 
 
-def _item_lines(y: YAML, node: CommentedMap, prefix: str) -> list[str]:
-    """``node`` dumped as one list item whose first line starts with ``prefix`` (``"  - "``)."""
-    body = _dump(y, node)
-    pad = " " * len(prefix)
-    # ruamel writes a kept comment line at the column it was read from: it needs no padding
-    return [prefix + body[0]] + [pad + s if s and not _is_gap(s) else s for s in body[1:]]
+def _item_lines(key: str, node: CommentedMap, prefix: str, comment: Any = None) -> list[str]:
+    """``node`` dumped as one item of list ``key`` whose first line starts with ``prefix``
+    (``"  - "``): dumped inside such a list, so block lines and kept end-of-line comments sit at
+    their columns. ``comment`` is the list's comment slot of the item (a flow item's ``# ...``)."""
+    y = _yaml()
+    y.indent(mapping=2, sequence=len(prefix), offset=prefix.find("-") if "-" in prefix else 0)
+    seq = CommentedSeq([node])
+    if comment is not None:
+        seq.ca.items[0] = comment
+    body = _dump(y, CommentedMap([(key, seq)]))[1:]
+    # comment lines after the item stay in the text as the gap to the next item
+    while body and _is_gap(body[-1]):
+        body.pop()
+    return body
 
 
 def rewrite_items(text: str, items: Mapping[str, Sequence[EditedItem]]) -> str:
@@ -201,7 +209,7 @@ def _section_lines(
             else:
                 node = seq[i]
                 _update(node, it.data, old[i] if isinstance(old[i], dict) else {})
-                out += _item_lines(y, node, sec.prefixes[i])
+                out += _item_lines(key, node, sec.prefixes[i], seq.ca.items.get(i))
         if i + 1 < len(sec.starts):
             out += lines[sec.ends[i] : sec.starts[i + 1]]
     # new items go after the last item, before the comment lines that close the section
@@ -211,7 +219,7 @@ def _section_lines(
             node = _node(_ordered(key, it.data))
             if isinstance(style, CommentedMap) and style.fa.flow_style():
                 node.fa.set_flow_style()
-            out += _item_lines(y, node, sec.prefixes[0])
+            out += _item_lines(key, node, sec.prefixes[0])
     out += lines[sec.ends[-1] : sec.end]
     return out
 
@@ -225,7 +233,9 @@ def _whole_section(
         node = _node(_ordered(key, it.data))
         node.fa.set_flow_style()
         seq.append(node)
-    body = [f"{key}: []"] if not seq else [f"{key}:"] + [s for it in seq for s in _item_lines(y, it, "  - ")]
+    body = (
+        [f"{key}: []"] if not seq else [f"{key}:"] + [s for it in seq for s in _item_lines(key, it, "  - ")]
+    )
     if key in root:
         keys = list(root)
         start = root.lc.key(key)[0]
