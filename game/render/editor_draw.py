@@ -20,7 +20,7 @@ from game.engine.view import MatchView
 from game.render import colors
 from game.render.camera import Camera
 from game.render.editor_input import CTRL_KEYS, EDIT_KEYS, EditState, facing_handle
-from game.render.editor_model import EditModel
+from game.render.editor_model import EditModel, number, unit_at
 from game.render.text import Text
 
 Point = tuple[float, float]
@@ -35,10 +35,7 @@ PAD = 10
 def _centre(model: EditModel, item: str) -> Point | None:
     section, _ = model.find(item)
     if section == "units":
-        at = model.get(item).get("at")
-        if isinstance(at, list) and len(at) == 2 and all(isinstance(v, (int, float)) for v in at):
-            return (float(at[0]), float(at[1]))
-        return None
+        return unit_at(model.get(item))
     poly = model.polygon(item)
     if not poly:
         return None
@@ -50,7 +47,7 @@ def _poly_px(cam: Camera, pts: list[Point]) -> list[tuple[int, int]]:
 
 
 def _unit_px(cam: Camera, unit: dict[str, Any]) -> int:
-    return max(5, round(cam.length(float(unit.get("base", 0.5)))))
+    return max(5, round(cam.length(number(unit, "base", 0.5))))
 
 
 def draw_map(
@@ -101,9 +98,11 @@ def _selection(surface: pygame.Surface, cam: Camera, model: EditModel, state: Ed
             return
         c = cam.to_px(*centre)
         pygame.draw.circle(surface, colors.SELECTED_RING, c, _unit_px(cam, u) + 4, 2)
-        h = cam.to_px(*facing_handle(u))
-        pygame.draw.line(surface, colors.SELECTED_RING, c, h, 2)
-        pygame.draw.circle(surface, colors.SELECTED_RING, h, 5)
+        handle = facing_handle(u)
+        if handle is not None:
+            h = cam.to_px(*handle)
+            pygame.draw.line(surface, colors.SELECTED_RING, c, h, 2)
+            pygame.draw.circle(surface, colors.SELECTED_RING, h, 5)
         return
     pts = _poly_px(cam, model.polygon(state.selected))
     if len(pts) >= 2:
@@ -122,16 +121,15 @@ def _drag(surface: pygame.Surface, cam: Camera, model: EditModel, state: EditSta
     if d is None or not d.moved:
         return
     dx, dy = d.now[0] - d.start[0], d.now[1] - d.start[1]
-    if d.kind == "unit":
-        u = model.get(d.item)
-        at = u["at"]
+    u = model.get(d.item)
+    at = unit_at(u) if d.kind in ("unit", "face") else None
+    if at is not None and d.kind == "unit":
         c = cam.to_px(at[0] + dx, at[1] + dy)
-        pygame.draw.line(surface, colors.PATH, cam.to_px(at[0], at[1]), c, 1)
+        pygame.draw.line(surface, colors.PATH, cam.to_px(*at), c, 1)
         pygame.draw.circle(surface, colors.PATH, c, _unit_px(cam, u), 2)
-    elif d.kind == "face":
-        at = model.get(d.item)["at"]
-        pygame.draw.line(surface, colors.PATH, cam.to_px(at[0], at[1]), cam.to_px(*d.now), 2)
-    else:
+    elif at is not None:
+        pygame.draw.line(surface, colors.PATH, cam.to_px(*at), cam.to_px(*d.now), 2)
+    elif d.kind in ("obstacle", "vertex"):
         pts = model.polygon(d.item)
         if d.kind == "obstacle":
             pts = [(x + dx, y + dy) for x, y in pts]

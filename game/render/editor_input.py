@@ -18,7 +18,7 @@ import pygame
 
 from game.core.errors import SkirmishError
 from game.render.camera import Camera
-from game.render.editor_model import HEIGHT_STEP, POSTURES, EditModel
+from game.render.editor_model import HEIGHT_STEP, POSTURES, EditModel, number, unit_at
 from game.render.ui import UiState
 
 Point = tuple[float, float]
@@ -106,12 +106,14 @@ class EditState:
     pan_from: tuple[int, int, int, bool] | None = None
 
 
-def facing_handle(unit: dict[str, Any]) -> Point:
-    """The table point of a unit's facing handle (ahead of its base)."""
-    x, y = unit["at"]
-    r = float(unit.get("base", 0.5)) + HANDLE_IN
-    a = math.radians(float(unit.get("facing", 0)))
-    return (float(x) + r * math.cos(a), float(y) + r * math.sin(a))
+def facing_handle(unit: dict[str, Any]) -> Point | None:
+    """The table point of a unit's facing handle (ahead of its base); None without a position."""
+    at = unit_at(unit)
+    if at is None:
+        return None
+    r = number(unit, "base", 0.5) + HANDLE_IN
+    a = math.radians(number(unit, "facing", 0))
+    return (at[0] + r * math.cos(a), at[1] + r * math.sin(a))
 
 
 def point_in_polygon(p: Point, poly: list[Point]) -> bool:
@@ -155,7 +157,8 @@ class EditInput:
         st, m = self.state, self.model
         if st.selected is not None:
             section, _ = m.find(st.selected)
-            if section == "units" and self._near(p, facing_handle(m.get(st.selected))):
+            handle = facing_handle(m.get(st.selected)) if section == "units" else None
+            if handle is not None and self._near(p, handle):
                 return ("face", st.selected, None)
             if section == "obstacles":
                 for k, v in enumerate(m.polygon(st.selected)):
@@ -163,12 +166,8 @@ class EditInput:
                         return ("vertex", st.selected, k)
         for it in reversed(m.items["units"]):
             u = it.data
-            at = u.get("at")
-            if (
-                isinstance(at, list)
-                and len(at) == 2
-                and self._near(p, (at[0], at[1]), float(u.get("base", 0.5)))
-            ):
+            at = unit_at(u)
+            if at is not None and self._near(p, at, number(u, "base", 0.5)):
                 return ("unit", str(u["id"]), None)
         for it in reversed(m.items["obstacles"]):
             oid = str(it.data.get("id"))
@@ -269,15 +268,17 @@ class EditInput:
         m = self.model
         dx, dy = d.now[0] - d.start[0], d.now[1] - d.start[1]
         if d.kind == "unit":
-            at = m.get(d.item)["at"]
-            m.move_unit(d.item, (at[0] + dx, at[1] + dy))
+            at = unit_at(m.get(d.item))
+            if at is not None:
+                m.move_unit(d.item, (at[0] + dx, at[1] + dy))
         elif d.kind == "obstacle":
             m.move_obstacle(d.item, dx, dy)
         elif d.kind == "vertex" and d.vertex is not None:
             m.move_vertex(d.item, d.vertex, d.now)
         elif d.kind == "face":
-            at = m.get(d.item)["at"]
-            m.face(d.item, math.degrees(math.atan2(d.now[1] - at[1], d.now[0] - at[0])))
+            at = unit_at(m.get(d.item))
+            if at is not None:
+                m.face(d.item, math.degrees(math.atan2(d.now[1] - at[1], d.now[0] - at[0])))
 
     # ------------------------------------------------------------------ edits
     def _selected_unit(self) -> dict[str, Any] | None:
@@ -298,7 +299,7 @@ class EditInput:
         sides = m.sides()
         side = str(like["side"]) if like is not None else (sides[0] if sides else "red")
         profile = like.get("profile") if like is not None else None
-        facing = like.get("facing", 0) if like is not None else 0
+        facing = number(like, "facing", 0) if like is not None else 0
         st.selected = m.add_unit(p, side, profile, facing)
         st.mode = None
         self.ui.say(f"placed {st.selected}")
@@ -316,7 +317,10 @@ class EditInput:
         u = self._selected_unit()
         if u is None:
             return
-        x, y = u["at"]
+        at = unit_at(u)
+        if at is None:
+            return
+        x, y = at
         if (p[0], p[1]) != (x, y):
             self.model.face(str(u["id"]), math.degrees(math.atan2(p[1] - y, p[0] - x)))
 
@@ -410,7 +414,7 @@ class EditInput:
         if u is None:
             self.ui.say("select a unit first", error=True)
             return
-        self.model.face(str(u["id"]), float(u.get("facing", 0)) + degrees)
+        self.model.face(str(u["id"]), number(u, "facing", 0) + degrees)
 
     def _do_turn_left(self, shift: bool) -> None:
         self._turn(-TURN_STEP)

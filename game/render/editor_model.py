@@ -22,7 +22,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from components.spatial import Posture
 from components.specs import ScenarioSpec
@@ -278,8 +278,10 @@ class EditModel:
         return oid
 
     def polygon(self, oid: str) -> list[tuple[float, float]]:
-        poly = self.get(oid).get("polygon") or []
-        return [(float(p[0]), float(p[1])) for p in poly]
+        """The obstacle's corners (points that are not two numbers are left out: the checker
+        reports them)."""
+        poly = self.get(oid).get("polygon")
+        return [(float(p[0]), float(p[1])) for p in (poly if isinstance(poly, list) else []) if is_point(p)]
 
     def _set_polygon(self, oid: str, pts: Sequence[tuple[float, float]]) -> None:
         self._change(oid, polygon=[[snap(x), snap(y)] for x, y in pts])
@@ -310,7 +312,9 @@ class EditModel:
     def height_value(self, oid: str) -> float:
         """The obstacle's height as a number (named heights read as DESIGN §2 says)."""
         h = self.get(oid).get("height", "low")
-        return float(HEIGHT_NAMES.get(h, 0.5)) if isinstance(h, str) else float(h)
+        if isinstance(h, (int, float)) and not isinstance(h, bool):
+            return float(h)
+        return float(HEIGHT_NAMES.get(h, HEIGHT_NAMES["low"])) if isinstance(h, str) else HEIGHT_NAMES["low"]
 
     # ------------------------------------------------------------------ undo
     def undo(self) -> bool:
@@ -335,3 +339,26 @@ class EditModel:
         atomic_write_text(self.out, self.text())
         self.saved_version = self.version
         return self.out, self.check().problems
+
+
+def is_point(p: Any) -> TypeGuard[list[float]]:
+    """Whether ``p`` is ``[x, y]`` with two numbers (what a unit's ``at`` or a corner must be)."""
+    return (
+        isinstance(p, list)
+        and len(p) == 2
+        and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in p)
+    )
+
+
+def number(d: dict[str, Any], key: str, default: float) -> float:
+    """``d[key]`` if it is a number, else ``default`` (a bad value is the checker's to report)."""
+    v = d.get(key, default)
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else default
+
+
+def unit_at(d: dict[str, Any]) -> tuple[float, float] | None:
+    """A unit's ``at`` as a point, or None when it is not two numbers."""
+    at = d.get("at")
+    if not is_point(at):
+        return None
+    return (float(at[0]), float(at[1]))

@@ -225,3 +225,44 @@ def test_edit_cli_saves_to_out_and_leaves_the_scenario(tmp_path, capsys):
         ["edit", str(tmp_path / "missing.yaml"), "--headless", "--script", str(script)], capsys
     )
     assert code == 2 and len(err.strip().splitlines()) == 1 and "missing.yaml" in err
+
+
+def test_the_cover_shown_follows_an_edit(pg, tmp_path):
+    model, _ = _model(tmp_path)
+    editor = _editor(pg, model)
+    editor.state.selected = "red-m2"
+    editor.tick()
+    before = editor.view.sight("red-m2", "blue-m2").cover_fraction
+    # a high wall across red-m2's line to blue-m2 (y 10 -> 9.5)
+    model.add_obstacle([(17, 8.8), (17.6, 8.8), (17.6, 10.8), (17, 10.8)], "high")
+    editor.tick()
+    after = editor.view.sight("red-m2", "blue-m2")
+    assert before < 0.5 and (not after.visible or after.cover_fraction > before)
+    assert {o.id for o in editor.view.obstacles} >= {"obstacle-1"}
+    editor.close()
+
+
+def test_closing_with_unsaved_changes_asks_once(pg, tmp_path):
+    model, _ = _model(tmp_path)
+    editor = _editor(pg, model)
+    quit_event = pg.event.Event(pg.QUIT)
+    model.delete("red-h")
+    editor.tick([quit_event])
+    assert editor.running and "unsaved changes" in editor.ui.message
+    editor.tick([quit_event])
+    assert not editor.running
+    editor.close()
+
+
+def test_malformed_items_are_reported_not_fatal(pg, tmp_path):
+    path = tmp_path / "bad.yaml"
+    text = FIRING_LINE.read_text().replace("at: [4.0, 6.0]", 'at: ["x", 6.0]')
+    text = text.replace("[[14.5, 2], [15.5, 2]", "[[14.5, 2], [oops, 2]")
+    path.write_text(text)
+    model = EditModel(text, str(path), path)
+    editor = _editor(pg, model)
+    ScriptRunner(editor, tmp_path).run(parse_script("click 9 6\nkey tab\nkey ]\nshot bad\n", "t"))
+    items = {item for item, _ in model.check().problems}
+    assert {"red-m1", "broken-wall"} <= items
+    assert set(editor.dropped) >= {"red-m1", "broken-wall"}
+    editor.close()
