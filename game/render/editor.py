@@ -23,8 +23,9 @@ from game.core.errors import SkirmishError
 from game.engine.match import Match
 from game.engine.view import MatchView
 from game.render import require_pygame_ce
-from game.render.editor_input import EditInput, EditState
+from game.render.editor_input import EditInput
 from game.render.editor_model import EditModel
+from game.render.editor_state import EditState
 from game.render.window import DEFAULT_SIZE, FPS, THREAT_BUDGET_S, init_video
 from game.tools.session import Setup
 
