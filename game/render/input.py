@@ -6,7 +6,9 @@ and otherwise only changes the :class:`~game.render.ui.UiState` and the camera. 
 changes the match. Commands are only produced for a pending decision of a side listed in
 ``humans``, and only from that decision's options: a click on the map moves (the Move
 option), a click on an enemy attacks it (its only attack option, or opens a menu of several),
-a click in a drawn region answers an armed point option (retreat, dodge move, step, ...),
+a click in a drawn region answers an armed point option (retreat, dodge move, step, ...):
+a click within :data:`SNAP_PX` pixels of the region snaps to its nearest legal point
+(:func:`game.render.inspect.resolve_point`, the snapping the AI uses), farther it is refused,
 number keys and panel rows choose listed options; a refused point leaves the reason the
 option's validator gives on the message line. ``ui.request`` carries save / load requests to
 the app. Synthetic events (``pygame.event.Event``) work the same as real ones, so tests drive
@@ -29,8 +31,8 @@ from game.render.renderer import Renderer
 from game.render.scene import CachedView
 from game.render.ui import ACTION_KEYS, DIGIT_ROWS, KEYED_ROWS, OVERLAY_KEYS, UiState, menu_rows
 
-#: A click within this many pixels of a region snaps onto it.
-SNAP_PX = 10.0
+#: A click within this many pixels of a region snaps onto its nearest legal point.
+SNAP_PX = 12.0
 #: A click within this many pixels of a base picks the unit even on tiny bases.
 PICK_PX = 8.0
 #: Pixels a right/middle button must travel before a press counts as a drag.
@@ -119,6 +121,7 @@ class InputHandler:
         ui, d = self.ui, self.my_decision()
         ui.preview = None
         ui.point_ok = None
+        ui.snapped = None
         if d is None or ui.hover is None:
             return
         if ui.armed is not None:
@@ -128,6 +131,7 @@ class InputHandler:
                     opt, ui.hover, self.view.unit(d.unit).pos, SNAP_PX / self.camera.scale
                 )
                 ui.point_ok = p is not None
+                ui.snapped = p
                 if reason:
                     ui.say(f"{opt.label}: {reason}", error=True)
                 elif ui.message_error:
