@@ -64,7 +64,7 @@ class Query:
 
             return MatchView(self.match).reach(self.unit, self.max_len)()
         geometry = self.reaction.region.geometry
-        # A GURPS retreat region is lazy: exact arcs, built into lines on request.
+        # A region may be lazy (a retreat's exact arcs): built into lines on request.
         return geometry.build() if isinstance(geometry, LazyRegion) else geometry
 
     # ------------------------------------------------------------------ legality

@@ -521,9 +521,10 @@ def _near_points(region: Any, p: Point, within: float, centre: Point | None) -> 
                 if s <= a <= e:
                     out.append((cx + rho * math.cos(a), cy + rho * math.sin(a)))
         return out
-    q = nearest_point(region, p)
-    if q is None or math.dist(q, p) > within:
+    near = nearest_point(region, p)
+    if near is None or math.dist(near, p) > within:
         return []
+    q = near
     out = [q]
     if centre is not None:
         d = math.dist(q, centre)

@@ -286,7 +286,12 @@ class InputHandler:
             return opt.command
         self.ui.armed = idx
         self.ui.attack_menu = None
-        where = "click a point in the drawn region" if opt.region is not None else "click the direction"
+        if opt.region is None:
+            where = "click the direction"
+        elif any(s.option == idx and s.lines for s in self.renderer.scene.regions(self.view.pending)):
+            where = "click on or next to the drawn arc"  # a thin region, drawn as a band
+        else:
+            where = "click a point in the drawn region"
         self.ui.say(f"{opt.label}: {where} (Esc cancels)")
         self._dirty = True
         return None
