@@ -137,7 +137,7 @@ class InputHandler:
                 elif ui.message_error:
                     ui.say("")
             return
-        if "path" in ui.overlays and ui.hover_unit is None:
+        if "path" in ui.overlays and ui.hover_unit is None and not ui.tape_on:  # the tape measures instead
             uid = d.unit
             cost = self.ap_cost
             ui.preview = path_preview(

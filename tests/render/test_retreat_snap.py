@@ -85,3 +85,20 @@ def test_the_band_is_as_wide_on_screen_at_every_zoom(pg):
         row = [surf.get_at((x, y))[:3] for x in range(800)]
         widths.append(sum(1 for c in row if c == (255, 0, 0)))
     assert widths[0] == widths[1] and BAND_PX - 1 <= widths[0] <= BAND_PX + 1
+
+
+def test_while_the_tape_is_out_no_path_preview_covers_its_reading(pg, tmp_path):
+    from game.render.window import App
+
+    spec = load_scenario(DUEL, "gurps", policies=policy_names())
+    controllers = {"red": "human", "blue": "human"}
+    match = Setup(ruleset="gurps", seed=1, controllers=controllers).build(spec)
+    app = App(match, controllers, screen=pg.Surface((1280, 800)))
+    runner = ScriptRunner(app, tmp_path)
+    runner.run(parse_script("wait\nhover 9 9\n", "hover.txt"))
+    app.tick()
+    assert app.ui.preview is not None  # the path overlay previews a move to the cursor
+    runner.run(parse_script("key l\ndrag 5 5 9 9\n", "tape.txt"))
+    app.tick()
+    assert app.ui.tape is not None and app.ui.preview is None
+    app.close()
