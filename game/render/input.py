@@ -158,10 +158,10 @@ class InputHandler:
                 return None
             if event.button == 1:
                 return self._left_click(event.pos)
-        elif t == pygame.MOUSEBUTTONUP and event.button == 1 and self._taping:
-            self._taping = False
             if event.button in (2, 3):
                 self._drag_from, self._dragged = event.pos, False
+        elif t == pygame.MOUSEBUTTONUP and event.button == 1 and self._taping:
+            self._taping = False
         elif t == pygame.MOUSEBUTTONUP and event.button in (2, 3):
             was_drag, self._drag_from = self._dragged, None
             if event.button == 3 and not was_drag:
