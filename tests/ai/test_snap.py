@@ -83,3 +83,22 @@ def test_the_reach_command_names_no_ruleset():
     code = (REPO / "game" / "cli" / "reach.py").read_text().split('"""', 2)[2].lower()  # past the docstring
     for word in ("gurps", "ap_pool", "ap-pool", "encumbered", "dodge_move_inches"):
         assert word not in code, word
+
+
+def test_a_policy_snaps_its_best_wanted_point_when_none_is_legal():
+    import numpy as np
+
+    from game.ai.points import SNAP_WITHIN, snap_first
+
+    i = next(k for k, c in enumerate(CASES) if c[0].stem == "duel" and c[2] is not None)
+    q, opt, _, view = _setup(i)
+    x0, y0 = q.match.pos(q.unit)
+    # wanted points just beyond the arc (legal nowhere) and one far from it
+    ax, ay = q.match.pos(CASES[i][2])
+    ux, uy = (x0 - ax) / math.dist((x0, y0), (ax, ay)), (y0 - ay) / math.dist((x0, y0), (ax, ay))
+    wanted = np.array([(x0 + 3.0 * ux, y0 + 3.0 * uy), (x0 + 1.1 * ux, y0 + 1.1 * uy)])
+    assert all(opt.validate(tuple(p)) is not None for p in wanted)
+    got = snap_first(view, opt, wanted, [0, 1])  # the first is too far to snap: the second snaps
+    assert got is not None and q.check(got)["legal"]
+    assert math.dist(got, wanted[1]) == pytest.approx(0.1, abs=1e-3)
+    assert snap_first(view, opt, wanted, [0]) is None and math.dist(wanted[0], (x0, y0)) - 1.0 > SNAP_WITHIN
