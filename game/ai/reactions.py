@@ -20,9 +20,9 @@ given ``rng``; it reads only the view and the options.
 - Retreat points: the legal point (a sample of the region plus the current spot)
   that minimizes :func:`~game.ai.tactics.threat`: how much of the unit every enemy
   that can see it would see there, nearer enemies weighted more; if no sample is legal, the
-  best one snapped onto the region (:func:`game.ai.points.snap_first`, the window's snapping). Dodge moves:
-  :func:`game.ai.dodge_move.dodge_move`, the same measure over rings and samples of
-  the 2" region, taken only if it lowers the threat.
+  best one snapped onto the region (:func:`game.ai.points.snap_first`, the window's
+  snapping). Dodge moves: :func:`game.ai.dodge_move.dodge_move`, the same measure over rings
+  and samples of the 2" region, taken only if it lowers the threat.
 - Follow: follow to the legal point nearest the retreating unit (keeping melee
   contact; the nearest legal sample, or if none is legal the region's point nearest it by
   :meth:`~game.engine.view.MatchView.snap_to_region`), else stay.

@@ -513,18 +513,17 @@ def _near_points(region: Any, p: Point, within: float, centre: Point | None) -> 
         got = _nearest_on_arcs(region, p)
         if got is None or math.dist(got[0], p) > within:
             return []
-        q, (rho, s, e), ang = got
+        on, (rho, s, e), ang = got
         cx, cy = region.centre
-        out = [q]
+        out = [on]
         for step in SNAP_STEPS:
             for a in (ang + step / rho, ang - step / rho):
                 if s <= a <= e:
                     out.append((cx + rho * math.cos(a), cy + rho * math.sin(a)))
         return out
-    near = nearest_point(region, p)
-    if near is None or math.dist(near, p) > within:
+    q = nearest_point(region, p)
+    if q is None or math.dist(q, p) > within:
         return []
-    q = near
     out = [q]
     if centre is not None:
         d = math.dist(q, centre)

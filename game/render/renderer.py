@@ -274,7 +274,7 @@ class Renderer:
         areas: list[pygame.Rect | None] = []
         if "arcs" in on and viewer is not None:
             areas.append(draw_arcs(fill, cam, self.scene.arcs(viewer, arc_radius(view.unit(viewer).base))))
-        bands = []
+        bands: list[tuple[bool, str, Any, colors.RGB]] = []  # (armed, overlay, lines, colour)
         for shape in self.scene.regions(decision):
             if shape.overlay not in on:
                 continue
@@ -285,19 +285,18 @@ class Renderer:
             edge = colors.lighter((tint[0], tint[1], tint[2]), 0.3)
             strong = ui.armed == shape.option
             if shape.lines:  # too thin to fill (a one-yard retreat's arcs): a band, on top
-                bands.append((shape, edge, strong))
+                bands.append((strong, shape.overlay, shape.lines, edge))
             else:
                 areas.append(draw_region(fill, board, cam, shape.rings, tint, edge, strong=strong))
         if "sight" in on and viewer is not None:
             areas.append(draw_fans(fill, board, cam, vpos, fans))
         self._fill_dirty = self._blend(board, fill, areas)
         labelled: set[str] = set()
-        for shape, edge, strong in sorted(bands, key=lambda b: b[2]):  # the armed one last
-            what = "retreat" if shape.overlay == "retreat" else str(decision.kind).replace("_", " ")
+        for strong, overlay, lines, edge in sorted(bands, key=lambda b: b[0]):  # the armed one last
+            what = "retreat" if overlay == "retreat" else str(decision.kind).replace("_", " ")
             label = None if what in labelled else f"{what}: click on it"
             labelled.add(what)
-            assert shape.lines is not None
-            draw_band(board, self.text, cam, shape.lines, edge, label, strong=strong)
+            draw_band(board, self.text, cam, lines, edge, label, strong=strong)
         if "cover-units" in on and viewer is not None:
             ids = {u for facts, _, _ in fans for u in facts.intervening}
             draw_rings(
