@@ -5,8 +5,8 @@ Contract:
   scenario under every ruleset on the same seeds, each seed with both side assignments (the
   first policy of the pair on the scenario's first side, then swapped). Every pair meets on
   exactly the same battles, so the table compares like with like. Policies are registered names
-  (:func:`game.ai.policy_names`; user policies from files are not loaded here), with options
-  per name as :func:`game.ai.get_policy` takes them.
+  (:func:`game.ai.policy_names`) or user policies (``FILE.py:FUNCTION``, ``MODULE:FUNCTION``,
+  :mod:`game.ai.loader`), with options per name as :func:`game.ai.get_policy` takes them.
 - :func:`run_tournament` plays them through :func:`game.tools.batch.run_batch` (local processes,
   a tqdm bar) and returns a :class:`Tournament`: the battle rows of the batch module and the
   tidy rows, one per battle and side (:data:`TIDY_COLUMNS`).
