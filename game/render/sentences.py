@@ -51,14 +51,6 @@ def _compass(deg: float) -> str:
     return _COMPASS[round(float(deg) / 45.0) % 8]
 
 
-def _deltas(d: Any) -> str:
-    if not isinstance(d, dict):
-        return words.value(d)
-    return ", ".join(
-        f"{'+' if v >= 0 else ''}{v} {words.name(k)}" for k, v in d.items() if isinstance(v, (int, float))
-    )
-
-
 def _generic(e: Event) -> str:
     who = e.get("unit") or e.get("attacker")
     fields = [
@@ -218,7 +210,19 @@ def _damage(e: Event) -> str:
     before, after = e.get("before") or {}, e.get("after") or {}
     changes = [f"{words.name(k)} {before.get(k)} -> {after[k]}" for k in after if before.get(k) != after[k]]
     tail = f" ({', '.join(changes)})" if changes else ""
-    return f"{e.get('unit')} takes {_deltas(e.get('deltas'))}{src}{tail}."
+    return f"{e.get('unit')} {_harm(e.get('deltas'))}{src}{tail}."
+
+
+def _harm(d: Any) -> str:
+    """What a damage event did, as a verb phrase: "loses 3 HP", "takes 1 wound and 2 stun"."""
+    if not isinstance(d, dict):
+        return f"takes {words.value(d)}"
+    parts = [
+        f"loses {-v} {words.name(k)}" if v < 0 else f"takes {v} {words.name(k)}"
+        for k, v in d.items()
+        if isinstance(v, (int, float)) and v
+    ]
+    return " and ".join(parts) or "takes no harm"
 
 
 def _status(e: Event) -> str:

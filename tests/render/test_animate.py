@@ -102,7 +102,7 @@ def test_narration_goes_round_by_round_in_plain_words(battle):
     ]
     assert sum(ln.startswith("Round ") for ln in lines) == rounds
     assert lines[0].startswith("Match starts: ") and "wins" in lines[-1]
-    assert any(ln.startswith("    ") and "takes" in ln for ln in lines)
+    assert any(ln.startswith("    ") and ("takes" in ln or "loses" in ln) for ln in lines)
     assert not any(" rolls 3d6" in ln for ln in lines)  # dice are told by what they decided
     bad = [ln for ln in lines if REPR.search(ln) or "kind=" in ln or "'" in ln.replace("'s ", "")]
     assert not bad, bad[:3]

@@ -205,7 +205,7 @@ def test_every_event_type_reads_as_a_sentence():
         "a attacks b with sword: hit.",
         "b tries to dodge: fails.",
         "b retreats 1 in to (6, 5).",
-        "b takes -3 HP from a (HP 10 -> 7).",
+        "b loses 3 HP from a (HP 10 -> 7).",
         "b is dead (shot).",
         "b is out of action: shot.",
         "b: glancing (net successes 0).",
