@@ -57,7 +57,16 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
-from game.cli.params import POLICY, SEED, policy_problem
+from game.cli.params import (
+    CHECK_INVARIANTS,
+    DASK,
+    POLICY,
+    POLICY_OPTIONS,
+    SEED,
+    SWAP_SIDES,
+    WORKERS,
+    policy_problem,
+)
 
 if TYPE_CHECKING:
     from game.tools.results import Planned, Recorded
@@ -308,23 +317,15 @@ def _default_out(variants: list[Variant]) -> Path:
 @click.option("--policy", "policy", multiple=True, metavar="SIDE=NAME", help="Policy of a side (repeatable).")
 @click.option("--ruleset", help="Play under this ruleset instead of the scenario's.")
 @click.option("--option", "option", multiple=True, metavar="KEY=VALUE", help="Ruleset option (repeatable).")
-@click.option(
-    "--policy-option",
-    "policy_option",
-    multiple=True,
-    metavar="POLICY.KEY=VALUE",
-    help="Option of an AI policy, e.g. planner.budget=8 (repeatable).",
-)
-@click.option(
-    "--swap-sides", is_flag=True, help="Also play every seed with the first two sides' policies swapped."
-)
-@click.option("--workers", type=int, default=None, help="Worker processes [default: CPUs].")
-@click.option("--dask", metavar="ADDRESS", help="Run on a Dask cluster: 'local' or a scheduler address.")
+@POLICY_OPTIONS
+@SWAP_SIDES
+@WORKERS
+@DASK
 @click.option(
     "--out", "out", type=click.Path(file_okay=False), help="Output folder [default: out/<scenario>]."
 )
 @click.option("--log", "log", type=click.Path(), help="Keep event logs: a folder, or FILE.jsonl with -n 1.")
-@click.option("--check-invariants", is_flag=True, help="Check the match invariants after every command.")
+@CHECK_INVARIANTS
 @click.option("--compare", nargs=2, metavar="A B", help="Compare two rulesets or two scenario files.")
 @click.option("--plots/--no-plots", default=True, show_default=True, help="Write the PNG plots.")
 @click.option("--progress/--no-progress", default=True, show_default=True, help="Show the progress bar.")

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import click
 
+from game.cli.params import script_options
 from game.cli.play import no_display_reason
 from game.cli.render import parse_size
 from game.core.errors import SkirmishError
@@ -36,20 +37,7 @@ from game.core.errors import SkirmishError
     help="Save to this file instead of SCENARIO.",
 )
 @click.option("--size", default="1280x800", show_default=True, help="Window size WIDTHxHEIGHT.")
-@click.option(
-    "--script",
-    "script_path",
-    default=None,
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Carry out the actions in FILE (key, click, drag, shot ...), then exit.",
-)
-@click.option(
-    "--shots",
-    default=None,
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Folder where the script's 'shot NAME' saves NAME.png.",
-)
-@click.option("--headless", is_flag=True, help="Run without a display (needs --script).")
+@script_options("key, click, drag, shot ...")
 def edit(
     scenario: Path, out: Path | None, size: str, script_path: Path | None, shots: Path | None, headless: bool
 ) -> None:

@@ -21,14 +21,19 @@ Contract:
   fall back to an invisible window and the command would wait forever for input nobody can
   give). An explicit ``SDL_VIDEODRIVER`` (``dummy`` in tests,
   ``kmsdrm`` on a console) is left to SDL.
+- The options several subcommands share are declared once here, so their names and help agree:
+  :data:`POLICY_OPTIONS` (``--policy-option``), :data:`SWAP_SIDES`, :data:`WORKERS`,
+  :data:`DASK`, :data:`CHECK_INVARIANTS` (the batch commands) and :func:`script_options`
+  (``--script``/``--shots``/``--headless``: the window driven by a script, ``play`` and ``edit``).
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import TypeVar
 
 import click
 
@@ -146,3 +151,46 @@ def require_display(
         f"{command} opens a window, but there is no display here (DISPLAY and WAYLAND_DISPLAY are "
         "not set); run it on a desktop, or use 'skirmish render' for pictures"
     )
+
+
+_F = TypeVar("_F", bound=Callable[..., object])
+
+POLICY_OPTIONS = click.option(
+    "--policy-option",
+    "policy_option",
+    multiple=True,
+    metavar="POLICY.KEY=VALUE",
+    help="Option of an AI policy, e.g. planner.budget=8 (repeatable).",
+)
+SWAP_SIDES = click.option(
+    "--swap-sides", is_flag=True, help="Also play every seed with the first two sides' policies swapped."
+)
+WORKERS = click.option("--workers", type=int, default=None, help="Worker processes [default: CPUs].")
+DASK = click.option(
+    "--dask", metavar="ADDRESS", help="Run on a Dask cluster: 'local' or a scheduler address."
+)
+CHECK_INVARIANTS = click.option(
+    "--check-invariants", is_flag=True, help="Check the match invariants after every command."
+)
+
+
+def script_options(actions: str) -> Callable[[_F], _F]:
+    """``--script FILE`` (the ``actions`` it may hold), ``--shots DIR`` and ``--headless``."""
+
+    def decorate(f: _F) -> _F:
+        f = click.option("--headless", is_flag=True, help="Run without a display (needs --script).")(f)
+        f = click.option(
+            "--shots",
+            default=None,
+            type=click.Path(file_okay=False, path_type=Path),
+            help="Folder where the script's 'shot NAME' saves NAME.png.",
+        )(f)
+        return click.option(
+            "--script",
+            "script_path",
+            default=None,
+            type=click.Path(dir_okay=False, path_type=Path),
+            help=f"Carry out the actions in FILE ({actions}), then exit.",
+        )(f)
+
+    return decorate

@@ -34,7 +34,7 @@ from pathlib import Path
 
 import click
 
-from game.cli.params import POLICY_OR_HUMAN, SEED, no_display
+from game.cli.params import POLICY_OPTIONS, POLICY_OR_HUMAN, SEED, no_display, script_options
 from game.cli.render import parse_size
 from game.core.errors import SkirmishError
 
@@ -82,27 +82,8 @@ def no_display_reason(env: dict[str, str] | None = None, platform: str | None = 
     type=click.Path(dir_okay=False, path_type=Path),
     help="Continue a saved game (F5 writes one); SCENARIO must be the file it was saved from.",
 )
-@click.option(
-    "--script",
-    "script_path",
-    default=None,
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Play the actions in FILE (key, click, hover, wait, shot), then exit.",
-)
-@click.option(
-    "--shots",
-    default=None,
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Folder where the script's 'shot NAME' saves NAME.png.",
-)
-@click.option("--headless", is_flag=True, help="Run without a display (needs --script).")
-@click.option(
-    "--policy-option",
-    "policy_option",
-    multiple=True,
-    metavar="POLICY.KEY=VALUE",
-    help="Option of an AI policy, e.g. planner.budget=8 (repeatable).",
-)
+@script_options("key, click, hover, wait, shot")
+@POLICY_OPTIONS
 def play(
     scenario: Path,
     ruleset: str | None,

@@ -43,7 +43,7 @@ from game.cli.battle import (
     record_run,
     stopped,
 )
-from game.cli.params import SEED
+from game.cli.params import CHECK_INVARIANTS, DASK, POLICY_OPTIONS, SEED, SWAP_SIDES, WORKERS
 
 #: File names written into ``--out``.
 RESULTS = "results.csv"
@@ -171,27 +171,19 @@ def _scenario_labels(paths: list[str]) -> list[str]:
     metavar="KEY=V1,V2",
     help="Ruleset option and its values (repeatable).",
 )
-@click.option(
-    "--policy-option",
-    "policy_option",
-    multiple=True,
-    metavar="POLICY.KEY=VALUE",
-    help="Option of an AI policy, e.g. planner.budget=8 (repeatable).",
-)
+@POLICY_OPTIONS
 @click.option("-n", "n", type=int, default=10, show_default=True, help="Battles per arm.")
 @click.option("--seed", type=SEED, default=1, show_default=True, help="First seed (seeds S..S+N-1).")
-@click.option(
-    "--swap-sides", is_flag=True, help="Also play every seed with the first two sides' policies swapped."
-)
-@click.option("--workers", type=int, default=None, help="Worker processes [default: CPUs].")
-@click.option("--dask", metavar="ADDRESS", help="Run on a Dask cluster: 'local' or a scheduler address.")
+@SWAP_SIDES
+@WORKERS
+@DASK
 @click.option(
     "--out", "out", type=click.Path(file_okay=False), help="Output folder [default: out/sweep-<scenario>]."
 )
 @click.option(
     "--resume", is_flag=True, help="Continue the sweep in --out: play only the battles its CSV lacks."
 )
-@click.option("--check-invariants", is_flag=True, help="Check the match invariants after every command.")
+@CHECK_INVARIANTS
 @click.option("--plots/--no-plots", default=True, show_default=True, help="Write a plot per varied factor.")
 @click.option("--progress/--no-progress", default=True, show_default=True, help="Show the progress bar.")
 def sweep(

@@ -26,7 +26,7 @@ from pathlib import Path
 import click
 
 from game.cli.battle import BadInput, _writable_dir, parse_policy_options
-from game.cli.params import policy_problem
+from game.cli.params import POLICY_OPTIONS, WORKERS, policy_problem
 
 #: Default output folder.
 DEFAULT_OUT = Path("out") / "tournament"
@@ -42,15 +42,9 @@ DEFAULT_OUT = Path("out") / "tournament"
 @click.option("--ruleset", "rulesets", multiple=True, help="Ruleset to play (repeatable) [default: all].")
 @click.option("-n", "n", type=int, default=2, show_default=True, help="Seeds per scenario and ruleset.")
 @click.option("--seed", type=int, default=1, show_default=True, help="First seed (seeds S..S+N-1).")
-@click.option(
-    "--policy-option",
-    "policy_option",
-    multiple=True,
-    metavar="POLICY.KEY=VALUE",
-    help="Option of an AI policy, e.g. planner.budget=8 (repeatable).",
-)
+@POLICY_OPTIONS
 @click.option("--round-limit", type=int, default=None, help="Override every scenario's round limit.")
-@click.option("--workers", type=int, default=None, help="Worker processes [default: CPUs].")
+@WORKERS
 @click.option(
     "--out", "out", type=click.Path(file_okay=False), help="Output folder [default: out/tournament]."
 )
