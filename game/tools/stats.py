@@ -189,14 +189,19 @@ def summary_table(summary: Summary, policies: Mapping[str, str] | None = None) -
         policies: side -> policy, shown beside each side when given.
     """
     title = f"{summary.n} battles" + (f" ({summary.label})" if summary.label else "")
-    lines = [title, f"{'':<22}{'wins':>6}  {'win rate [95% CI]':<24}"]
+    labels = {
+        side: side + (f" ({policies[side]})" if policies and side in policies else "")
+        for side in summary.sides
+    }
+    labels |= {f"policy {pol}": f"policy {pol}" for pol in summary.policy_wins}
+    width = max(22, *(len(label) + 1 for label in labels.values()))  # a long user policy path stays whole
+    lines = [title, f"{'':<{width}}{'wins':>6}  {'win rate [95% CI]':<24}"]
     for side in summary.sides:
-        pol = f" ({policies[side]})" if policies and side in policies else ""
         w = summary.wins[side]
-        lines.append(f"{(side + pol)[:22]:<22}{w.k:>6}  {w}")
-    lines.append(f"{'draws':<22}{summary.draws.k:>6}  {summary.draws}")
+        lines.append(f"{labels[side]:<{width}}{w.k:>6}  {w}")
+    lines.append(f"{'draws':<{width}}{summary.draws.k:>6}  {summary.draws}")
     for pol, w in summary.policy_wins.items():
-        lines.append(f"{('policy ' + pol)[:22]:<22}{w.k:>6}  {w}")
+        lines.append(f"{'policy ' + pol:<{width}}{w.k:>6}  {w}")
     lines.append(f"mean rounds {summary.mean_rounds:.2f} (sd {summary.sd_rounds:.2f})")
     return "\n".join(lines)
 
