@@ -137,13 +137,23 @@ def factor_plot(
         ax.errorbar(xs, ps, yerr=err, fmt="o", capsize=4, label=shown)
     name = factor.removeprefix("option_")
     counts = [p.n for p in next(iter(series.values()), [])]
-    ax.set_xticks(range(len(values)), [f"{v}\n{k} battles" for v, k in zip(values, counts, strict=True)])
+    shown_values = tick_labels(values)
+    ax.set_xticks(
+        range(len(values)), [f"{v}\n{k} battles" for v, k in zip(shown_values, counts, strict=True)]
+    )
     ax.set_xlabel(name)
     ax.set_ylim(0, 1)
     ax.set_ylabel("share of battles (95% Wilson interval)")
     ax.set_title(f"Win rate by {name}")
     ax.legend(loc="best")
     return _save(fig, path)
+
+
+def tick_labels(values: Sequence[str]) -> list[str]:
+    """The values as a plot shows them: paths (scenario files, ``FILE.py:FUNCTION`` policies) by
+    their last part, unless two would then read the same."""
+    short = [v.replace("\\", "/").rsplit("/", 1)[-1] for v in values]
+    return short if len(set(short)) == len(set(values)) else list(values)
 
 
 def plot_name(factor: str) -> str:

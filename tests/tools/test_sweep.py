@@ -172,3 +172,11 @@ def test_by_factor_pools_the_arms_of_each_value() -> None:
     assert values == ["gurps", "aff"]
     assert [(p.k, p.n) for p in series["red"]] == [(2, 3), (0, 1)]
     assert [(p.k, p.n) for p in series["draws"]] == [(0, 3), (1, 1)]
+
+
+def test_plot_ticks_show_paths_by_their_last_part_unless_ambiguous() -> None:
+    from game.tools.sweep import tick_labels
+
+    assert tick_labels(["/home/me/policies/mine.py:pick", "cautious"]) == ["mine.py:pick", "cautious"]
+    assert tick_labels(["scenarios/duel.yaml", "maps/street.tmj"]) == ["duel.yaml", "street.tmj"]
+    assert tick_labels(["a/duel.yaml", "b/duel.yaml"]) == ["a/duel.yaml", "b/duel.yaml"]
