@@ -17,11 +17,12 @@ After :meth:`SightCache.move_unit` (a move, a posture change or a turn of unit `
 * a turn alone (or a move to the same spot) changes no cover and no intervening units, and
   a posture change alone no intervening units.
 
-The intervening-unit update (:func:`game.geometry.kernel.intervening_delta`) retests every
-unit only for the moved units' own pairs; every other pair retests only the moved units
-(the capsule test rejects a unit far from the sight line in a few operations), and its ranked
-list is copied unchanged unless a moved unit enters, leaves or stays in it. One move thus
-costs O(pairs + n * moves) instead of O(pairs * n).
+The intervening-unit update (:func:`game.geometry.kernel.intervening_delta`) searches afresh
+only the moved units' own pairs, among the units a grid over the map puts near each pair's
+corridor; every other pair retests only the moved units (the capsule test rejects a unit far
+from the sight line in a few operations), and its ranked list is copied unchanged unless a
+moved unit enters, leaves or stays in it. One move thus costs O(pairs + n * local units)
+instead of O(pairs * n), and no (pairs x units) table is kept.
 
 Changes are applied lazily: queries call :meth:`SightCache.refresh` first, so many moves in a
 row cost one recomputation.
@@ -64,12 +65,13 @@ class SightCache:
         self._moved: set[int] = set(range(n))
         self._touched: set[int] = set(range(n))  # any change: its pairs are re-assembled
         self._stale = True
-        # hits[pair, unit]: the unit intervenes in the pair (kept to update moves incrementally)
-        self._hits = np.zeros((len(self._a), n), dtype=bool)
         self._ptr = np.zeros(len(self._a) + 1, dtype=np.int64)
         self._rows = np.zeros(0, dtype=np.int64)
         self._batch: SightBatch | None = None
         self._no_change = np.zeros(len(self._a), dtype=bool)
+        # the unit grid of the intervening-unit update covers the map (units taken off the
+        # table are parked far outside it and tested apart)
+        self._window = np.array([0.0, 0.0, index.width, index.height])
         self.refresh()
 
     @property
@@ -133,9 +135,7 @@ class SightCache:
         prev = self._batch
         if prev is None or len(self._touched) == self._n:
             if self._moved:
-                self._ptr, self._rows = kernel.intervening_update(
-                    units.xy, units.base, self._a, self._t, self._hits, self._mask(self._moved)
-                )
+                self._ptr, self._rows = kernel.intervening_rows(units.xy, units.base, self._a, self._t)
             self._batch = assemble_batch(
                 units, self._a, self._t, self._fraction, self._screen, self._ptr, self._rows
             )
@@ -156,8 +156,8 @@ class SightCache:
             return self._no_change
         moved_rows = np.array(sorted(self._moved), dtype=np.int64)
         self._ptr, self._rows, changed = kernel.intervening_delta(
-            units.xy, units.base, self._a, self._t, self._hits, self._mask(self._moved), moved_rows,
-            self._ptr, self._rows,
+            units.xy, units.base, self._a, self._t, self._mask(self._moved), moved_rows,
+            self._ptr, self._rows, self._window,
         )  # fmt: skip
         return np.asarray(changed)
 

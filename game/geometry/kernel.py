@@ -62,7 +62,6 @@ from game.geometry.jit import (
     I1,
     I2,
     OUT_B1,
-    OUT_B2,
     OUT_F1,
     OUT_I1,
     OUT_I8,
@@ -1065,143 +1064,197 @@ def _corridor_hit(
     return gap < ru - TOUCH_TOL
 
 
+#: Below this many units :func:`intervening_rows` scans every unit (the grid would not pay).
+_UNIT_GRID_FROM = 48
+
+
 @helper
-def _ranked_rows(
-    xy: FloatArray, a: IntArray, n_pairs: int, n: int, hits: NDArray[np.bool_]
-) -> tuple[IntArray, IntArray]:
-    """CSR of ``hits`` (pairs × units), per pair nearest the attacker first (ties by row)."""
-    ptr = np.zeros(n_pairs + 1, dtype=np.int64)
-    total = 0
-    for k in range(n_pairs):
-        for u in range(n):
-            if hits[k, u]:
-                total += 1
-        ptr[k + 1] = total
-    rows = np.empty(total, dtype=np.int64)
-    dist = np.empty(n)
-    for k in range(n_pairs):
-        lo = ptr[k]
-        m = 0
-        ax, ay = xy[a[k], 0], xy[a[k], 1]
-        for u in range(n):
-            if hits[k, u]:
-                du = math.hypot(xy[u, 0] - ax, xy[u, 1] - ay)
-                j = m
-                while j > 0 and dist[j - 1] > du:  # insertion: equal distances keep row order
-                    dist[j] = dist[j - 1]
-                    rows[lo + j] = rows[lo + j - 1]
-                    j -= 1
-                dist[j] = du
-                rows[lo + j] = u
-                m += 1
-    return ptr, rows
+def _window_grid(
+    xy: FloatArray, window: FloatArray, use: bool
+) -> tuple[FloatArray, IntArray, IntArray, IntArray, IntArray]:
+    """A uniform grid over ``window`` (x0, y0, x1, y1) of the units inside it, and the rows outside.
 
-
-@kernel(types.Tuple((OUT_I1, OUT_I1))(F2, F1, I1, I1, OUT_B2, B1))
-def intervening_update(
-    xy: FloatArray, base: FloatArray, a: IntArray, t: IntArray, hits: NDArray[np.bool_], moved: BoolArray
-) -> tuple[IntArray, IntArray]:
-    """Update ``hits[pair, unit]`` (does the unit intervene?) after units moved; return the CSR.
-
-    A pair's own move changes its corridor (every unit is retested); another unit's move
-    changes only whether that unit intervenes. ``moved`` all True recomputes everything.
-
-    Returns:
-        ``(ptr, rows)``: per pair the intervening units, nearest the attacker first.
+    Like :func:`_unit_grid` (about one unit per cell, each cell's rows ascending), but units
+    outside the window (e.g. removed from the table, parked far away; or not finite) do not
+    stretch it: they are returned apart, for callers to test always. ``use`` False: an empty
+    one-cell grid and every row outside.
     """
-    xy, base, a, t, moved = borrowed(xy), borrowed(base), borrowed(a), borrowed(t), borrowed(moved)
-    n_pairs, n = a.size, base.size
-    for k in range(n_pairs):
-        ak, tk = a[k], t[k]
-        mine = moved[ak] or moved[tk]
-        ax, ay, tx, ty, rr = xy[ak, 0], xy[ak, 1], xy[tk, 0], xy[tk, 1], base[tk]
+    n = xy.shape[0]
+    x0, y0 = window[0], window[1]
+    w, h = max(window[2] - x0, 1e-6), max(window[3] - y0, 1e-6)
+    inside = np.zeros(n, dtype=np.bool_)
+    n_in = 0
+    if use:
         for u in range(n):
-            if mine or moved[u]:
-                hits[k, u] = (
-                    u != ak and u != tk and _corridor_hit(ax, ay, tx, ty, rr, xy[u, 0], xy[u, 1], base[u])
-                )
-    return _ranked_rows(xy, a, n_pairs, n, borrowed(hits))
+            x, y = xy[u, 0], xy[u, 1]
+            if x0 <= x <= x0 + w and y0 <= y <= y0 + h:
+                inside[u] = True
+                n_in += 1
+    cell = max(math.sqrt(w * h / max(n_in, 1)), w / (2.0 * n_in + 4.0), h / (2.0 * n_in + 4.0), 1e-6)
+    nx, ny = int(w / cell) + 1, int(h / cell) + 1
+    grid_f = np.array([x0, y0, cell])
+    grid_i = np.array([nx, ny], dtype=np.int64)
+    cell_of = np.empty(n, dtype=np.int64)
+    ptr = np.zeros(nx * ny + 1, dtype=np.int64)
+    outside = np.empty(n - n_in, dtype=np.int64)
+    n_out = 0
+    for u in range(n):
+        if inside[u]:
+            i = min(int((xy[u, 0] - x0) / cell), nx - 1)
+            j = min(int((xy[u, 1] - y0) / cell), ny - 1)
+            cell_of[u] = i * ny + j
+            ptr[cell_of[u] + 1] += 1
+        else:
+            outside[n_out] = u
+            n_out += 1
+    for c in range(nx * ny):
+        ptr[c + 1] += ptr[c]
+    fill = ptr[:-1].copy()
+    item = np.empty(n_in, dtype=np.int64)
+    for u in range(n):
+        if inside[u]:
+            item[fill[cell_of[u]]] = u
+            fill[cell_of[u]] += 1
+    return grid_f, grid_i, ptr, item, outside
 
 
-@kernel(types.Tuple((OUT_I1, OUT_I1, OUT_B1))(F2, F1, I1, I1, OUT_B2, B1, I1, I1, I1))
+@inline
+def _rank(rows: IntArray, dist: FloatArray, lo: int, m: int, u: int, du: float) -> None:
+    """Insert row ``u`` at distance ``du`` into the ranked ``rows[lo:lo + m]`` (distances in
+    ``dist[:m]``): nearest first, equal distances by row, as a full ranking orders them."""
+    j = m
+    while j > 0 and (dist[j - 1] > du or (dist[j - 1] == du and rows[lo + j - 1] > u)):
+        dist[j] = dist[j - 1]
+        rows[lo + j] = rows[lo + j - 1]
+        j -= 1
+    dist[j] = du
+    rows[lo + j] = u
+
+
+@kernel(types.Tuple((OUT_I1, OUT_I1, OUT_B1))(F2, F1, I1, I1, B1, I1, I1, I1, F1))
 def intervening_delta(
     xy: FloatArray,
     base: FloatArray,
     a: IntArray,
     t: IntArray,
-    hits: NDArray[np.bool_],
     moved: BoolArray,
     moved_rows: IntArray,
     old_ptr: IntArray,
     old_rows: IntArray,
+    window: FloatArray,
 ) -> tuple[IntArray, IntArray, BoolArray]:
-    """:func:`intervening_update` touching only what the moves can change.
+    """The intervening units of every pair after units moved, from those before (CSR ``old_ptr``,
+    ``old_rows``), touching only what the moves can change.
 
-    A pair with a moved end has a new corridor: every unit is retested. Any other pair only
-    retests the moved units (``moved_rows``; the capsule test rejects most of them in a few
-    operations), and it *changed* if a moved unit intervenes in it before or after (its
-    entry, or its distance rank, moved). Unchanged pairs copy their ranked rows from the
-    previous CSR (``old_ptr``, ``old_rows``), changed ones are re-ranked from ``hits``.
+    A pair with a moved end (``moved``) has a new corridor: its units are searched afresh, from
+    :data:`_UNIT_GRID_FROM` units on only among those a unit grid over ``window`` (x0, y0, x1,
+    y1, e.g. the map) puts near the corridor's capsule, plus any unit outside the window (the
+    others cannot pass :func:`_corridor_hit`'s capsule test). Any other pair only retests the
+    moved units (``moved_rows``; the capsule test rejects most of them in a few operations): it
+    *changed* if one of them intervenes before or after, and then its list is the old one
+    without the moved units, with those that intervene now ranked in. Unchanged pairs copy their
+    list. No (pairs x units) table is kept: memory stays O(pairs + entries).
 
     Returns:
-        ``(ptr, rows, changed)``: the new CSR (identical to a full recomputation) and the
-        pairs whose intervening units changed.
+        ``(ptr, rows, changed)``: the new CSR (identical to :func:`intervening_rows` on the new
+        positions) and the pairs whose intervening units changed.
     """
     xy, base, a, t = borrowed(xy), borrowed(base), borrowed(a), borrowed(t)
     moved, moved_rows = borrowed(moved), borrowed(moved_rows)
-    old_ptr, old_rows, hits = borrowed(old_ptr), borrowed(old_rows), borrowed(hits)
+    old_ptr, old_rows = borrowed(old_ptr), borrowed(old_rows)
     n_pairs, n = a.size, base.size
+    if not (_rows_in_range(a, n) and _rows_in_range(t, n) and _rows_in_range(moved_rows, n)):
+        raise IndexError("attacker, target or moved row out of range")
+    use_grid = n >= _UNIT_GRID_FROM
+    max_base = 0.0
+    for u in range(n):
+        if not math.isfinite(base[u]):
+            use_grid = False
+        else:
+            max_base = max(max_base, base[u])
+    grid_f, grid_i, grid_ptr, grid_item, outside = _window_grid(xy, window, use_grid)
     changed = np.zeros(n_pairs, dtype=np.bool_)
     ptr = np.zeros(n_pairs + 1, dtype=np.int64)
+    # room for every entry: the old ones, n per pair with a moved end, the moved units elsewhere
+    cap = old_rows.size
+    for k in range(n_pairs):
+        cap += n if moved[a[k]] or moved[t[k]] else moved_rows.size
+    rows_owner = np.empty(cap, dtype=np.int64)
+    rows = borrowed(rows_owner)
+    dist_owner = np.empty(max(n, 1))
+    dist = borrowed(dist_owner)
     total = 0
     for k in range(n_pairs):
         ak, tk = a[k], t[k]
         ax, ay, tx, ty, rr = xy[ak, 0], xy[ak, 1], xy[tk, 0], xy[tk, 1], base[tk]
+        lo, hi = old_ptr[k], old_ptr[k + 1]
         if moved[ak] or moved[tk]:
             changed[k] = True
-            for u in range(n):
-                h = u != ak and u != tk and _corridor_hit(ax, ay, tx, ty, rr, xy[u, 0], xy[u, 1], base[u])
-                hits[k, u] = h
-                if h:
-                    total += 1
+            m = 0
+            finite = math.isfinite(ax) and math.isfinite(ay) and math.isfinite(tx) and math.isfinite(ty)
+            if not (use_grid and finite):  # no grid, or no capsule to look up: every unit
+                for u in range(n):
+                    if u != ak and u != tk and _corridor_hit(ax, ay, tx, ty, rr, xy[u, 0], xy[u, 1], base[u]):
+                        _rank(rows, dist, total, m, u, math.hypot(xy[u, 0] - ax, xy[u, 1] - ay))
+                        m += 1
+            else:
+                for e in range(outside.size):
+                    u = outside[e]
+                    if u != ak and u != tk and _corridor_hit(ax, ay, tx, ty, rr, xy[u, 0], xy[u, 1], base[u]):
+                        _rank(rows, dist, total, m, u, math.hypot(xy[u, 0] - ax, xy[u, 1] - ay))
+                        m += 1
+                w = (rr + max_base) * (1.0 + 1e-6) + 1e-6
+                col0, col1 = _capsule_columns(grid_f, grid_i, ax, tx, w)
+                for col in range(col0, col1 + 1):
+                    row0, row1 = _capsule_rows(grid_f, grid_i, col, ax, ay, tx, ty, w)
+                    for c in range(col * grid_i[1] + row0, col * grid_i[1] + row1 + 1):
+                        for e in range(grid_ptr[c], grid_ptr[c + 1]):
+                            u = grid_item[e]
+                            if (
+                                u != ak
+                                and u != tk
+                                and _corridor_hit(ax, ay, tx, ty, rr, xy[u, 0], xy[u, 1], base[u])
+                            ):
+                                _rank(rows, dist, total, m, u, math.hypot(xy[u, 0] - ax, xy[u, 1] - ay))
+                                m += 1
+            total += m
         else:
-            total += old_ptr[k + 1] - old_ptr[k]
+            touched = False
             for j in range(moved_rows.size):
                 u = moved_rows[j]
-                was = hits[k, u]
-                h = u != ak and u != tk and _corridor_hit(ax, ay, tx, ty, rr, xy[u, 0], xy[u, 1], base[u])
-                if was or h:
-                    changed[k] = True
-                    hits[k, u] = h
-                    total += int(h) - int(was)
+                if _corridor_hit(ax, ay, tx, ty, rr, xy[u, 0], xy[u, 1], base[u]):
+                    touched = True
+                    break
+                for e in range(lo, hi):
+                    if old_rows[e] == u:
+                        touched = True
+                if touched:
+                    break
+            if not touched:
+                for e in range(lo, hi):
+                    rows[total] = old_rows[e]
+                    total += 1
+            else:
+                changed[k] = True
+                m = 0
+                for e in range(lo, hi):  # still ranked: the old list without the moved units
+                    u = old_rows[e]
+                    if not moved[u]:
+                        rows[total + m] = u
+                        dist[m] = math.hypot(xy[u, 0] - ax, xy[u, 1] - ay)
+                        m += 1
+                for j in range(moved_rows.size):
+                    u = moved_rows[j]
+                    if _corridor_hit(ax, ay, tx, ty, rr, xy[u, 0], xy[u, 1], base[u]):
+                        _rank(rows, dist, total, m, u, math.hypot(xy[u, 0] - ax, xy[u, 1] - ay))
+                        m += 1
+                total += m
         ptr[k + 1] = total
-    rows = np.empty(total, dtype=np.int64)
-    dist = np.empty(max(n, 1))
-    for k in range(n_pairs):
-        lo = ptr[k]
-        if not changed[k]:
-            o = old_ptr[k]
-            for e in range(ptr[k + 1] - lo):
-                rows[lo + e] = old_rows[o + e]
-            continue
-        m = 0
-        ax, ay = xy[a[k], 0], xy[a[k], 1]
-        for u in range(n):
-            if hits[k, u]:
-                du = math.hypot(xy[u, 0] - ax, xy[u, 1] - ay)
-                j = m
-                while j > 0 and dist[j - 1] > du:  # insertion: equal distances keep row order
-                    dist[j] = dist[j - 1]
-                    rows[lo + j] = rows[lo + j - 1]
-                    j -= 1
-                dist[j] = du
-                rows[lo + j] = u
-                m += 1
-    return ptr, rows, changed
-
-
-#: Below this many units :func:`intervening_rows` scans every unit (the grid would not pay).
-_UNIT_GRID_FROM = 48
+    out = np.empty(total, dtype=np.int64)
+    for i in range(total):
+        out[i] = rows[i]
+    keep_alive((dist_owner, rows_owner))
+    return ptr, out, changed
 
 
 @helper

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from components.terrain import ObstacleSpec
 from game.geometry import SightIndex, UnitTable, kernel, sight_reference
 from game.geometry.reference import sight_profile
+from tests.geometry.reference_intervening import intervening_all
 from tests.geometry.scenes import HIGH, LOW, MAP_H, MAP_W, box, poly, random_scene, table
 from tests.geometry.test_properties import assert_same_facts
 
@@ -238,7 +239,7 @@ def test_every_kernel_has_one_signature_and_accepts_read_only_arrays() -> None:
     for fn in (
         kernel.cover_pairs,
         kernel.intervening_rows,
-        kernel.intervening_update,
+        kernel.intervening_delta,
         kernel.corridor_hits,
         kernel.assemble,
     ):
@@ -259,7 +260,6 @@ def test_intervening_grid_broad_phase_equals_scanning_every_unit(seed: int, n: i
     a, t = np.nonzero(~np.eye(n, dtype=bool))
     a, t = a.astype(np.int64), t.astype(np.int64)
     ptr, rows = kernel.intervening_rows(xy, base, a, t)
-    hits = np.zeros((len(a), n), dtype=bool)
-    want_ptr, want_rows = kernel.intervening_update(xy, base, a, t, hits, np.ones(n, dtype=bool))
+    want_ptr, want_rows = intervening_all(xy, base, a, t)
     np.testing.assert_array_equal(ptr, want_ptr)
     np.testing.assert_array_equal(rows, want_rows)
