@@ -68,6 +68,9 @@ class SightCache:
         self._ptr = np.zeros(len(self._a) + 1, dtype=np.int64)
         self._rows = np.zeros(0, dtype=np.int64)
         self._batch: SightBatch | None = None
+        # Facts already asked for, per pair, until a change reaches the pair: after a move most
+        # pairs are untouched, and the AI asks about the same pairs decision after decision.
+        self._memo: list[SightFacts | None] = [None] * len(self._a)
         self._no_change = np.zeros(len(self._a), dtype=bool)
         # the unit grid of the intervening-unit update covers the map (units taken off the
         # table are parked far outside it and tested apart)
@@ -139,9 +142,17 @@ class SightCache:
             self._batch = assemble_batch(
                 units, self._a, self._t, self._fraction, self._screen, self._ptr, self._rows
             )
+            self._memo = [None] * len(self._a)
         else:
             changed = self._update_intervening(units)
             self._batch = self._reassemble(units, prev, changed)
+            memo = self._memo
+            for i in self._touched:  # their pairs were re-assembled (and re-covered if dirty)
+                for k in self._pairs_of[i].tolist():
+                    memo[k] = None
+            if changed is not self._no_change:
+                for k in np.flatnonzero(changed).tolist():
+                    memo[k] = None
         self._moved.clear()
         self._touched.clear()
         self._stale = False
@@ -204,7 +215,12 @@ class SightCache:
 
     def facts(self, a: int, t: int) -> SightFacts:
         """Current sight facts from unit ``a`` to unit ``t``."""
-        return self.batch.facts(self.pair_index(a, t))
+        batch = self.batch  # refreshes (and forgets the facts of the pairs that changed)
+        k = self.pair_index(a, t)
+        got = self._memo[k]
+        if got is None:
+            got = self._memo[k] = batch.facts(k)
+        return got
 
     def fraction_matrix(self) -> FloatArray:
         """(n, n) cover fractions, attacker rows, target columns (diagonal 0)."""
