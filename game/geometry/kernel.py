@@ -1173,35 +1173,62 @@ def intervening_delta(
         else:
             max_base = max(max_base, base[u])
     grid_f, grid_i, grid_ptr, grid_item, outside = _window_grid(xy, window, use_grid)
-    changed = np.zeros(n_pairs, dtype=np.bool_)
-    ptr = np.zeros(n_pairs + 1, dtype=np.int64)
-    # room for every entry: the old ones, n per pair with a moved end, the moved units elsewhere
-    cap = old_rows.size
+    # 1. which pairs change: a moved end (2), a moved unit in the old list (1, found by one scan
+    # of the old entries) or in the corridor now (1); the others (0) keep their list
+    status = np.zeros(n_pairs, dtype=np.int8)
+    for e in range(old_rows.size):
+        if moved[old_rows[e]]:
+            lo, hi = 0, n_pairs  # the pair of entry e: old_ptr[k] <= e < old_ptr[k + 1]
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                if old_ptr[mid] <= e:
+                    lo = mid
+                else:
+                    hi = mid
+            status[lo] = 1
+    n_movers = 0
     for k in range(n_pairs):
-        cap += n if moved[a[k]] or moved[t[k]] else moved_rows.size
-    rows_owner = np.empty(cap, dtype=np.int64)
-    rows = borrowed(rows_owner)
+        ak, tk = a[k], t[k]
+        if moved[ak] or moved[tk]:
+            status[k] = 2
+            n_movers += 1
+        elif status[k] == 0:
+            ax, ay, tx, ty, rr = xy[ak, 0], xy[ak, 1], xy[tk, 0], xy[tk, 1], base[tk]
+            for j in range(moved_rows.size):
+                u = moved_rows[j]
+                if _corridor_hit(ax, ay, tx, ty, rr, xy[u, 0], xy[u, 1], base[u]):
+                    status[k] = 1
+                    break
+    # 2. the changed pairs' new lists, into a scratch CSR (in pair order)
+    cap = n_movers * n
+    for k in range(n_pairs):
+        if status[k] == 1:
+            cap += old_ptr[k + 1] - old_ptr[k] + moved_rows.size
+    new_owner = np.empty(cap, dtype=np.int64)
+    new_rows = borrowed(new_owner)
+    size = np.empty(n_pairs, dtype=np.int64)
     dist_owner = np.empty(max(n, 1))
     dist = borrowed(dist_owner)
     total = 0
     for k in range(n_pairs):
+        if status[k] == 0:
+            size[k] = old_ptr[k + 1] - old_ptr[k]
+            continue
         ak, tk = a[k], t[k]
         ax, ay, tx, ty, rr = xy[ak, 0], xy[ak, 1], xy[tk, 0], xy[tk, 1], base[tk]
-        lo, hi = old_ptr[k], old_ptr[k + 1]
-        if moved[ak] or moved[tk]:
-            changed[k] = True
-            m = 0
+        m = 0
+        if status[k] == 2:
             finite = math.isfinite(ax) and math.isfinite(ay) and math.isfinite(tx) and math.isfinite(ty)
             if not (use_grid and finite):  # no grid, or no capsule to look up: every unit
                 for u in range(n):
                     if u != ak and u != tk and _corridor_hit(ax, ay, tx, ty, rr, xy[u, 0], xy[u, 1], base[u]):
-                        _rank(rows, dist, total, m, u, math.hypot(xy[u, 0] - ax, xy[u, 1] - ay))
+                        _rank(new_rows, dist, total, m, u, math.hypot(xy[u, 0] - ax, xy[u, 1] - ay))
                         m += 1
             else:
                 for e in range(outside.size):
                     u = outside[e]
                     if u != ak and u != tk and _corridor_hit(ax, ay, tx, ty, rr, xy[u, 0], xy[u, 1], base[u]):
-                        _rank(rows, dist, total, m, u, math.hypot(xy[u, 0] - ax, xy[u, 1] - ay))
+                        _rank(new_rows, dist, total, m, u, math.hypot(xy[u, 0] - ax, xy[u, 1] - ay))
                         m += 1
                 w = (rr + max_base) * (1.0 + 1e-6) + 1e-6
                 col0, col1 = _capsule_columns(grid_f, grid_i, ax, tx, w)
@@ -1215,45 +1242,48 @@ def intervening_delta(
                                 and u != tk
                                 and _corridor_hit(ax, ay, tx, ty, rr, xy[u, 0], xy[u, 1], base[u])
                             ):
-                                _rank(rows, dist, total, m, u, math.hypot(xy[u, 0] - ax, xy[u, 1] - ay))
+                                _rank(new_rows, dist, total, m, u, math.hypot(xy[u, 0] - ax, xy[u, 1] - ay))
                                 m += 1
-            total += m
         else:
-            touched = False
+            for e in range(old_ptr[k], old_ptr[k + 1]):  # still ranked: the old list without the moved
+                u = old_rows[e]
+                if not moved[u]:
+                    new_rows[total + m] = u
+                    dist[m] = math.hypot(xy[u, 0] - ax, xy[u, 1] - ay)
+                    m += 1
             for j in range(moved_rows.size):
                 u = moved_rows[j]
                 if _corridor_hit(ax, ay, tx, ty, rr, xy[u, 0], xy[u, 1], base[u]):
-                    touched = True
-                    break
-                for e in range(lo, hi):
-                    if old_rows[e] == u:
-                        touched = True
-                if touched:
-                    break
-            if not touched:
-                for e in range(lo, hi):
-                    rows[total] = old_rows[e]
-                    total += 1
-            else:
-                changed[k] = True
-                m = 0
-                for e in range(lo, hi):  # still ranked: the old list without the moved units
-                    u = old_rows[e]
-                    if not moved[u]:
-                        rows[total + m] = u
-                        dist[m] = math.hypot(xy[u, 0] - ax, xy[u, 1] - ay)
-                        m += 1
-                for j in range(moved_rows.size):
-                    u = moved_rows[j]
-                    if _corridor_hit(ax, ay, tx, ty, rr, xy[u, 0], xy[u, 1], base[u]):
-                        _rank(rows, dist, total, m, u, math.hypot(xy[u, 0] - ax, xy[u, 1] - ay))
-                        m += 1
-                total += m
-        ptr[k + 1] = total
-    out = np.empty(total, dtype=np.int64)
-    for i in range(total):
-        out[i] = rows[i]
-    keep_alive((dist_owner, rows_owner))
+                    _rank(new_rows, dist, total, m, u, math.hypot(xy[u, 0] - ax, xy[u, 1] - ay))
+                    m += 1
+        size[k] = m
+        total += m
+    # 3. the new CSR: unchanged pairs' lists copied run by run, the others from the scratch
+    changed = np.empty(n_pairs, dtype=np.bool_)
+    ptr = np.empty(n_pairs + 1, dtype=np.int64)
+    ptr[0] = 0
+    for k in range(n_pairs):
+        ptr[k + 1] = ptr[k] + size[k]
+        changed[k] = status[k] != 0
+    out = np.empty(ptr[n_pairs], dtype=np.int64)
+    src = 0
+    k = 0
+    while k < n_pairs:
+        if status[k] == 0:
+            k1 = k
+            while k1 < n_pairs and status[k1] == 0:
+                k1 += 1
+            lo, dst = old_ptr[k], ptr[k]
+            for e in range(old_ptr[k1] - lo):
+                out[dst + e] = old_rows[lo + e]
+            k = k1
+        else:
+            dst = ptr[k]
+            for e in range(size[k]):
+                out[dst + e] = new_rows[src + e]
+            src += size[k]
+            k += 1
+    keep_alive((dist_owner, new_owner))
     return ptr, out, changed
 
 
