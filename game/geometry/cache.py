@@ -215,11 +215,15 @@ class SightCache:
 
     def facts(self, a: int, t: int) -> SightFacts:
         """Current sight facts from unit ``a`` to unit ``t``."""
-        batch = self.batch  # refreshes (and forgets the facts of the pairs that changed)
-        k = self.pair_index(a, t)
+        if self._stale or self._batch is None:
+            self.refresh()  # (and forget the facts of the pairs that changed)
+        if a == t:
+            raise ValueError("attacker and target must differ")
+        k = a * (self._n - 1) + (t if t < a else t - 1)  # pair_index, inline: asked very often
         got = self._memo[k]
         if got is None:
-            got = self._memo[k] = batch.facts(k)
+            assert self._batch is not None
+            got = self._memo[k] = self._batch.facts(k)
         return got
 
     def fraction_matrix(self) -> FloatArray:
