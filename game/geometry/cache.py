@@ -148,11 +148,11 @@ class SightCache:
             self._batch = self._reassemble(units, prev, changed)
             memo = self._memo
             for i in self._touched:  # their pairs were re-assembled (and re-covered if dirty)
-                for k in self._pairs_of[i].tolist():
-                    memo[k] = None
+                for p in self._pairs_of[i].tolist():
+                    memo[p] = None
             if changed is not self._no_change:
-                for k in np.flatnonzero(changed).tolist():
-                    memo[k] = None
+                for p in np.flatnonzero(changed).tolist():
+                    memo[p] = None
         self._moved.clear()
         self._touched.clear()
         self._stale = False
