@@ -1,23 +1,31 @@
-"""The planner's cost and strength against ``cautious``, in the same battles.
+"""The planner's cost and strength against ``cautious`` (and other policies), in the same battles.
 
 Usage::
 
     .venv/bin/python benchmarks/planner.py              # 2 seeds: 100 battles, a few minutes
-    .venv/bin/python benchmarks/planner.py --seeds 10   # 500 battles: the figures in docs/ai.md
+    .venv/bin/python benchmarks/planner.py --seeds 20 --opponent cautious --opponent aggressive \
+        --tables --workers 2                            # 2000 battles: the figures in docs/ai.md
+    .venv/bin/python benchmarks/planner.py --scenario village-battle --seeds 1 \
+        --opponent cautious --opponent aggressive       # the 40v40 village, measured apart
     .venv/bin/python benchmarks/planner.py --budget 4   # the budget knob (planner.budget)
     .venv/bin/python benchmarks/planner.py --clone-cost # what one look-ahead copy of a match costs
 
-Every shipped scenario under every ruleset, on seeds 1..N, each seed with ``planner`` on either
-side against ``cautious`` (the same battles ``skirmish battle --swap-sides`` plays). Each policy
-call is timed with ``time.process_time`` (CPU time of this process: a busy host slows both
-policies alike, so compare them in one run, as here); a policy's CPU per battle is the sum of its
-own calls over the battles, divided by the number of battles. The engine's own work (applying
-commands, posing decisions) belongs to neither and is left out. The last line is::
+Every shipped scenario but the 40v40 village (:data:`SEPARATE`: it costs as much as all the
+others together, so it is measured on its own with ``--scenario``) under every ruleset, on seeds
+``--first-seed`` onwards, each seed with ``planner`` on either side against each ``--opponent``
+(default ``cautious``; the same battles ``skirmish battle --swap-sides`` plays). Each policy call
+is timed with ``time.process_time`` (CPU time of the process playing the battle: a busy host
+slows both policies alike, so compare them in one run, as here); a policy's CPU per battle is the
+sum of its own calls over the battles, divided by the number of battles. The engine's own work
+(applying commands, posing decisions) belongs to neither and is left out. The last lines are, one
+per opponent::
 
     planner: <ms> ms/battle, cautious <ms>, ratio <r>x, win rate vs cautious <p>
 
 with the win rate among decisive battles and its 95 % Wilson interval. The issue's bound is a
-ratio of at most 5 at the default budget.
+ratio of at most 5 against ``cautious`` at the default budget. ``--tables`` first prints the
+planner's win rates per ruleset and per scenario against each opponent (Markdown, with Wilson
+intervals); ``--workers`` plays the battles in that many processes (the results are the same).
 
 ``--clone-cost`` measures instead what a search over copies of the match would pay for each
 copy, on the 5v5 map after 60 commands under every ruleset: rebuilding the match from its seed
@@ -28,11 +36,15 @@ the engine's world by name and the dice stream); docs/ai.md weighs these against
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from tqdm import tqdm
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -44,6 +56,9 @@ from game.tools.session import HUMAN, Session, Setup  # noqa: E402
 from game.tools.stats import wilson  # noqa: E402
 
 SCENARIOS = sorted(p for p in (ROOT / "scenarios").glob("*.yaml") if p.stem != "profiles")
+#: Shipped scenarios measured on their own (``--scenario NAME``), not by default: the 40v40
+#: village costs as much as all the others together.
+SEPARATE = ("village-battle",)
 
 
 def timed(policy: Callable[..., Any], spent: dict[str, float], name: str) -> Callable[..., Any]:
@@ -87,52 +102,131 @@ def clone_cost() -> None:
         )
 
 
+@dataclass(frozen=True)
+class Battle:
+    """One battle of the benchmark: ``planner`` against ``opponent``, ``planner`` on the first
+    side unless ``swapped``."""
+
+    scenario: str
+    ruleset: str
+    seed: int
+    opponent: str
+    swapped: bool
+
+
+@dataclass(frozen=True)
+class Result:
+    battle: Battle
+    winner: str | None  # "planner", the opponent's name, or None (a draw)
+    spent: dict[str, float]  # CPU seconds of each policy's own calls
+
+
+def play(job: tuple[Battle, dict[str, Any]]) -> Result:
+    """Play one battle, timing each policy's calls (runs in a worker process too)."""
+    battle, options = job
+    spent = {"planner": 0.0, battle.opponent: 0.0}
+    players = {
+        "planner": timed(get_policy("planner", **options), spent, "planner"),
+        battle.opponent: timed(get_policy(battle.opponent), spent, battle.opponent),
+    }
+    spec = load_spec(str(ROOT / "scenarios" / f"{battle.scenario}.yaml"), battle.ruleset)
+    first, second = spec.sides[0], spec.sides[1]
+    a, b = ("planner", battle.opponent) if not battle.swapped else (battle.opponent, "planner")
+    side_of = {first: a, second: b}
+    setup = Setup(ruleset=battle.ruleset, seed=battle.seed, controllers=side_of)
+    # Both sides "human" to the session: this loop answers with the timed policies.
+    with Session.start(spec, setup, HUMAN) as s:
+        m = s.match
+        while m.outcome is None:
+            d = m.pending
+            assert d is not None
+            s.apply(players[side_of[m.side(d.unit)]](s.view, d, m.ai_rng))
+        winner = side_of.get(m.outcome.winner) if m.outcome.winner else None
+    return Result(battle, winner, spent)
+
+
+def tally(results: list[Result]) -> tuple[int, int, int]:
+    """Planner wins, losses and draws among ``results``."""
+    won = sum(r.winner == "planner" for r in results)
+    drawn = sum(r.winner is None for r in results)
+    return won, len(results) - won - drawn, drawn
+
+
+def table(results: list[Result], opponents: list[str], key: Callable[[Battle], str], title: str) -> str:
+    """A Markdown table of the planner's decisive win rate against each opponent, per ``key``."""
+    keys = sorted({key(r.battle) for r in results})
+    head = f"| {title} | " + " | ".join(f"vs `{o}`: W-L-D, win rate (95 % CI)" for o in opponents) + " |"
+    lines = [head, "|---" * (1 + len(opponents)) + "|"]
+    for k in [*keys, "all"]:
+        cells = []
+        for o in opponents:
+            rs = [r for r in results if r.battle.opponent == o and (k == "all" or key(r.battle) == k)]
+            w, lost, d = tally(rs)
+            cells.append(f"{w}-{lost}-{d}, {wilson(w, w + lost)}")
+        name = "**all**" if k == "all" else f"`{k}`"
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=2, help="seeds per scenario and ruleset (default 2)")
+    ap.add_argument("--first-seed", type=int, default=1, help="the first seed (default 1)")
     ap.add_argument("--budget", type=int, default=None, help="planner.budget (default: the planner's)")
     ap.add_argument("--ruleset", action="append", help="only this ruleset (repeatable)")
+    ap.add_argument(
+        "--scenario",
+        action="append",
+        help=f"only this shipped scenario (repeatable; default all but {', '.join(SEPARATE)})",
+    )
+    ap.add_argument(
+        "--opponent", action="append", help="play against this policy (repeatable; default cautious)"
+    )
+    ap.add_argument("--workers", type=int, default=1, help="processes (default 1)")
+    ap.add_argument("--tables", action="store_true", help="also print the win rates per ruleset and scenario")
     ap.add_argument("--clone-cost", action="store_true", help="measure what copying a match costs")
     args = ap.parse_args()
     if args.clone_cost:
         clone_cost()
         return
-
-    spent = {"planner": 0.0, "cautious": 0.0}
+    opponents = args.opponent or ["cautious"]
+    scenarios = args.scenario or [p.stem for p in SCENARIOS if p.stem not in SEPARATE]
     options = {} if args.budget is None else {"budget": args.budget}
-    players = {
-        "planner": timed(get_policy("planner", **options), spent, "planner"),
-        "cautious": timed(get_policy("cautious"), spent, "cautious"),
-    }
-    won = lost = drawn = battles = 0
-    for path in SCENARIOS:
-        for ruleset in args.ruleset or RULESET_NAMES:
-            spec = load_spec(str(path), ruleset)
-            first, second = spec.sides[0], spec.sides[1]
-            for seed in range(1, args.seeds + 1):
-                for a, b in (("planner", "cautious"), ("cautious", "planner")):
-                    side_of = {first: a, second: b}
-                    setup = Setup(ruleset=ruleset, seed=seed, controllers=side_of)
-                    # Both sides "human" to the session: this loop answers with the timed policies.
-                    with Session.start(spec, setup, HUMAN) as s:
-                        m = s.match
-                        while m.outcome is None:
-                            d = m.pending
-                            assert d is not None
-                            s.apply(players[side_of[m.side(d.unit)]](s.view, d, m.ai_rng))
-                        winner = side_of.get(m.outcome.winner) if m.outcome.winner else None
-                    battles += 1
-                    won += winner == "planner"
-                    lost += winner == "cautious"
-                    drawn += winner is None
-    rate = wilson(won, won + lost)
-    p_ms = 1000.0 * spent["planner"] / battles
-    c_ms = 1000.0 * spent["cautious"] / battles
-    print(f"{battles} battles: planner won {won}, lost {lost}, drew {drawn}", file=sys.stderr)
-    print(
-        f"planner: {p_ms:.1f} ms/battle, cautious {c_ms:.1f}, ratio {p_ms / c_ms:.2f}x, "
-        f"win rate vs cautious {rate}"
-    )
+    jobs = [
+        (Battle(sc, ruleset, seed, opponent, swapped), options)
+        for opponent in opponents
+        for sc in scenarios
+        for ruleset in args.ruleset or RULESET_NAMES
+        for seed in range(args.first_seed, args.first_seed + args.seeds)
+        for swapped in (False, True)
+    ]
+    bar = tqdm(total=len(jobs), unit="battle", file=sys.stderr)
+    results: list[Result] = []
+    if args.workers > 1:
+        with multiprocessing.get_context("spawn").Pool(args.workers) as pool:
+            for r in pool.imap_unordered(play, jobs):
+                results.append(r)
+                bar.update()
+    else:
+        for job in jobs:
+            results.append(play(job))
+            bar.update()
+    bar.close()
+    if args.tables:
+        print(table(results, opponents, lambda b: b.ruleset, "ruleset"))
+        print()
+        print(table(results, opponents, lambda b: b.scenario, "scenario"))
+        print()
+    for o in opponents:
+        rs = [r for r in results if r.battle.opponent == o]
+        won, lost, drawn = tally(rs)
+        p_ms = 1000.0 * sum(r.spent["planner"] for r in rs) / len(rs)
+        o_ms = 1000.0 * sum(r.spent[o] for r in rs) / len(rs)
+        print(f"{len(rs)} battles vs {o}: planner won {won}, lost {lost}, drew {drawn}", file=sys.stderr)
+        print(
+            f"planner: {p_ms:.1f} ms/battle, {o} {o_ms:.1f}, ratio {p_ms / o_ms:.2f}x, "
+            f"win rate vs {o} {wilson(won, won + lost)}"
+        )
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ the ``bad.yaml`` of docs/scenario-format.md), and both ``skirmish`` and ``.venv/
 running this checkout. So a ``replay`` finds the log an earlier ``battle --log`` of the same
 document wrote. To stay fast, ``-n N`` is capped at :data:`MAX_BATTLES`, commands that play on
 past ``-n`` get the bounds of :data:`BOUNDS`, and each command has a time limit.
+The ``examples/`` folder (user policies to copy) is copied in beside ``scenarios/``.
 """
 
 from __future__ import annotations
@@ -187,6 +188,7 @@ COMMANDS = _all_commands()
 def _prepare(folder: Path) -> dict[str, str]:
     """The folder the documents assume, and the environment to run their commands in."""
     shutil.copytree(REPO / "scenarios", folder / "scenarios", ignore=shutil.ignore_patterns("__*"))
+    shutil.copytree(REPO / "examples", folder / "examples", ignore=shutil.ignore_patterns("__*"))
     if FIXTURES.is_dir():
         shutil.copytree(FIXTURES, folder, dirs_exist_ok=True)
     wrapper = f'#!/bin/sh\nexec "{sys.executable}" -m game "$@"\n'

@@ -11,3 +11,4 @@ play hedgerows scenarios/hedgerows.yaml --red human --blue human
 play threat scenarios/street.yaml --red human --blue human
 play retreat scenarios/duel.yaml --ruleset gurps --red aggressive --blue human --seed 9
 play dodge scenarios/duel.yaml --ruleset ap-pool --red aggressive --blue human --seed 5
+$SK edit scenarios/firing-line.yaml --headless --script "$IMG/editor.txt" --shots "$IMG"

@@ -12,6 +12,12 @@ A policy may take options (``--policy-option POLICY.KEY=VALUE``): it then regist
 ``factory=``). :func:`get_policy(name, **options) <get_policy>` returns the registered policy
 itself when no option is given, else what the factory makes of the options; bad options raise
 :class:`PolicyOptionError` with one line naming the policy and the key.
+
+A *user policy* is named by a spec instead of a name: ``path/to/file.py:function`` or
+``package.module:function`` (:mod:`game.ai.loader`; a class is made with the options as keyword
+arguments). :func:`get_policy` loads it, so every caller that takes a policy name takes a spec
+too; :func:`check_policy` checks a name or spec without making a policy. :func:`policy_names`
+lists the registered names only: scenario files, logs and saves never load a user's code.
 """
 
 from __future__ import annotations
@@ -21,9 +27,21 @@ from typing import Any
 
 import numpy as np
 
+from game.ai.errors import PolicyOptionError
 from game.core.commands import Command, Decision
 from game.core.errors import UnknownName
 from game.engine.view import MatchView
+
+__all__ = [
+    "Policy",
+    "PolicyOptionError",
+    "check_policy",
+    "get_policy",
+    "is_policy_spec",
+    "policy_names",
+    "register",
+    "takes_options",
+]
 
 Policy = Callable[[MatchView, Decision, np.random.Generator], Command]
 
@@ -38,10 +56,6 @@ _REGISTRY: dict[str, str] = {
 _FACTORIES: dict[str, str] = {
     "planner": "game.ai.planner:make_planner",
 }
-
-
-class PolicyOptionError(UnknownName):
-    """A policy option the policy does not take, or a bad value for one."""
 
 
 def register(name: str, target: str, factory: str | None = None) -> None:
@@ -69,10 +83,18 @@ def _load(target: str) -> Any:
 def get_policy(name: str, **options: Any) -> Policy:
     """The policy registered as ``name``, made with ``options`` if any are given.
 
+    ``name`` may be a user policy's spec (``file.py:function``, ``module:function``): see
+    :mod:`game.ai.loader`.
+
     Raises:
         UnknownName: no policy of that name (the message lists the valid ones).
         PolicyOptionError: the policy takes no options, or not these (one line: policy, key, why).
+        PolicyLoadError: a user policy that cannot be loaded (one line in the user's code).
     """
+    from game.ai import loader
+
+    if loader.is_policy_spec(name):
+        return loader.make_policy(name, **options)
     if name not in policy_names():
         raise UnknownName(f"unknown AI policy {name!r}; choose one of {', '.join(policy_names())}")
     if not options:
@@ -94,6 +116,35 @@ def get_policy(name: str, **options: Any) -> Policy:
     return made
 
 
+def is_policy_spec(name: str) -> bool:
+    """Whether ``name`` is a user policy's spec (``file.py:function``, ``module:function``)."""
+    from game.ai.loader import is_policy_spec as spec
+
+    return spec(name)
+
+
+def check_policy(name: str) -> None:
+    """Check that ``name`` is a registered policy or a user policy's spec that loads (loading it).
+
+    Raises:
+        UnknownName: neither (the message lists the registered names).
+        PolicyLoadError: a user policy that cannot be loaded (one line in the user's code).
+    """
+    from game.ai import loader
+
+    if loader.is_policy_spec(name):
+        loader.load_target(name)
+    elif name not in policy_names():
+        raise UnknownName(
+            f"unknown AI policy {name!r}; choose one of {', '.join(policy_names())}, "
+            "or your own: FILE.py:FUNCTION"
+        )
+
+
 def takes_options(name: str) -> bool:
-    """Whether the policy registered as ``name`` takes options."""
+    """Whether the policy registered (or the user policy specified) as ``name`` takes options."""
+    from game.ai import loader
+
+    if loader.is_policy_spec(name):
+        return loader.takes_options(name)
     return name in _FACTORIES

@@ -10,7 +10,9 @@ the unit there against every enemy in action (one call of the cover kernel,
 :func:`game.ai.tactics.cover_matrix`): the distance-weighted share of the unit each enemy
 sees, so enemies that cannot see it there count for nothing. The unit moves to the legal
 candidate of least threat, and only if that is at least :data:`MOVE_GAIN` less than where it
-stands; otherwise it stays. Deterministic given ``rng``.
+stands; if no such candidate is legal, the best of them snapped onto the region
+(:func:`game.ai.points.snap_first`, the window's snapping), if that still gains as much;
+otherwise it stays. Deterministic given ``rng``.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from game.ai import tactics as t
+from game.ai.points import snap_first
 from game.core.commands import Command, Decision
 from game.engine.view import MatchView
 
@@ -79,6 +82,13 @@ def dodge_move(view: MatchView, decision: Decision, rng: np.random.Generator) ->
         return stay.command if stay is not None else None
     order = better[np.lexsort((better, th[better]))]
     p = t.first_legal(move, pts, order, tries=len(order), view=view, uid=uid)
+    if p is None:  # none is legal: the best one snapped onto the region, if still worth moving
+        p = snap_first(view, move, pts, order)
+        if p is not None:
+            there = np.array([p])
+            exposed, _ = t.cover_matrix(view, unit, there, rows)
+            if float(t.threat(exposed, t.distance_weights(there, view, rows))[0]) > here - MOVE_GAIN:
+                p = None
     if p is None:
         return stay.command if stay is not None else None
     return move.with_point(p)

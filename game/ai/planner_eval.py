@@ -10,7 +10,8 @@ Contract:
   target's health track. :func:`kill_chance` is the matching chance that the target goes down.
 - A :class:`Board` is one decision's picture of the table for the deciding unit: its enemies and
   friends in action, their health, how much each enemy sees each friend now (the match's cached
-  sight facts), whether each enemy has had its turn this round, the deciding unit's odds against
+  sight facts, for the pairs within the range estimate; 0 beyond, where no shot counts), whether
+  each enemy has had its turn this round, the deciding unit's odds against
   each enemy read from the decision's attack options (``pot``: chance to hurt a fully visible
   target at the typical range, ``share``: health share of a hit), and, for every unit whose odds
   no option shows (the enemies always: a policy never sees their options), the evidence of the
@@ -201,6 +202,30 @@ def _range_estimate(view: Any, uid: str, decision: Decision | None, enemies: tup
     return min(lo + RANGE_SLACK, 0.5 * (lo + hi))
 
 
+def _friends_in_sight(
+    view: Any,
+    enemies: tuple[str, ...],
+    friends: tuple[str, ...],
+    exy: np.ndarray,
+    ebase: np.ndarray,
+    fxy: np.ndarray,
+    fbase: np.ndarray,
+    range_est: float,
+) -> np.ndarray:
+    """How much of each friend each enemy sees, ``(k, nf)``, read from the match's sight facts
+    only for the pairs within ``range_est`` (base to base, as :func:`chances` measures it): a
+    shot beyond the range counts nothing however much is seen, so the others stay 0. In a big
+    battle most pairs are out of range, and each sight lookup costs tens of microseconds."""
+    k, nf = len(enemies), len(friends)
+    vis = np.zeros((k, nf), dtype=np.float64)
+    if k == 0 or nf == 0:
+        return vis
+    gap = np.maximum(0.0, t.distances(exy, fxy) - ebase[:, None] - fbase[None, :])
+    for i, j in zip(*np.nonzero(gap <= range_est), strict=True):
+        vis[i, j] = 1.0 - view.sight(enemies[i], friends[j]).cover_fraction
+    return vis
+
+
 def board(view: Any, decision: Decision | None, uid: str, reach: float) -> Board:
     """The :class:`Board` for ``uid`` deciding ``decision`` (None: a reaction, no attack options).
 
@@ -272,9 +297,9 @@ def board(view: Any, decision: Decision | None, uid: str, reach: float) -> Board
     friends = tuple(f for f in view.friends(uid))
     fxy = np.array([view.pos(f) for f in friends], dtype=np.float64).reshape(-1, 2)
     fh = np.array([t.condition(view, f) for f in friends], dtype=np.float64)
-    vis_fe = np.array(
-        [[1.0 - view.sight(e, f).cover_fraction for f in friends] for e in enemies], dtype=np.float64
-    ).reshape(k, len(friends))
+    fbase = np.array([view.base(f) for f in friends], dtype=np.float64)
+    range_est = _range_estimate(view, uid, decision, enemies)
+    vis_fe = _friends_in_sight(view, enemies, friends, exy, ebase, fxy, fbase, range_est)
     costs = t.action_costs(view, uid)
     attack_cost = costs.get("attack")
     ap_max = view.unit(uid).ap_max
@@ -292,7 +317,7 @@ def board(view: Any, decision: Decision | None, uid: str, reach: float) -> Board
         share=share,
         friends=friends,
         fxy=fxy,
-        fbase=np.array([view.base(f) for f in friends], dtype=np.float64),
+        fbase=fbase,
         fh=fh,
         vis_fe=vis_fe,
         act=np.array([ACTED_WEIGHT if e in facts.acted else 1.0 for e in enemies], dtype=np.float64),
@@ -303,7 +328,7 @@ def board(view: Any, decision: Decision | None, uid: str, reach: float) -> Board
         melee_share=my_share,
         enemy_melee=enemy_melee,
         reach=reach,
-        range_est=_range_estimate(view, uid, decision, enemies),
+        range_est=range_est,
         attacks_per_turn=per_turn,
     )
 

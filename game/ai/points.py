@@ -9,10 +9,16 @@ the geometry (the draws are the same), and a retreat's arcs through their
 :class:`~game.movement.regions.ArcRegion`, sampled by angle (:func:`sample_on_arcs`: the points lie
 on the arcs, where a 2-D sample would almost never fall). Other one-dimensional regions (shapely
 lines) are sampled along their length (:func:`sample_on_lines`).
+
+``snap_first(view, option, points, order)`` is a policy's fallback when none of its wanted points
+is legal: the first of them (in its order of preference) that
+:meth:`~game.engine.view.MatchView.snap_to_region` puts on a legal point of the region within
+:data:`SNAP_WITHIN` inches: the snapping a player's click gets in the window.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -20,9 +26,13 @@ import shapely
 from shapely.geometry.base import BaseGeometry
 
 from game.core.commands import Option
+from game.engine.view import MatchView
 from game.geometry.discs import ClippedDisc
 from game.movement.regions import ArcRegion
 
+#: How far (inches) a policy's wanted point may lie from the legal points of a region and still
+#: be snapped onto them (:func:`snap_first`).
+SNAP_WITHIN = 0.25
 #: Shapely geometry types of one-dimensional regions (sampled along their length).
 _LINEAR = ("LineString", "MultiLineString", "LinearRing")
 #: Region types sampled through the object their lazy region is built from.
@@ -103,3 +113,16 @@ def choose_point(option: Option, rng: np.random.Generator, n: int = 12) -> tuple
     if not pts:
         return None
     return pts[int(rng.integers(len(pts)))]
+
+
+def snap_first(
+    view: MatchView, option: Option, points: np.ndarray, order: Iterable[int], within: float = SNAP_WITHIN
+) -> tuple[float, float] | None:
+    """The legal point :meth:`~game.engine.view.MatchView.snap_to_region` gives for the first of
+    ``points`` (in ``order``) it can snap within ``within`` inches, or None."""
+    for i in order:
+        x, y = points[int(i)]
+        p = view.snap_to_region(option, (float(x), float(y)), within)
+        if p is not None:
+            return p
+    return None

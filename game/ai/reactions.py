@@ -19,11 +19,13 @@ given ``rng``; it reads only the view and the options.
   ``detail["expected_damage"]`` (AFF protections); "no defence" scores 0.
 - Retreat points: the legal point (a sample of the region plus the current spot)
   that minimizes :func:`~game.ai.tactics.threat`: how much of the unit every enemy
-  that can see it would see there, nearer enemies weighted more. Dodge moves:
-  :func:`game.ai.dodge_move.dodge_move`, the same measure over rings and samples of
-  the 2" region, taken only if it lowers the threat.
+  that can see it would see there, nearer enemies weighted more; if no sample is legal, the
+  best one snapped onto the region (:func:`game.ai.points.snap_first`, the window's
+  snapping). Dodge moves: :func:`game.ai.dodge_move.dodge_move`, the same measure over rings
+  and samples of the 2" region, taken only if it lowers the threat.
 - Follow: follow to the legal point nearest the retreating unit (keeping melee
-  contact), else stay.
+  contact; the nearest legal sample, or if none is legal the region's point nearest it by
+  :meth:`~game.engine.view.MatchView.snap_to_region`), else stay.
 - Interpose (a sacrificial dodge for a friend): by expected harm. A hit costs a unit its
   ``stakes`` plus the chance it takes it down (``detail["p_down_self"]`` /
   ``["p_down_friend"]`` when the ruleset gives them). Without interposing the friend is hurt
@@ -43,6 +45,7 @@ import numpy as np
 
 from game.ai import tactics as t
 from game.ai.dodge_move import dodge_move
+from game.ai.points import snap_first
 from game.ai.random_policy import random_policy
 from game.core.commands import Command, Decision, Defend, Option
 from game.engine.view import MatchView
@@ -223,8 +226,13 @@ def best_cover_point(
     th = t.threat(exposed, t.distance_weights(pts, view, rows))
     order = np.lexsort((np.arange(len(pts)), th))
     p = t.first_legal(opt, pts, order, view=view, uid=uid)
-    if p is None:
-        return None
+    if p is None:  # no candidate is legal: the best one snapped onto the region, as a click would be
+        p = snap_first(view, opt, pts, order)
+        if p is None:
+            return None
+        there = np.array([p])
+        exposed, _ = t.cover_matrix(view, unit, there, rows)
+        return p, float(t.threat(exposed, t.distance_weights(there, view, rows))[0])
     k = int(np.argmin(np.hypot(pts[:, 0] - p[0], pts[:, 1] - p[1])))  # the candidate it came from
     return p, float(th[k])
 
@@ -235,7 +243,9 @@ def _nearest_legal(view: MatchView, opt: Option, rng: np.random.Generator, goal:
     if len(pts) == 0:
         return None
     d = np.hypot(pts[:, 0] - goal[0], pts[:, 1] - goal[1])
-    return t.first_legal(opt, pts, np.lexsort((np.arange(len(pts)), d)), view=view, uid=opt.command.unit)
+    got = t.first_legal(opt, pts, np.lexsort((np.arange(len(pts)), d)), view=view, uid=opt.command.unit)
+    # no sample is legal: the region's legal point nearest the goal itself
+    return got if got is not None else view.snap_to_region(opt, goal)
 
 
 def _follow(view: MatchView, decision: Decision, rng: np.random.Generator) -> Command | None:

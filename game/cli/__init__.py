@@ -32,9 +32,12 @@ SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
     "path": ("game.cli.path", "path", "Whether a unit may move to a point, and the path."),
     "render": ("game.cli.render", "render", "Draw a scenario to a PNG."),
     "play": ("game.cli.play", "play", "Play a scenario in a window."),
+    "edit": ("game.cli.edit", "edit", "Edit a scenario in a window."),
     "rulesets": ("game.cli.rulesets", "rulesets", "List the rulesets and their options."),
     "scenarios": ("game.cli.scenarios", "scenarios", "List the shipped scenarios (usable by name)."),
     "warmup": ("game.cli.warmup", "warmup", "Compile the geometry and path kernels now (once)."),
+    "sweep": ("game.cli.sweep", "sweep", "Battles over every combination of rulesets, policies and options."),
+    "import-tiled": ("game.cli.import_tiled", "import_tiled", "Convert a Tiled map into a scenario file."),
 }
 
 

@@ -12,11 +12,18 @@ Contract (issue 6, DESIGN §4):
   unnamed sides use the scenario's ``controllers``. ``--policy-option planner.budget=8``
   gives an option to a policy that takes options (values read as ``--option``'s), on whichever
   side it plays.
-- Output: a tqdm bar on stderr; ``battles.csv`` (one row per battle, columns in
-  ``docs/batch.md``) and three PNG plots in ``--out`` (default ``out/<scenario>``);
-  a summary table on stdout (per-side win rate with its 95 % Wilson interval,
+- Output: a tqdm bar on stderr; in ``--out`` (default ``out/<scenario>``) ``battles.csv``, tidy:
+  one row per battle and side (:mod:`game.tools.results`, columns in ``docs/batch.md``),
+  appended as each battle ends; ``summary.csv`` (per variant and side: win rate with its
+  95 % Wilson bounds, draws, rounds); ``run.json`` (the parameters ``--resume`` checks) and
+  three PNG plots; a summary table on stdout (per-side win rate with its 95 % Wilson interval,
   draws, mean rounds) and how often each side fired each mechanic of the ruleset
   (total and per battle); then where every output went.
+- Ctrl-C (also with worker processes) keeps every finished battle in ``battles.csv``, writes
+  and prints the summary of them, says how many were kept and how to go on, and exits 130.
+  ``--resume`` (same arguments and ``--out``; a larger ``-n`` adds seeds) plays only the
+  battles the CSV lacks, after dropping a torn last line; other parameters than ``run.json``'s
+  are refused (exit 2). :func:`record_run` and :func:`stopped` do this for ``sweep`` too.
 - ``--compare A B``: A and B are two rulesets (played on SCENARIO) or two scenario
   files (SCENARIO may then be left out); both run on the same seeds and the
   report ends with the difference in the first side's win rate, A − B, with its
@@ -46,11 +53,14 @@ import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
-from game.cli.params import SEED
+from game.cli.params import POLICY, SEED, policy_problem
+
+if TYPE_CHECKING:
+    from game.tools.results import Planned, Recorded
 
 #: Default output folder (under the working directory).
 DEFAULT_OUT = "out"
@@ -110,7 +120,7 @@ def parse_policy_options(values: tuple[str, ...]) -> dict[str, dict[str, Any]]:
 
     out: dict[str, dict[str, Any]] = {}
     for text, value in parse_pairs(values, "--policy-option").items():
-        name, dot, key = text.partition(".")
+        name, dot, key = text.rpartition(".")  # the last dot: a spec's file name has one
         if not dot or not name or not key:
             raise BadInput("--policy-option", f"{text!r} is not POLICY.KEY (e.g. planner.budget=8)")
         out.setdefault(name, {})[key] = parse_value(value)
@@ -122,9 +132,16 @@ def parse_policy_options(values: tuple[str, ...]) -> dict[str, dict[str, Any]]:
     return out
 
 
-def _check_policy(name: str, where: str) -> str:
+def _check_policy(name: str, where: str, own: bool = True) -> str:
+    """``name`` if it is a registered policy, or (``own``: given on the command line) a user
+    policy's spec that loads; a scenario's controllers never load a user's code."""
     from game.ai import policy_names
 
+    if own:
+        problem = policy_problem(name)
+        if problem is not None:
+            raise BadInput(where, problem)
+        return name
     names = policy_names()
     if name not in names:
         raise BadInput(where, f"unknown AI policy {name!r}; choose one of {', '.join(names)}")
@@ -164,21 +181,25 @@ def _policies(
 ) -> dict[str, str]:
     sides = list(spec.sides)
     chosen = {s: spec.controllers.get(s, "random") for s in sides}
+    given: set[str] = set()  # sides whose policy the command line names (it may be a user's file)
     for flag, i, name in (("--red", 0, red), ("--blue", 1, blue)):
         if name is not None:
             if i >= len(sides):
                 raise BadInput(flag, f"the scenario has only {len(sides)} side(s)")
             chosen[sides[i]] = _check_policy(name, flag)
+            given.add(sides[i])
     for side, name in named.items():
         if side in chosen:
             chosen[side] = _check_policy(name, "--policy")
+            given.add(side)
     for side, name in chosen.items():
         if name == "human":
             raise BadInput(
                 "--policy",
                 f"side {side!r} is played by a human in {label}; give it an AI with --policy {side}=NAME",
             )
-        _check_policy(name, f"controllers of {label}")
+        if side not in given:
+            _check_policy(name, f"controllers of {label}", own=False)
     return chosen
 
 
@@ -282,8 +303,8 @@ def _default_out(variants: list[Variant]) -> Path:
 @click.argument("scenario", required=False, type=click.Path(dir_okay=False))
 @click.option("-n", "n", type=int, default=1, show_default=True, help="Battles per variant.")
 @click.option("--seed", type=SEED, default=1, show_default=True, help="First seed (seeds S..S+N-1).")
-@click.option("--red", help="Policy of the scenario's first side.")
-@click.option("--blue", help="Policy of the scenario's second side.")
+@click.option("--red", type=POLICY, help="Policy of the scenario's first side: a name or FILE.py:FUNCTION.")
+@click.option("--blue", type=POLICY, help="Policy of the scenario's second side: a name or FILE.py:FUNCTION.")
 @click.option("--policy", "policy", multiple=True, metavar="SIDE=NAME", help="Policy of a side (repeatable).")
 @click.option("--ruleset", help="Play under this ruleset instead of the scenario's.")
 @click.option("--option", "option", multiple=True, metavar="KEY=VALUE", help="Ruleset option (repeatable).")
@@ -307,6 +328,9 @@ def _default_out(variants: list[Variant]) -> Path:
 @click.option("--compare", nargs=2, metavar="A B", help="Compare two rulesets or two scenario files.")
 @click.option("--plots/--no-plots", default=True, show_default=True, help="Write the PNG plots.")
 @click.option("--progress/--no-progress", default=True, show_default=True, help="Show the progress bar.")
+@click.option(
+    "--resume", is_flag=True, help="Continue the run in --out: play only the battles its CSV lacks."
+)
 def battle(
     scenario: str | None,
     n: int,
@@ -326,11 +350,19 @@ def battle(
     compare: tuple[str, str] | None,
     plots: bool,
     progress: bool,
+    resume: bool,
 ) -> None:
     """Run N headless AI-vs-AI battles of SCENARIO and report who wins, and by how much."""
     from game.rules import RULESET_NAMES, ruleset_class
-    from game.tools import batch
-    from game.tools.stats import mechanic_totals, mechanics_table, newcombe, summarize, summary_table
+    from game.tools import batch, results
+    from game.tools.stats import (
+        mechanic_totals,
+        mechanics_table,
+        newcombe,
+        summarize,
+        summary_records,
+        summary_table,
+    )
 
     if n < 1:
         raise BadInput("-n", f"the number of battles must be at least 1, not {n}")
@@ -364,48 +396,81 @@ def battle(
         for v in variants:
             if v.label:
                 _writable_dir(log_dir / v.label, "--log")
-    jobs: list[batch.BattleJob] = []
+    jobs_by_variant: list[list[batch.BattleJob]] = []
     for v in variants:
         vdir = None if log_dir is None else (log_dir / v.label if v.label else log_dir)
-        jobs += batch.plan(
-            seeds=range(seed, seed + n),
-            scenario=v.path,
-            spec=v.spec,
-            policies=v.policies,
-            ruleset=v.ruleset,
-            options=v.options,
-            swap_sides=swap_sides,
-            log_dir=vdir,
-            log_file=log_file,
-            variant=v.label,
-            check_invariants=check_invariants,
-            policy_options=policy_options,
+        jobs_by_variant.append(
+            batch.plan(
+                seeds=range(seed, seed + n),
+                scenario=v.path,
+                spec=v.spec,
+                policies=v.policies,
+                ruleset=v.ruleset,
+                options=v.options,
+                swap_sides=swap_sides,
+                log_dir=vdir,
+                log_file=log_file,
+                variant=v.label,
+                check_invariants=check_invariants,
+                policy_options=policy_options,
+            )
         )
-    n_workers = workers if workers is not None else (os.cpu_count() or 1)
-    from game.tools.warmup import ensure_warm
-
-    ensure_warm()  # compile once here, before workers fork, not once per worker
-    try:
-        rows = batch.run_batch(jobs, workers=n_workers, dask=dask, progress=progress)
-    except batch.BattleFailed as e:
-        click.echo(f"error: {e}", err=True)
-        click.echo(f"to reproduce: skirmish battle {variants[0].path} -n 1 --seed {e.seed} ...", err=True)
-        raise SystemExit(1) from None
-
-    csv_path = batch.write_csv(rows, out_dir / "battles.csv")
+    planned = [
+        results.Planned(job, planned_label(v), v.spec.name, v.ruleset, tuple(v.spec.sides))
+        for v, vjobs in zip(variants, jobs_by_variant, strict=True)
+        for job in vjobs
+    ]
+    params = {
+        "command": "battle",
+        "variants": [
+            {
+                "label": v.label,
+                "scenario_sha256": v.spec.sha256,
+                "ruleset": v.ruleset,
+                "options": v.options,
+                "policies": v.policies,
+            }
+            for v in variants
+        ],
+        "seed": seed,
+        "n": n,
+        "swap_sides": swap_sides,
+        "policy_options": policy_options,
+        "log": log,
+    }
+    csv_path = out_dir / "battles.csv"
+    kept = record_run(
+        planned,
+        csv_path,
+        results.columns([v.ruleset for v in variants]),
+        params,
+        resume=resume,
+        workers=workers if workers is not None else (os.cpu_count() or 1),
+        dask=dask,
+        progress=progress,
+        retry=f"skirmish battle {variants[0].path} -n 1 --seed {{seed}} ...",
+    )
+    rows = kept.in_order()
+    if not rows:
+        stopped(kept, len(planned), csv_path)
     by_variant: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
         by_variant.setdefault(row["variant"], []).append(row)
     summaries = []
+    records: list[dict[str, Any]] = []
     for v in variants:
-        sm = summarize(by_variant[v.label], v.spec.sides, v.label)
-        summaries.append(sm)
-        shown = None if swap_sides else v.policies
         head = f"{v.spec.name} under {v.ruleset}" + (f" [{v.label}]" if v.label else "")
         click.echo(head)
-        click.echo(summary_table(sm, shown))
+        vrows = by_variant.get(v.label, [])
+        if not vrows:
+            click.echo("no battle finished\n")
+            continue
+        sm = summarize(vrows, v.spec.sides, v.label)
+        summaries.append(sm)
+        records += summary_records(sm, {} if swap_sides else v.policies, {"variant": planned_label(v)})
+        click.echo(summary_table(sm, None if swap_sides else v.policies))
         names = [m.name for m in ruleset_class(v.ruleset).mechanics]
-        click.echo(mechanics_table(mechanic_totals(by_variant[v.label], v.spec.sides, names), v.spec.sides))
+        click.echo(mechanics_table(mechanic_totals(vrows, v.spec.sides, names), v.spec.sides))
         click.echo("")
     if len(summaries) == 2:
         a, b = summaries
@@ -415,15 +480,97 @@ def battle(
         verdict = "significant" if d.significant else "not significant"
         click.echo(f"difference in {who} win rate, {a.label} - {b.label}: {d} (95% Newcombe; {verdict})")
         click.echo("")
-    written = [csv_path]
+    summary_path = batch.write_csv(records, out_dir / "summary.csv")
+    written: list[Path] = []
     if plots:
         from game.tools.plots import write_all
 
-        written += write_all(by_variant, out_dir)
+        written = write_all({k: r for k, r in by_variant.items() if r}, out_dir)
     click.echo(f"battles: {csv_path}")
+    click.echo(f"summary: {summary_path}")
     if plots:
-        click.echo(f"plots: {', '.join(str(p) for p in written[1:])}")
+        click.echo(f"plots: {', '.join(str(p) for p in written)}")
     if log_file is not None:
         click.echo(f"log: {log_file}")
     elif log_dir is not None:
         click.echo(f"logs: {log_dir}{os.sep}")
+    if kept.interrupted:
+        stopped(kept, len(planned), csv_path)
+
+
+def planned_label(v: Variant) -> str:
+    """The ``variant`` cell of a battle's variant: its label, else its scenario file's stem."""
+    return v.label or Path(v.path).stem
+
+
+# --------------------------------------------------------------------------- recording (battle, sweep)
+def record_run(
+    planned: list[Planned],
+    csv_path: Path,
+    header: list[str],
+    params: dict[str, Any],
+    *,
+    resume: bool,
+    workers: int,
+    dask: str | None,
+    progress: bool,
+    retry: str,
+    desc: str = "battles",
+) -> Recorded:
+    """Play ``planned`` into ``csv_path`` (:func:`game.tools.results.record`), with ``run.json``.
+
+    Compiles the kernels once first (workers fork with them). A battle that breaks down ends
+    the command with exit status 1, naming its seed and how to reproduce it (``retry``, with
+    ``{seed}``); the battles finished before it stay in the CSV. Resuming a run made with other
+    parameters is a usage error (exit 2).
+    """
+    from game.tools import batch, results
+    from game.tools.warmup import ensure_warm
+
+    try:
+        results.check_manifest(csv_path.parent, params, resume, csv_path)
+    except results.ResumeRefused as e:
+        raise BadInput("--resume", str(e)) from None
+    if resume and not csv_path.exists():
+        click.echo(f"--resume: no {csv_path} yet, so every battle is played", err=True)
+    ensure_warm()  # compile once here, before workers fork, not once per worker
+    try:
+        kept = results.record(
+            planned,
+            csv_path,
+            header,
+            resume=resume,
+            workers=workers,
+            dask=dask,
+            progress=progress,
+            desc=desc,
+        )
+    except results.ResumeRefused as e:
+        raise BadInput("--resume", str(e)) from None
+    except batch.BattleFailed as e:
+        click.echo(f"error: {e}", err=True)
+        click.echo(f"to reproduce: {retry.format(seed=e.seed)}", err=True)
+        if csv_path.exists():
+            click.echo(f"the battles finished before it are in {csv_path}", err=True)
+        raise SystemExit(1) from None
+    if kept.resumed:
+        torn = f"; dropped {kept.dropped_lines} unfinished line(s)" if kept.dropped_lines else ""
+        click.echo(
+            f"resumed: {kept.resumed} of {len(planned)} battles were already in {csv_path}{torn}", err=True
+        )
+    return kept
+
+
+#: Exit status of a run stopped by Ctrl-C (128 + SIGINT), as shells report it.
+INTERRUPTED = 130
+
+
+def stopped(kept: Recorded, total: int, csv_path: Path) -> NoReturn:
+    """Report a run stopped by Ctrl-C (what was kept, how to go on) and exit with status 130."""
+    n = len(kept.rows)
+    click.echo(
+        f"interrupted: {n} of {total} battles finished and kept in {csv_path}; "
+        f"run the same command with --resume (same --out) to play the other {total - n}",
+        err=True,
+    )
+    raise SystemExit(INTERRUPTED)

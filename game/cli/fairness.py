@@ -52,7 +52,7 @@ def scenario_files(args: tuple[str, ...]) -> list[str]:
     "policies",
     multiple=True,
     metavar="NAME",
-    help="Policy both sides play (repeatable) [default: cautious, aggressive].",
+    help="Policy both sides play, a name or FILE.py:FUNCTION (repeatable) [default: cautious, aggressive].",
 )
 @click.option(
     "--min-decisive",
@@ -81,8 +81,8 @@ def fairness(
     progress: bool,
 ) -> None:
     """Mirror-AI battles of each SCENARIO in its own ruleset: does the weaker side win often enough?"""
-    from game.ai import policy_names
     from game.cli.battle import BadInput
+    from game.cli.params import policy_problem
     from game.tools.batch import BattleFailed, load_spec
     from game.tools.fairness import markdown_table, measure
 
@@ -95,10 +95,10 @@ def fairness(
     if not 0.0 <= threshold <= 0.5:
         raise BadInput("--threshold", f"a share between 0 and 0.5, not {threshold}")
     chosen = policies or DEFAULT_POLICIES
-    known = policy_names()
     for p in chosen:
-        if p not in known or p == "human":
-            raise BadInput("--policy", f"unknown AI policy {p!r}; choose one of {', '.join(known)}")
+        problem = policy_problem(p)  # a registered name or your own, FILE.py:FUNCTION
+        if problem is not None:
+            raise BadInput("--policy", problem)
     paths = scenario_files(scenarios)
     if not paths:
         raise BadInput("SCENARIO", "no scenario files given (profiles files are skipped)")

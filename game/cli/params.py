@@ -8,6 +8,13 @@ Contract:
   (:data:`PICTURE_FORMATS`: ``.png``, ``.jpg``/``.jpeg``, ``.bmp``); any other extension, or
   none, is a usage error naming the ones accepted. The bytes written are always in the format
   the name says.
+- :data:`POLICY` is the click type of every option naming an AI policy (``--red``, ``--blue``):
+  a registered name, or a user policy's spec ``FILE.py:FUNCTION`` / ``MODULE:FUNCTION``, loaded
+  and checked at once (:func:`game.ai.check_policy`); :data:`POLICY_OR_HUMAN` also takes
+  ``human`` (``skirmish play``). :func:`policy_problem` is the same check, for names read from
+  other options (``--policy SIDE=NAME``, ``--policies A,B``). A bad name, a file that does
+  not load or a function that cannot be a policy is a usage error located in the user's code
+  (one line, exit 2).
 - :func:`require_display` refuses, at once and in one line (exit 2), a command that needs a
   window where none can open (:func:`no_display`, which ``skirmish play`` asks too): on Linux
   with ``SDL_VIDEODRIVER`` unset and neither ``DISPLAY`` nor ``WAYLAND_DISPLAY`` set (SDL would
@@ -50,6 +57,50 @@ class SeedType(click.ParamType):
 
 
 SEED = SeedType()
+
+
+#: Who plays a side, for a player: ``human`` (the session's ``HUMAN``).
+HUMAN = "human"
+
+
+class PolicyType(click.ParamType):
+    """An AI policy: a registered name or a user policy's spec (``human`` too if ``human``)."""
+
+    name = "POLICY"
+
+    def __init__(self, human: bool = False) -> None:
+        self.human = human
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        text = str(value).strip()
+        problem = policy_problem(text, self.human)
+        if problem is not None:
+            self.fail(problem, param, ctx)
+        return text
+
+
+def policy_problem(name: str, human: bool = False) -> str | None:
+    """Why ``name`` is not a registered policy nor a user policy's spec that loads (nor
+    ``human`` when ``human`` is allowed), in one line; None when it is one."""
+    from game.ai import check_policy, is_policy_spec, policy_names
+    from game.core.errors import SkirmishError
+
+    if human and name == HUMAN:
+        return None
+    try:
+        check_policy(name)
+    except SkirmishError as e:
+        if is_policy_spec(name):  # located in the user's code by the loader
+            return str(e)
+        names = ", ".join(policy_names())
+        if human:
+            return f"{name!r} is neither 'human' nor an AI policy ({names}) nor your own (FILE.py:FUNCTION)"
+        return f"unknown AI policy {name!r}; choose one of {names}, or your own: FILE.py:FUNCTION"
+    return None
+
+
+POLICY = PolicyType()
+POLICY_OR_HUMAN = PolicyType(human=True)
 
 
 def picture_format(path: Path, option: str = "--out") -> str:

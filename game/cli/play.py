@@ -6,8 +6,10 @@ Contract (DESIGN §4, issue 7):
   [--seed N] [--size WxH] [--save-file PATH] [--policy-option POLICY.KEY=VALUE ...]`` opens a
   resizable window (:class:`game.render.window.App`).
   ``--red`` / ``--blue`` set who plays the scenario's first / second side (as in ``skirmish
-  battle``): ``human`` (default for red) or an AI policy name (default for blue: the
-  scenario's controller). Both human is hotseat. ``--seed`` seeds the dice and the AI.
+  battle``): ``human`` (default for red), an AI policy name (default for blue: the
+  scenario's controller) or a user policy ``FILE.py:FUNCTION`` (:mod:`game.ai.loader`). A save
+  whose side was played by a user policy loads it only when ``--red``/``--blue`` names it
+  again. Both human is hotseat. ``--seed`` seeds the dice and the AI.
   F5 / F9 save to / load from ``--save-file`` (default ``skirmish-save.json``);
   ``--load SAVE`` starts from a saved game. ``--policy-option POLICY.KEY=VALUE`` (repeatable)
   gives an AI policy its options, as in ``skirmish battle``.
@@ -32,7 +34,7 @@ from pathlib import Path
 
 import click
 
-from game.cli.params import SEED, no_display
+from game.cli.params import POLICY_OR_HUMAN, SEED, no_display
 from game.cli.render import parse_size
 from game.core.errors import SkirmishError
 
@@ -48,24 +50,22 @@ def no_display_reason(env: dict[str, str] | None = None, platform: str | None = 
     )
 
 
-def _controller(value: str | None, option: str) -> str | None:
-    from game.ai import policy_names
-
-    if value is None or value == "human":
-        return value
-    names = policy_names()
-    if value not in names:
-        raise click.BadParameter(
-            f"{value!r} is neither 'human' nor an AI policy ({', '.join(names)})", param_hint=option
-        )
-    return value
-
-
 @click.command("play")
 @click.argument("scenario", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--ruleset", default=None, help="Ruleset to use instead of the scenario's.")
-@click.option("--red", default="human", show_default=True, help="First side: 'human' or an AI policy.")
-@click.option("--blue", default=None, help="Second side: 'human' or an AI policy [default: the scenario's].")
+@click.option(
+    "--red",
+    default="human",
+    show_default=True,
+    type=POLICY_OR_HUMAN,
+    help="First side: 'human', an AI policy or your own (FILE.py:FUNCTION).",
+)
+@click.option(
+    "--blue",
+    default=None,
+    type=POLICY_OR_HUMAN,
+    help="Second side: 'human', an AI policy or FILE.py:FUNCTION [default: the scenario's].",
+)
 @click.option("--seed", default=0, show_default=True, type=SEED, help="Match seed (dice and AI).")
 @click.option("--size", default="1280x800", show_default=True, help="Window size WIDTHxHEIGHT.")
 @click.option(
@@ -138,8 +138,7 @@ def play(
         from game.render.script import read_script
 
         actions = read_script(script_path)  # every line is checked before the window opens
-    first, second = _controller(red, "--red"), _controller(blue, "--blue")
-    from game.ai import policy_names
+    from game.ai import is_policy_spec, policy_names
     from game.render.window import App
     from game.scenario import load_scenario
     from game.tools.session import Setup
@@ -155,9 +154,15 @@ def play(
     else:
         spec = load_scenario(scenario, ruleset, policies=policy_names())
         controllers = dict(spec.controllers)
-    for side, who in zip(spec.sides[:2], (first, second)):
-        if who is not None:
-            controllers[side] = who
+    given = {side: who for side, who in zip(spec.sides[:2], (red, blue)) if who is not None}
+    for side, who in controllers.items():
+        if side not in given and is_policy_spec(who):  # a save never loads code by itself
+            raise click.BadParameter(
+                f"{load_path} has side {side!r} played by the user policy {who!r}; a save never "
+                "loads code: name it again with --red/--blue to load it",
+                param_hint="--load",
+            )
+    controllers.update(given)
     for side in spec.sides:
         controllers.setdefault(side, "random")
     if load_path is None:

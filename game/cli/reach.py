@@ -8,10 +8,11 @@ Contract (issue 19):
   draws). Its length: the Move option's ``max_len`` when ``UNIT`` has the first decision and
   ``--ap`` is not given; otherwise ``--ap`` (default: the unit's AP now, or its maximum when it
   has none before its turn) times the ruleset's inches per AP.
-- ``--retreat-from ATTACKER``: the engine's retreat region of ``UNIT`` attacked by ``ATTACKER``
-  (GURPS: at least one yard, at most ``max(1, Move / 10)`` yards, away from the attacker; the
-  band of ``game.rules.gurps.reactions``). ``--dodge``: the AP-pool dodge-move disc (2").
-  Both are the geometry of the option the window draws.
+- ``--retreat-from ATTACKER``: the retreat region of ``UNIT`` attacked by ``ATTACKER``
+  (GURPS: at least one yard, at most ``max(1, Move / 10)`` yards, away from the attacker).
+  ``--dodge``: the dodge-move region (AP pool: a 2" disc). Both come from the ruleset's
+  :meth:`~game.rules.base.Ruleset.reaction_region` (those in its ``reaction_regions``): the
+  geometry of the option the window draws; this module names no ruleset.
 - ``--json`` prints one object ``{"unit", "kind", "ap", "max_len", "region"}``; ``region`` is
   the GeoJSON geometry (``shapely.geometry.mapping``), ``ap`` null for reactions. Without it, a
   short report. A point is inside ``region`` exactly when ``skirmish path`` with the same
@@ -35,6 +36,8 @@ import click
 
 from game.core.commands import LazyRegion
 from game.core.errors import SkirmishError
+from game.rules import RULESET_NAMES, ruleset_class
+from game.rules.base import REACTION_KINDS, ReactionRegion
 
 #: Points of a path printed / returned are rounded to this many decimals.
 DECIMALS = 4
@@ -46,41 +49,36 @@ class Query:
 
     match: Any
     unit: str
-    kind: str  # "move", "retreat" or "dodge"
+    kind: str  # "move", or a moving reaction of the ruleset ("retreat", "dodge")
     ap: int | None
     max_len: float
     attacker: str | None = None
+    #: A reaction's region, validator and band (:meth:`game.rules.base.Ruleset.reaction_region`).
+    reaction: ReactionRegion | None = None
 
     # ------------------------------------------------------------------ region
     def region(self) -> Any:
         """The region as a shapely geometry (what the window draws)."""
-        if self.kind == "move":
+        if self.reaction is None:
             from game.engine.view import MatchView
 
             return MatchView(self.match).reach(self.unit, self.max_len)()
-        geometry = self._engine_region().geometry
-        # A GURPS retreat region is lazy: exact arcs, built into lines on request.
+        geometry = self.reaction.region.geometry
+        # A region may be lazy (a retreat's exact arcs): built into lines on request.
         return geometry.build() if isinstance(geometry, LazyRegion) else geometry
-
-    def _engine_region(self) -> Any:
-        m = self.match
-        if self.kind == "retreat":
-            assert self.attacker is not None
-            return m.retreat_region(self.unit, self.attacker, _retreat_min(m), self.max_len)
-        return m.dodge_region(self.unit, self.max_len)
 
     # ------------------------------------------------------------------ legality
     def check(self, to: tuple[float, float]) -> dict[str, Any]:
         """``{"legal", "length", "path", "reason"}`` for a move of the unit to ``to``."""
         m = self.match
         start = m.pos(self.unit)
-        if self.kind == "move":
+        if self.reaction is None:
             reason = m.arena.move_region(self.unit, self.max_len).validate(to)
             path = m.arena.path(self.unit, to) if m.arena.free_reason(self.unit, to) is None else None
             points = [start, to] if path is None else list(path.points)
             length = None if path is None else path.length
         else:
-            reason = self._engine_region().validate(to)
+            reason = self.reaction.region.validate(to)
             points = [start, to]
             length = math.dist(start, to)
         return {
@@ -89,10 +87,6 @@ class Query:
             "path": [[round(float(x), DECIMALS), round(float(y), DECIMALS)] for x, y in points],
             "reason": reason,
         }
-
-
-def _retreat_min(match: Any) -> float:
-    return 1.0 / float(match.yards_per_inch)
 
 
 def build_query(
@@ -117,21 +111,18 @@ def build_query(
         raise SkirmishError(f"no unit {unit!r} in {scenario} (units: {', '.join(ids)})")
     match = Match(spec, seed=0)
     rules = match.rules
-    if retreat_from is not None:
-        if retreat_from not in ids or retreat_from == unit:
-            others = ", ".join(i for i in ids if i != unit)
-            raise SkirmishError(f"--retreat-from: no other unit {retreat_from!r} (units: {others})")
-        stats = match.stats(unit)
-        if not hasattr(stats, "encumbered_move"):
-            raise SkirmishError(f"the {match.spec.ruleset} ruleset has no retreat (GURPS has)")
-        hi = max(1.0, float(stats.encumbered_move) / 10.0) / float(match.yards_per_inch)
-        return Query(match, unit, "retreat", None, hi, attacker=retreat_from)
-    if dodge:
-        from game.rules.ap_pool.ruleset import DODGE_MOVE_INCHES
-
-        if type(rules).__module__ != "game.rules.ap_pool.ruleset":
-            raise SkirmishError(f"the {match.spec.ruleset} ruleset has no dodge move (ap-pool has)")
-        return Query(match, unit, "dodge", None, DODGE_MOVE_INCHES)
+    if retreat_from is not None and (retreat_from not in ids or retreat_from == unit):
+        others = ", ".join(i for i in ids if i != unit)
+        raise SkirmishError(f"--retreat-from: no other unit {retreat_from!r} (units: {others})")
+    kind = "retreat" if retreat_from is not None else "dodge" if dodge else None
+    if kind is not None:
+        if kind not in rules.reaction_regions:
+            having = [n for n in RULESET_NAMES if kind in ruleset_class(n).reaction_regions]
+            raise SkirmishError(
+                f"the {match.spec.ruleset} ruleset has no {REACTION_KINDS[kind]} ({', '.join(having)} has)"
+            )
+        got = rules.reaction_region(match, kind, unit, retreat_from)
+        return Query(match, unit, kind, None, got.max_len, attacker=retreat_from, reaction=got)
     d = match.pending
     if ap is None and d is not None and d.unit == unit:
         for o in d.options:
@@ -198,9 +189,10 @@ def reach(
             click.echo(json.dumps(payload))
             return
         pieces = len(getattr(geom, "geoms", [geom])) if not geom.is_empty else 0
+        lo = q.reaction.min_len if q.reaction is not None else 0.0
         what = {
             "move": f"a move of up to {q.max_len:.2f} in ({q.ap} AP)",
-            "retreat": f"a retreat from {q.attacker} of {_retreat_min(q.match):.2f} to {q.max_len:.2f} in",
+            "retreat": f"a retreat from {q.attacker} of {lo:.2f} to {q.max_len:.2f} in",
             "dodge": f'a dodge move of up to {q.max_len:g}"',
         }[q.kind]
         if geom.is_empty:

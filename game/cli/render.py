@@ -25,6 +25,19 @@ Contract (DESIGN §4, issue 7):
   drawn. It is written atomically: a temp file in the target folder renamed over ``FILE``
   (nothing half-written on failure), with the usual permissions (0666 minus the umask).
   Prints ``wrote FILE (W x H)``.
+- ``--animate FILE.gif`` (or ``.mp4``) draws the whole battle instead, a frame per command or
+  reaction with the overlays of the moment and a caption in words (odds and rolls):
+  :mod:`game.render.animate`. SCENARIO is a scenario (the battle is played first by its AI
+  controllers, ``--red`` / ``--blue`` / ``--ruleset`` / ``--seed`` as for a still picture) or a
+  recorded battle ``LOG.jsonl`` (its scenario, ruleset, seed and commands come from the log, so
+  those options are refused with it). ``--fps`` (default 1) sets the pace, ``--max-frames``
+  (default 240) bounds the frames (commands past it are played without a frame; the end frame
+  still shows the end); ``--overlays`` and ``--size`` apply, ``--out``, ``--from``, ``--target``,
+  ``--steps``, ``--until`` and ``--true-scale`` do not. tqdm bars on stderr count the commands
+  played and the frames drawn;
+  prints ``wrote FILE (N frames, W x H, K KB)``. An ``.mp4`` without an ffmpeg binary
+  (``pip install imageio-ffmpeg``) exits 2 saying so, before anything is drawn.
+- Exactly one of ``--out`` and ``--animate`` is given.
 - Bad input (missing or invalid scenario, unknown ruleset, policy, unit, overlay or decision
   kind, a malformed size, a negative seed, an ``--out`` extension that is no picture format, a
   battle that ends before ``--until`` is met, an unwritable ``--out``, plain pygame instead of
@@ -34,14 +47,16 @@ Contract (DESIGN §4, issue 7):
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from game.cli.params import SEED, picture_format
+from game.cli.params import POLICY, SEED, picture_format
 
 if TYPE_CHECKING:
+    from components.specs import ScenarioSpec
     from game.tools.session import Session
 
 #: Decisions ``--until`` may wait for.
@@ -137,14 +152,54 @@ def advance(session: Session, steps: int, until: str | None) -> int:
     return session.applied - before
 
 
+#: Options a still picture takes and an animation does not.
+STILL_ONLY = ("out", "from_id", "target", "steps", "until", "true_scale", "dpi")
+#: Options a recorded battle fixes: refused with a log.
+FIXED_BY_LOG = ("ruleset", "seed", "red", "blue")
+
+
+def is_log(path: Path) -> bool:
+    """Whether SCENARIO names a recorded battle (a ``.jsonl`` event log)."""
+    return path.suffix.lower() == ".jsonl"
+
+
+def _given(ctx: click.Context, name: str) -> bool:
+    return ctx.get_parameter_source(name) not in (None, click.core.ParameterSource.DEFAULT)
+
+
+def _flag(name: str) -> str:
+    return {"from_id": "--from"}.get(name, "--" + name.replace("_", "-"))
+
+
 @click.command("render")
 @click.argument("scenario", type=click.Path(dir_okay=False, path_type=Path))
 @click.option(
     "--out",
     "out",
-    required=True,
+    default=None,
     type=click.Path(dir_okay=False, path_type=Path),
     help="Picture to write: .png, .jpg or .bmp.",
+)
+@click.option(
+    "--animate",
+    "animate_to",
+    default=None,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Animate the whole battle instead: a .gif (or .mp4), a frame per command.",
+)
+@click.option(
+    "--fps",
+    type=click.FloatRange(0.1, 30.0),
+    default=1.0,
+    show_default=True,
+    help="Frames per second of --animate.",
+)
+@click.option(
+    "--max-frames",
+    type=click.IntRange(2, 100_000),
+    default=240,
+    show_default=True,
+    help="Most frames --animate draws (later commands are played without a frame).",
 )
 @click.option("--ruleset", default=None, help="Ruleset to use instead of the scenario's.")
 @click.option("--from", "from_id", default=None, help="Unit whose point of view the overlays show.")
@@ -157,9 +212,14 @@ def advance(session: Session, steps: int, until: str | None) -> int:
 )
 @click.option("--until", type=click.Choice(DECISION_KINDS), default=None, help="Play on until this decision.")
 @click.option(
-    "--red", default=None, help="AI policy of the first side for --steps/--until [default: the scenario's]."
+    "--red",
+    default=None,
+    type=POLICY,
+    help="AI policy (or FILE.py:FUNCTION) of the first side for --steps/--until [default: the scenario's].",
 )
-@click.option("--blue", default=None, help="AI policy of the second side [default: the scenario's].")
+@click.option(
+    "--blue", default=None, type=POLICY, help="AI policy of the second side [default: the scenario's]."
+)
 @click.option("--true-scale", is_flag=True, help="One table inch = one printed inch (with --dpi).")
 @click.option(
     "--dpi",
@@ -168,9 +228,14 @@ def advance(session: Session, steps: int, until: str | None) -> int:
     show_default=True,
     help="Pixels per inch for --true-scale.",
 )
+@click.pass_context
 def render(
+    ctx: click.Context,
     scenario: Path,
-    out: Path,
+    out: Path | None,
+    animate_to: Path | None,
+    fps: float,
+    max_frames: int,
     ruleset: str | None,
     from_id: str | None,
     target: str | None,
@@ -184,9 +249,37 @@ def render(
     true_scale: bool,
     dpi: int,
 ) -> None:
-    """Draw SCENARIO as the window shows it, to a picture file (PNG, JPEG or BMP by its extension)."""
+    """Draw SCENARIO as the window shows it, to a picture file (PNG, JPEG or BMP by its extension),
+    or animate a whole battle (SCENARIO or a recorded LOG.jsonl) with --animate."""
     from game.render.png import init_headless
 
+    if (out is None) == (animate_to is None):
+        raise click.UsageError("give one of --out (a picture) and --animate (the whole battle)")
+    if animate_to is not None:
+        wrong = next((n for n in STILL_ONLY if _given(ctx, n)), None)
+        if wrong is not None:
+            raise click.BadParameter("does not apply to --animate", param_hint=_flag(wrong))
+        if is_log(scenario):
+            fixed = next((n for n in FIXED_BY_LOG if _given(ctx, n)), None)
+            if fixed is not None:
+                raise click.BadParameter(
+                    f"{scenario} is a recorded battle: its {fixed} comes from the log",
+                    param_hint=_flag(fixed),
+                )
+        _animate(
+            scenario,
+            animate_to,
+            fps,
+            max_frames,
+            parse_size(size),
+            parse_overlays(overlays),
+            ruleset,
+            seed,
+            red,
+            blue,
+        )
+        return
+    assert out is not None
     fmt = picture_format(out)
     if true_scale and fmt != "png":
         raise click.BadParameter(
@@ -204,13 +297,7 @@ def render(
     from game.scenario import load_scenario
     from game.tools.session import Session, Setup
 
-    names = policy_names()
-    for option, name in (("--red", red), ("--blue", blue)):
-        if name is not None and name not in names:
-            raise click.BadParameter(
-                f"unknown AI policy {name!r}; choose one of {', '.join(names)}", param_hint=option
-            )
-    spec = load_scenario(scenario, ruleset, policies=names)
+    spec = load_scenario(scenario, ruleset, policies=policy_names())
     controllers = dict(spec.controllers)
     for side, name in zip(spec.sides[:2], (red, blue)):
         if name is not None:
@@ -234,3 +321,65 @@ def render(
             raise click.ClickException(f"cannot write {out}: {e.strerror or e}") from None
     scale = f", {dpi} dpi: 1 table inch = 1 printed inch" if true_scale else ""
     click.echo(f"wrote {out} ({dims[0]} x {dims[1]}{scale})")
+
+
+def _animate(
+    source: Path,
+    out: Path,
+    fps: float,
+    max_frames: int,
+    dims: tuple[int, int],
+    shown: set[str],
+    ruleset: str | None,
+    seed: int,
+    red: str | None,
+    blue: str | None,
+) -> None:
+    """``--animate``: the battle of a log, or one played now on a scenario, to ``out``."""
+    from game.render.animate import animate, animation_format, require_writer
+    from game.render.png import init_headless
+
+    require_writer(animation_format(out))  # a missing writer says so before any battle is played
+    init_headless()
+    if is_log(source):
+        from game.tools.replay import load
+
+        events, spec = load(source, None)
+    else:
+        spec, events = _play(source, ruleset, seed, red, blue)
+    try:
+        done = animate(spec, events, out, fps=fps, max_frames=max_frames, size=dims, overlays=shown)
+    except OSError as e:
+        raise click.ClickException(f"cannot write {out}: {e.strerror or e}") from None
+    if done.drawn_commands < done.commands:
+        click.echo(
+            f"note: frames for the first {done.drawn_commands} of {done.commands} commands "
+            f"(--max-frames {max_frames}); the last frame shows the end",
+            err=True,
+        )
+    w, h = done.size
+    click.echo(f"wrote {out} ({done.frames} frames, {w} x {h}, {round(done.bytes / 1024)} KB)")
+
+
+def _play(
+    scenario: Path, ruleset: str | None, seed: int, red: str | None, blue: str | None
+) -> tuple[ScenarioSpec, list[dict[str, Any]]]:
+    """Play the battle on ``scenario`` with its AI controllers (``--red`` / ``--blue`` replacing
+    them); returns its spec and event log."""
+    from tqdm import tqdm
+
+    from game.ai import policy_names
+    from game.scenario import load_scenario
+    from game.tools.session import Session, Setup
+
+    spec = load_scenario(scenario, ruleset, policies=policy_names())
+    controllers = dict(spec.controllers)
+    for side, name in zip(spec.sides[:2], (red, blue)):
+        if name is not None:
+            controllers[side] = name
+    with (
+        Session.start(spec, Setup(ruleset=ruleset, seed=seed, controllers=controllers)) as session,
+        tqdm(desc="playing", unit="command", file=sys.stderr) as bar,
+    ):
+        session.play(after=lambda _: bar.update())
+        return spec, list(session.match.log.events)

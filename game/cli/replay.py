@@ -14,6 +14,10 @@ Contract (issue 6, DESIGN §4):
   rule of :func:`game.scenario.locate.find_scenario` (``--scenario``, the recorded path, the
   recorded path next to the log, or a file with the logged sha256 in the usual folders). A
   refusal exits 2 with ``LOG:1: key: why``, as does an unreadable or malformed log.
+- ``--narrate`` prints the battle as readable sentences instead, round by round
+  (:func:`game.render.narrate.narrate`: who moves where, attacks and defences with their odds
+  and rolls, damage, casualties, the result; the window log's sentences, never Python notation)
+  and exits 0 without re-simulating; it needs no scenario, only the log.
 - ``--view`` opens the log in the window viewer instead
   (``game.render.window.view_replay(log_path, spec, events)``, imported only then); if the
   viewer is not installed, or no window can open here (no display:
@@ -43,8 +47,18 @@ class ViewerMissing(click.ClickException):
     help="The scenario file the battle was played on [default: found by its sha256].",
 )
 @click.option("--view", is_flag=True, help="Open the battle in the window viewer instead of verifying it.")
-def replay(log: Path, scenario: Path | None, view: bool) -> None:
-    """Re-simulate the battle recorded in LOG and verify every event (or --view it)."""
+@click.option("--narrate", is_flag=True, help="Print the battle as readable sentences, round by round.")
+def replay(log: Path, scenario: Path | None, view: bool, narrate: bool) -> None:
+    """Re-simulate the battle recorded in LOG and verify every event (or --view or --narrate it)."""
+    if view and narrate:
+        raise click.UsageError("give one of --view and --narrate")
+    if narrate:
+        from game.render.narrate import narrate as tell
+        from game.tools.replay import read_events
+
+        for line in tell(read_events(log)):
+            click.echo(line)
+        return
     if view:
         require_display("skirmish replay --view")  # at once, before anything is loaded
     from game import __version__

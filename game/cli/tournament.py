@@ -8,8 +8,8 @@ Contract:
   every registered policy) on every SCENARIO (a file, or a shipped scenario's name; default: the
   shipped scenarios) under every
   ``--ruleset`` (repeatable; default: all five) on seeds S..S+N-1, each seed with both side
-  assignments (:mod:`game.tools.tournament`). Policies are registered names; files of user
-  policies are not loaded.
+  assignments (:mod:`game.tools.tournament`). Policies are registered names or user policies
+  (``FILE.py:FUNCTION``, :mod:`game.ai.loader`).
 - Output: a tqdm bar on stderr; in ``--out`` (default ``out/tournament``) ``crosstable.md``,
   ``crosstable.csv``, ``ratings.csv``, ``battles.csv`` (one row per battle and side) and
   ``tournament.png``; on stdout the Markdown tables, then where the files went.
@@ -26,6 +26,7 @@ from pathlib import Path
 import click
 
 from game.cli.battle import BadInput, _writable_dir, parse_policy_options
+from game.cli.params import policy_problem
 
 #: Default output folder.
 DEFAULT_OUT = Path("out") / "tournament"
@@ -33,7 +34,11 @@ DEFAULT_OUT = Path("out") / "tournament"
 
 @click.command("tournament")
 @click.argument("scenarios", nargs=-1, type=click.Path(dir_okay=False))
-@click.option("--policies", default=None, help="Comma-separated policies [default: every registered one].")
+@click.option(
+    "--policies",
+    default=None,
+    help="Comma-separated policies, names or FILE.py:FUNCTION [default: every registered one].",
+)
 @click.option("--ruleset", "rulesets", multiple=True, help="Ruleset to play (repeatable) [default: all].")
 @click.option("-n", "n", type=int, default=2, show_default=True, help="Seeds per scenario and ruleset.")
 @click.option("--seed", type=int, default=1, show_default=True, help="First seed (seeds S..S+N-1).")
@@ -80,8 +85,9 @@ def tournament(
     names = policy_names()
     chosen = [p.strip() for p in policies.split(",") if p.strip()] if policies else list(names)
     for p in chosen:
-        if p not in names:
-            raise BadInput("--policies", f"unknown AI policy {p!r}; choose from {', '.join(names)}")
+        problem = policy_problem(p)
+        if problem is not None:
+            raise BadInput("--policies", problem)
     if len(set(chosen)) < 2:
         raise BadInput("--policies", "a round robin needs at least two different policies")
     for r in rulesets:

@@ -28,10 +28,16 @@ never leaves the engine:
   when asked and answered later (a threat map in chunks, the exact move reach in a background
   thread): they hold copies, and :class:`Reach` computes on a navigation mesh private to the
   thread that runs it.
+- :meth:`MatchView.snap_to_region` (:func:`snap_point`) is the one way a wanted point becomes a
+  legal point of a point option (a retreat, a dodge move, a follow, an interposition, ...):
+  the nearest point of the option's region, checked by the option's own validator (the
+  engine's check of the command). The window snaps a click with it; the AI policies snap
+  their wanted points with it.
 """
 
 from __future__ import annotations
 
+import math
 import threading
 import weakref
 from collections.abc import Mapping
@@ -47,10 +53,11 @@ from shapely.geometry.base import BaseGeometry
 from components.sight import SightFacts
 from components.spatial import EYE_FRACTION
 from components.terrain import ObstacleSpec
-from game.core.commands import Decision
+from game.core.commands import Decision, Option
 from game.geometry import SightIndex, UnitTable
 from game.movement import NavMesh
 from game.movement.path import Path
+from game.movement.regions import ArcRegion, nearest_point
 
 if TYPE_CHECKING:
     from game.battlefield.arena import Arena
@@ -59,6 +66,13 @@ if TYPE_CHECKING:
 Point = tuple[float, float]
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
+
+
+#: A snapped point is rounded to this many decimals of an inch (as the AI's points and the logs).
+SNAP_DECIMALS = 6
+#: The search for a legal point near a refused nearest point: distances (inches) along the arc,
+#: or toward the unit's centre (a straight move's region holds the segment to its centre).
+SNAP_STEPS = tuple(1e-5 * 2.0**k for k in range(15))
 
 
 def _read_only(a: npt.NDArray[Any]) -> npt.NDArray[Any]:
@@ -452,3 +466,88 @@ class MatchView:
             self.width,
             self.height,
         )
+
+    # ------------------------------------------------------------------ snapping
+    def snap_to_region(self, option: Option, point: Point, within: float = math.inf) -> Point | None:
+        """:func:`snap_point` of ``point`` onto ``option``'s region, pulled (if need be) toward the
+        centre of the unit the option's command moves."""
+        unit = getattr(option.command, "unit", None)
+        centre = self.pos(unit) if isinstance(unit, str) and unit in self.table.index_of else None
+        return snap_point(option, point, within, centre)
+
+
+def snap_point(
+    option: Option, point: Point, within: float = math.inf, centre: Point | None = None
+) -> Point | None:
+    """The legal point of ``option``'s region nearest to ``point``, or None.
+
+    ``point`` itself (rounded to :data:`SNAP_DECIMALS`) if the option's validator accepts it;
+    else the nearest point of the region (exactly, on a retreat's arcs), if it lies within
+    ``within`` inches of ``point`` and the validator accepts it; else, near that one, the first
+    point the validator accepts along the arc (both ways) or, in a two-dimensional region, on
+    the way to ``centre`` (:data:`SNAP_STEPS`). The validator is the engine's check of the
+    command, so the point returned is a legal value of ``option.point_field``.
+    """
+    p = (round(float(point[0]), SNAP_DECIMALS), round(float(point[1]), SNAP_DECIMALS))
+    if _accepts(option, p):
+        return p
+    lazy = option.lazy_region
+    region: Any = lazy.build if lazy is not None and type(lazy.build) is ArcRegion else option.region
+    if region is None or region.is_empty:
+        return None
+    for q in _near_points(region, (float(point[0]), float(point[1])), within, centre):
+        r = (round(q[0], SNAP_DECIMALS), round(q[1], SNAP_DECIMALS))
+        if _accepts(option, r):
+            return r
+    return None
+
+
+def _accepts(option: Option, p: Point) -> bool:
+    return option.validate is None or option.validate(p) is None
+
+
+def _near_points(region: Any, p: Point, within: float, centre: Point | None) -> list[Point]:
+    """The nearest point of ``region`` to ``p`` (nothing if farther than ``within``), then the
+    points of the fallback search near it (see :meth:`MatchView.snap_to_region`)."""
+    if type(region) is ArcRegion:
+        got = _nearest_on_arcs(region, p)
+        if got is None or math.dist(got[0], p) > within:
+            return []
+        on, (rho, s, e), ang = got
+        cx, cy = region.centre
+        out = [on]
+        for step in SNAP_STEPS:
+            for a in (ang + step / rho, ang - step / rho):
+                if s <= a <= e:
+                    out.append((cx + rho * math.cos(a), cy + rho * math.sin(a)))
+        return out
+    q = nearest_point(region, p)
+    if q is None or math.dist(q, p) > within:
+        return []
+    out = [q]
+    if centre is not None:
+        d = math.dist(q, centre)
+        for step in SNAP_STEPS:
+            if step < d:
+                t = step / d
+                out.append((q[0] + (centre[0] - q[0]) * t, q[1] + (centre[1] - q[1]) * t))
+    return out
+
+
+def _nearest_on_arcs(arcs: ArcRegion, p: Point) -> tuple[Point, tuple[float, float, float], float] | None:
+    """The point of ``arcs`` nearest to ``p`` (exactly on its circle), its arc and its angle."""
+    cx, cy = arcs.centre
+    here = math.atan2(p[1] - cy, p[0] - cx)
+    best: tuple[float, Point, tuple[float, float, float], float] | None = None
+    for rho, s, e in arcs.arcs:
+        a = s + (here - s) % (2.0 * math.pi)  # the direction of p, on or after the arc's start
+        if a > e:  # outside the arc: the nearer end
+            ends = [(s, (cx + rho * math.cos(s), cy + rho * math.sin(s)))]
+            ends.append((e, (cx + rho * math.cos(e), cy + rho * math.sin(e))))
+            a, q = min(ends, key=lambda t: math.dist(t[1], p))
+        else:
+            q = (cx + rho * math.cos(a), cy + rho * math.sin(a))
+        d = math.dist(q, p)
+        if best is None or d < best[0]:
+            best = (d, q, (rho, s, e), a)
+    return None if best is None else (best[1], best[2], best[3])

@@ -6,7 +6,9 @@ and otherwise only changes the :class:`~game.render.ui.UiState` and the camera. 
 changes the match. Commands are only produced for a pending decision of a side listed in
 ``humans``, and only from that decision's options: a click on the map moves (the Move
 option), a click on an enemy attacks it (its only attack option, or opens a menu of several),
-a click in a drawn region answers an armed point option (retreat, dodge move, step, ...),
+a click in a drawn region answers an armed point option (retreat, dodge move, step, ...):
+a click within :data:`SNAP_PX` pixels of the region snaps to its nearest legal point
+(:func:`game.render.inspect.resolve_point`, the snapping the AI uses), farther it is refused,
 number keys and panel rows choose listed options; a refused point leaves the reason the
 option's validator gives on the message line. ``ui.request`` carries save / load requests to
 the app. Synthetic events (``pygame.event.Event``) work the same as real ones, so tests drive
@@ -29,8 +31,8 @@ from game.render.renderer import Renderer
 from game.render.scene import CachedView
 from game.render.ui import ACTION_KEYS, DIGIT_ROWS, KEYED_ROWS, OVERLAY_KEYS, UiState, menu_rows
 
-#: A click within this many pixels of a region snaps onto it.
-SNAP_PX = 10.0
+#: A click within this many pixels of a region snaps onto its nearest legal point.
+SNAP_PX = 12.0
 #: A click within this many pixels of a base picks the unit even on tiny bases.
 PICK_PX = 8.0
 #: Pixels a right/middle button must travel before a press counts as a drag.
@@ -119,6 +121,7 @@ class InputHandler:
         ui, d = self.ui, self.my_decision()
         ui.preview = None
         ui.point_ok = None
+        ui.snapped = None
         if d is None or ui.hover is None:
             return
         if ui.armed is not None:
@@ -128,12 +131,13 @@ class InputHandler:
                     opt, ui.hover, self.view.unit(d.unit).pos, SNAP_PX / self.camera.scale
                 )
                 ui.point_ok = p is not None
+                ui.snapped = p
                 if reason:
                     ui.say(f"{opt.label}: {reason}", error=True)
                 elif ui.message_error:
                     ui.say("")
             return
-        if "path" in ui.overlays and ui.hover_unit is None:
+        if "path" in ui.overlays and ui.hover_unit is None and not ui.tape_on:  # the tape measures instead
             uid = d.unit
             cost = self.ap_cost
             ui.preview = path_preview(
@@ -154,10 +158,10 @@ class InputHandler:
                 return None
             if event.button == 1:
                 return self._left_click(event.pos)
-        elif t == pygame.MOUSEBUTTONUP and event.button == 1 and self._taping:
-            self._taping = False
             if event.button in (2, 3):
                 self._drag_from, self._dragged = event.pos, False
+        elif t == pygame.MOUSEBUTTONUP and event.button == 1 and self._taping:
+            self._taping = False
         elif t == pygame.MOUSEBUTTONUP and event.button in (2, 3):
             was_drag, self._drag_from = self._dragged, None
             if event.button == 3 and not was_drag:
@@ -282,7 +286,12 @@ class InputHandler:
             return opt.command
         self.ui.armed = idx
         self.ui.attack_menu = None
-        where = "click a point in the drawn region" if opt.region is not None else "click the direction"
+        if opt.region is None:
+            where = "click the direction"
+        elif any(s.option == idx and s.lines for s in self.renderer.scene.regions(self.view.pending)):
+            where = "click on or next to the drawn arc"  # a thin region, drawn as a band
+        else:
+            where = "click a point in the drawn region"
         self.ui.say(f"{opt.label}: {where} (Esc cancels)")
         self._dirty = True
         return None

@@ -6,30 +6,28 @@ point and its AP cost, or why the move is refused (the Move option's own validat
 preview never disagrees with ``Match.apply``). :func:`target_lines` lists, for a target, the
 sight facts and every attack option's exact odds, modifiers with their sources and details.
 :func:`resolve_point` turns a click into a legal point of a point option: the click rounded to
-0.01 inch when legal, else the click itself, else the nearest point of the option's region
-within a snapping tolerance (so a one-yard retreat ring can be hit with a mouse).
+0.01 inch when legal, else the click itself, else the nearest legal point of the option's region
+within a snapping tolerance (:meth:`~game.engine.view.MatchView.snap_to_region`, the snapping
+the AI uses too: a one-yard retreat arc can be hit with a mouse); a click too far from the
+region is refused with the validator's reason and how far the click is from the region.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from shapely.geometry import Point as ShapelyPoint
+
 from components.sight import SightFacts
 from game.core.commands import Attack, Decision, Option, matches
-from game.engine.view import MatchView
-from game.movement.regions import nearest_point
+from game.engine.view import MatchView, snap_point
 from game.render import words
 
 Point = tuple[float, float]
 
 #: Clicks are rounded to this many decimals of an inch when the rounded point is legal.
 CLICK_DECIMALS = 2
-#: A point snapped onto a thin region may still be refused (rounding, a drawn polyline's chord):
-#: it is then pulled toward the unit by up to twice this. (A retreat's arcs need no pull: their
-#: check accepts points within ``game.movement.regions.RETREAT_SNAP_TOL`` of the band.)
-SNAP_PULL = 2e-3
 
 
 @dataclass(frozen=True)
@@ -159,29 +157,23 @@ def resolve_point(opt: Option, raw: Point, unit_pos: Point, snap: float) -> tupl
     Args:
         opt: an option with a spatial ``point_field``.
         raw: the clicked world point.
-        unit_pos: the deciding unit's centre (a zero-width ring is pulled toward it).
+        unit_pos: the deciding unit's centre (a refused point of a disc is pulled toward it).
         snap: how far (inches) a click may be from the region and still snap onto it.
 
     Returns:
-        ``(point, None)`` for a legal point, or ``(None, reason)`` with the validator's reason.
+        ``(point, None)`` for a legal point, or ``(None, reason)``: the validator's reason for the
+        click, and, if it is farther than ``snap`` from the region, how far.
     """
     rounded = (round(raw[0], CLICK_DECIMALS), round(raw[1], CLICK_DECIMALS))
     first = matches(opt, opt.with_point(rounded))
     if first is None:
         return rounded, None
-    exact = (float(raw[0]), float(raw[1]))
-    if matches(opt, opt.with_point(exact)) is None:
-        return exact, None
-    if opt.region is not None and not opt.region.is_empty:
-        q = nearest_point(opt.region, exact)
-        if q is not None and math.dist(q, exact) <= snap:
-            d = math.dist(q, unit_pos)
-            for pull in (0.0, 0.5 * SNAP_PULL, SNAP_PULL, 2 * SNAP_PULL):
-                if d > 0:
-                    t = pull / d
-                    cand = (q[0] + (unit_pos[0] - q[0]) * t, q[1] + (unit_pos[1] - q[1]) * t)
-                else:
-                    cand = q
-                if matches(opt, opt.with_point(cand)) is None:
-                    return cand, None
+    got = snap_point(opt, raw, snap, unit_pos)
+    if got is not None and matches(opt, opt.with_point(got)) is None:
+        return got, None
+    region = opt.region
+    if region is not None and not region.is_empty:
+        away = float(region.distance(ShapelyPoint(raw)))
+        if away > snap:
+            return None, f"{first}; the click is {away:.2f} in from the drawn region: click on or next to it"
     return None, first

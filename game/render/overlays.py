@@ -131,6 +131,47 @@ def draw_region(
     return area
 
 
+#: Width (pixels) of the band a thin region (a one-yard retreat's arcs) is drawn as, whatever the
+#: zoom, and of the dark outline on each side of it.
+BAND_PX = 6
+BAND_OUTLINE_PX = 2
+
+
+def draw_band(
+    surface: pygame.Surface,
+    text: Text,
+    camera: Camera,
+    lines: Sequence[Ring],
+    color: colors.RGB,
+    label: str | None = None,
+    strong: bool = False,
+) -> None:
+    """A thin region (world polylines, :func:`game.render.shapes.thin_lines`) as an opaque band of
+    :data:`BAND_PX` pixels at every zoom (wider when ``strong``: its option is armed), outlined
+    in the background colour so it reads on any ground, with ``label`` beside its longest line."""
+    width = BAND_PX + (2 if strong else 0)
+    screen = [_screen(camera, line) for line in lines]
+    for w, c in ((width + 2 * BAND_OUTLINE_PX, colors.BACKGROUND), (width, color)):
+        for pts in screen:
+            if len(pts) >= 2:
+                pygame.draw.lines(surface, c, False, pts, w)
+            for x, y in pts:  # round joins and caps
+                pygame.draw.circle(surface, c, (round(x), round(y)), w // 2)
+    if label and screen:
+        # beside the middle of the longest line, on its outer side (away from its chord)
+        longest = max(screen, key=len)
+        x, y = longest[len(longest) // 2]
+        cx, cy = (longest[0][0] + longest[-1][0]) / 2, (longest[0][1] + longest[-1][1]) / 2
+        dx, dy = x - cx, y - cy
+        n = math.hypot(dx, dy) or 1.0
+        dx, dy = (dx / n, dy / n) if n > 1.0 else (1.0, 0.0)
+        img = text.render(label, 15, color)
+        at = (round(x + dx * (width + 12)), round(y + dy * (width + 12)))
+        box = img.get_rect(**{"midleft" if dx >= 0 else "midright": at}).inflate(8, 4)
+        pygame.draw.rect(surface, colors.PANEL, box, border_radius=3)
+        surface.blit(img, img.get_rect(center=box.center))
+
+
 def draw_path(
     surface: pygame.Surface,
     text: Text,

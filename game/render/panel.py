@@ -127,6 +127,11 @@ class Panel:
         y = self._lines(
             surface, [f"{view.ruleset} rules, round {view.round}"], x, y, w, SMALL, colors.PANEL_DIM
         )
+        if "planner" not in ui.overlays and any(
+            c == "planner" for side, c in controllers.items() if side not in humans
+        ):
+            # The planner's candidates are off by default: say where they are.
+            y = self._lines(surface, ["W: what the planner AI weighed"], x, y, w, SMALL, colors.PANEL_DIM)
         y += 4
         y = self._decision(surface, x, y, w, view, ui, humans, controllers)
         y += 6

@@ -34,6 +34,7 @@ from game.render.inspect import PathPreview
 from game.render.layers import MAX_MAP_PIXELS, Canvas, StaticLayer, fill_around, new_surface
 from game.render.overlays import (
     draw_arcs,
+    draw_band,
     draw_considered,
     draw_cross,
     draw_fans,
@@ -204,7 +205,7 @@ class Renderer:
         if preview is not None and "path" in on and ui.armed is None:
             draw_path(surface, self.text, cam, preview.points, preview.label, preview.reason is None)
         if ui.armed is not None and ui.hover is not None and ui.point_ok is not None:
-            draw_cross(surface, cam, ui.hover, ui.point_ok)
+            draw_cross(surface, cam, ui.snapped if ui.snapped is not None else ui.hover, ui.point_ok)
         if ui.tape is not None:
             self._tape(surface, ui, viewer, decision)
         if viewer is not None and ("sight" in on or "threat" in on):
@@ -273,19 +274,29 @@ class Renderer:
         areas: list[pygame.Rect | None] = []
         if "arcs" in on and viewer is not None:
             areas.append(draw_arcs(fill, cam, self.scene.arcs(viewer, arc_radius(view.unit(viewer).base))))
+        bands: list[tuple[bool, str, Any, colors.RGB]] = []  # (armed, overlay, lines, colour)
         for shape in self.scene.regions(decision):
             if shape.overlay not in on:
                 continue
             tint = {"retreat": colors.REGION_RETREAT, "dodge": colors.REGION_DODGE}.get(
                 shape.overlay, colors.REGION_MOVE
             )
-            # the edge in the region's own colour, opaque: a one-yard retreat ring has no width to fill
+            # the edge in the region's own colour, opaque
             edge = colors.lighter((tint[0], tint[1], tint[2]), 0.3)
             strong = ui.armed == shape.option
-            areas.append(draw_region(fill, board, cam, shape.rings, tint, edge, strong=strong))
+            if shape.lines:  # too thin to fill (a one-yard retreat's arcs): a band, on top
+                bands.append((strong, shape.overlay, shape.lines, edge))
+            else:
+                areas.append(draw_region(fill, board, cam, shape.rings, tint, edge, strong=strong))
         if "sight" in on and viewer is not None:
             areas.append(draw_fans(fill, board, cam, vpos, fans))
         self._fill_dirty = self._blend(board, fill, areas)
+        labelled: set[str] = set()
+        for strong, overlay, lines, edge in sorted(bands, key=lambda b: b[0]):  # the armed one last
+            what = "retreat" if overlay == "retreat" else str(decision.kind).replace("_", " ")
+            label = None if what in labelled else f"{what}: click on it"
+            labelled.add(what)
+            draw_band(board, self.text, cam, lines, edge, label, strong=strong)
         if "cover-units" in on and viewer is not None:
             ids = {u for facts, _, _ in fans for u in facts.intervening}
             draw_rings(
@@ -388,6 +399,7 @@ class Renderer:
             ui.target,
             viewer,
             "silhouette" in ui.overlays,
+            "planner" in ui.overlays,
             ui.log_scroll,
             ui.ai_paused,
             frozenset(humans),

@@ -35,7 +35,7 @@ from game.geometry.model import LEVELS, level_codes
 from game.geometry.shapes import SilhouetteParts, arc_wedges, silhouette_parts
 from game.render import colors
 from game.render.sentences import sentences
-from game.render.shapes import Ring, region_rings
+from game.render.shapes import Ring, region_rings, thin_lines
 
 Point = tuple[float, float]
 
@@ -72,6 +72,14 @@ class RegionShape:
     overlay: str  # "retreat", "dodge" or "move"
     option: int  # index in decision.options
     rings: list[tuple[Ring, list[Ring]]]
+    #: A thin region's lines (:func:`~game.render.shapes.thin_lines`), drawn as a band instead of rings.
+    lines: list[Ring] | None = None
+
+    @classmethod
+    def of(cls, overlay: str, option: int, geom: Any) -> RegionShape:
+        """The shape of region ``geom``: its lines if it is thin, else its rings."""
+        lines = thin_lines(geom)
+        return cls(overlay, option, [] if lines else region_rings(geom), lines)
 
 
 def region_overlay(decision: Decision, option_index: int) -> str:
@@ -341,7 +349,7 @@ class Scene:
             shapes = []
             for i, o in enumerate(decision.options):
                 if o.point_field is not None and o.region is not None:
-                    shapes.append(RegionShape(region_overlay(decision, i), i, region_rings(o.region)))
+                    shapes.append(RegionShape.of(region_overlay(decision, i), i, o.region))
             self._regions = (decision, shapes)
             if self._reach_job is not None:
                 self._reach_job[2].cancel()  # a stale reach still queued is not computed
@@ -373,8 +381,7 @@ class Scene:
         except (ValueError, shapely.errors.GEOSException):
             return  # a drawing aid: the disc stays if the geometry fails on a degenerate case
         shapes = [
-            RegionShape(s.overlay, s.option, region_rings(geom)) if s.option == idx else s
-            for s in self._regions[1]
+            RegionShape.of(s.overlay, s.option, geom) if s.option == idx else s for s in self._regions[1]
         ]
         self._regions = (decision, shapes)
         self.regions_version += 1

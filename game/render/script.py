@@ -4,7 +4,8 @@ Contract: a script is one action per line; ``#`` starts a comment, blank lines a
 
 - ``key NAME``: press and release the key ``NAME`` (a pygame key name, as
   ``pygame.key.key_code`` reads it: ``return``, ``e``, ``1``, ``escape``, ``f5`` ...);
-  ``key shift+NAME`` holds Shift (``key shift+1`` chooses the eleventh option).
+  ``key shift+NAME`` holds Shift (``key shift+1`` chooses the eleventh option), ``key ctrl+NAME``
+  holds Ctrl (``key ctrl+s`` saves in the editor); both may be combined (``ctrl+shift+z``).
 - ``click X Y`` / ``click UNIT``: move the mouse to table point (X, Y) in inches (or to the centre
   of unit ``UNIT``) and left-click there; ``rclick`` right-clicks (face that way).
 - ``hover X Y`` / ``hover UNIT``: move the mouse there without clicking (the target under the
@@ -22,7 +23,9 @@ count, unknown key name, a bad shot name): a :class:`ScriptError` names ``file:l
 would cause, one :meth:`App.tick` per event, exactly as the interactive loop; a click off the
 map, a ``wait`` that does not end within :data:`WAIT_FRAMES` frames (e.g. the AI paused) or an
 unknown unit is a :class:`ScriptError` naming the line. The ``skirmish play --headless
---script FILE --shots DIR`` command runs it with SDL's dummy video driver.
+--script FILE --shots DIR`` command runs it with SDL's dummy video driver; ``skirmish edit``
+runs the same actions on the scenario editor (:class:`~game.render.editor.Editor`, which has
+the same ``tick`` / ``render_still`` / ``view`` / ``renderer`` as the play window).
 """
 
 from __future__ import annotations
@@ -47,6 +50,8 @@ ARITY: dict[str, tuple[int, int]] = {
     "wait": (0, 0),
     "shot": (1, 1),
 }
+#: Modifier prefixes of ``key`` (``key ctrl+s``, ``key ctrl+shift+z``).
+_MODIFIERS = ("shift", "ctrl")
 _SHOT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
@@ -114,11 +119,16 @@ def parse_script(text: str, name: str = "script") -> list[Action]:
     return actions
 
 
-def _key_name(arg: str) -> tuple[str, bool]:
-    """(pygame key name, shift held) of a ``key`` argument."""
-    if arg.lower().startswith("shift+") and len(arg) > len("shift+"):
-        return arg[len("shift+") :], True
-    return arg, False
+def _key_name(arg: str) -> tuple[str, tuple[str, ...]]:
+    """(pygame key name, modifiers held: ``shift``, ``ctrl``) of a ``key`` argument."""
+    mods: list[str] = []
+    while True:
+        head, sep, rest = arg.partition("+")
+        if sep and rest and head.lower() in _MODIFIERS and head.lower() not in mods:
+            mods.append(head.lower())
+            arg = rest
+            continue
+        return arg, tuple(mods)
 
 
 def read_script(path: str | Path) -> list[Action]:
@@ -172,10 +182,11 @@ class ScriptRunner:
 
     def _do_key(self, act: Action) -> None:
         pg = self.pg
-        name, shift = _key_name(act.args[0])
+        name, mods = _key_name(act.args[0])
+        mod = (pg.KMOD_SHIFT if "shift" in mods else 0) | (pg.KMOD_CTRL if "ctrl" in mods else 0)
         common = {
             "key": pg.key.key_code(name),
-            "mod": pg.KMOD_SHIFT if shift else 0,
+            "mod": mod,
             "unicode": "",
             "scancode": 0,
         }
@@ -244,6 +255,5 @@ class ScriptRunner:
         if self.shots is None:
             raise act.fail("shot needs a folder for the pictures (--shots DIR)")
         app = self.app
-        app.input.refresh()
-        app.renderer.draw(app.screen, app.ui, app.humans, app.controllers, threat_budget=None)
+        app.render_still()
         self.saved.append(write_png(app.screen, self.shots / f"{act.args[0]}.png"))

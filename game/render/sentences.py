@@ -119,22 +119,34 @@ def _facing(e: Event) -> str:
     return f"{e.get('unit')} turns to face {_num(to)}° ({_compass(to)}){cost}."
 
 
+#: Attack fields told by :func:`_attack` itself (the odds and the dice first), or not at all
+#: (``result`` repeats ``hit``).
+_ATTACK_TOLD = frozenset(
+    {"attacker", "unit", "target", "weapon", "roll", "need", "successes", "hit", "result", "p_success"}
+    | {"eff", "target_number", "difficulty", "kind", *_RESERVED}
+)
+
+
 def _attack(e: Event) -> str:
     weapon = e.get("weapon")
+    kind = e.get("kind")
     head = f"{e.get('attacker', e.get('unit'))} attacks {e.get('target')}"
     head += f" with {weapon}" if weapon else ""
-    extras = []
+    extras = [words.value(kind)] if isinstance(kind, str) and kind != weapon else []
+    if isinstance(e.get("p_success"), (int, float)):
+        extras.append(f"{words.value(e['p_success'], 'p_success')} chance")
+    need = next((e[k] for k in ("eff", "target_number", "difficulty", "need") if e.get(k) is not None), None)
     if "roll" in e:
-        extras.append(f"roll {_brief(e['roll'])}")
-    if "need" in e:
-        extras.append(f"needs {_brief(e['need'])}")
+        against = f" against {_brief(need)}" if need is not None else ""
+        extras.append(f"rolled {_brief(e['roll'])}{against}")
+    elif need is not None:
+        extras.append(f"needs {_brief(need)}")
     if "successes" in e:
         extras.append(f"{_brief(e['successes'])} successes")
-    known = {"attacker", "unit", "target", "weapon", "roll", "need", "successes", "hit", *_RESERVED}
     extras += [
         words.phrase(k, v)
         for k, v in e.items()
-        if k not in known and v is not None and not isinstance(v, (dict, list))
+        if k not in _ATTACK_TOLD and v is not None and not isinstance(v, (dict, list))
     ]
     tail = f" ({', '.join(extras)})" if extras else ""
     if "hit" in e:
@@ -142,19 +154,51 @@ def _attack(e: Event) -> str:
     return f"{head}{tail}."
 
 
+#: Defence kinds that read as a verb ("tries to dodge"); any other kind is a means ("defends with armour").
+DEFENCE_VERBS = frozenset({"dodge", "parry", "block", "retreat"})
+#: Flags of a defence event that add to its verb, in the order they are told.
+DEFENCE_FLAGS: tuple[tuple[str, str], ...] = (
+    ("acrobatic", " acrobatically"),
+    ("retreat", " and retreat"),
+    ("drop", " and drop prone"),
+)
+
+
+def _defence_odds(e: Event) -> list[str]:
+    """A defence's chance, roll against what it needed, and successes, as short phrases."""
+    told = []
+    if isinstance(e.get("p_success"), (int, float)):
+        told.append(f"{words.value(e['p_success'], 'p_success')} chance")
+    need = next((e[k] for k in ("eff", "difficulty", "target") if e.get(k) is not None), None)
+    if e.get("roll") is not None:
+        against = f" against {_brief(need)}" if need is not None else ""
+        told.append(f"rolled {_brief(e['roll'])}{against}")
+    elif need is not None:
+        told.append(f"needs {_brief(need)}")
+    if e.get("successes") is not None:
+        against = f" against {_brief(e['vs'])}" if e.get("vs") is not None else ""
+        told.append(f"{_brief(e['successes'])} successes{against}")
+    aims = e.get("outcome")
+    if isinstance(aims, list) and aims and all(isinstance(a, dict) and "aim" in a for a in aims):
+        told.append(
+            "aims " + ", ".join(f"{_brief(a['aim'])} {words.value(a.get('result', ''))}" for a in aims)
+        )
+    return told
+
+
 def _defence(e: Event) -> str:
     kind = str(e.get("kind", "defence"))
     if kind == "none":
         head = f"{e.get('unit')} does not defend"
-    elif kind.isalpha():  # a verb: dodge, parry, block, retreat
+    elif kind in DEFENCE_VERBS:
         head = f"{e.get('unit')} tries to {kind}"
+        head += "".join(told for flag, told in DEFENCE_FLAGS if e.get(flag))
     else:
         head = f"{e.get('unit')} defends with {words.name(kind)}"
-    extras = []
-    if e.get("roll") is not None:
-        extras.append(f"roll {_brief(e['roll'])}")
-    if e.get("target") is not None:
-        extras.append(f"needs {_brief(e['target'])}")
+    if e.get("combo"):
+        head += f" ({words.value(e['combo'])})"
+    # the odds and the dice; a unit that does not defend tried nothing, so none are told
+    extras = [] if kind == "none" else _defence_odds(e)
     tail = f" ({', '.join(extras)})" if extras else ""
     if "success" in e:
         return f"{head}{tail}: {'succeeds' if e['success'] else 'fails'}."
@@ -202,11 +246,12 @@ def _rounds(n: Any) -> str:
 
 
 def _check(e: Event) -> str:
-    roll, eff = e.get("roll"), e.get("eff")
+    roll, eff = e.get("roll"), e.get("eff", e.get("difficulty"))
     against = f" against {_brief(eff)}" if eff is not None else ""
     got = f" {_brief(roll)}{against}" if roll is not None else ""
     result = "" if "success" not in e else (": succeeds" if e["success"] else ": fails")
-    return f"{e.get('unit')} rolls{got} for {e.get('purpose', 'a check')}{result}."
+    purpose = e.get("purpose") or e.get("kind") or "a check"
+    return f"{e.get('unit')} rolls{got} for {words.value(purpose)}{result}."
 
 
 def _defence_dice(e: Event) -> str:

@@ -137,6 +137,8 @@ class UiState:
         ai_steps: decisions the AI may take while paused.
         request: app-level request from the input layer: ``save``, ``load`` or ``quit``.
         point_ok: while an option is armed, whether the point under the cursor is legal.
+        snapped: while an option is armed, the legal point a click under the cursor gives
+            (snapped onto the drawn region), or None.
         preview: path preview to the point under the cursor
             (a :class:`game.render.inspect.PathPreview`).
         tape: the measuring tape shown: (start, end, unit it starts on), inches.
@@ -158,6 +160,7 @@ class UiState:
     ai_steps: int = 0
     request: str | None = None
     point_ok: bool | None = None
+    snapped: Point | None = None
     preview: Any = None
     tape: tuple[Point, Point, str | None] | None = None
     tape_on: bool = False
@@ -179,6 +182,7 @@ class UiState:
         self.armed = None
         self.attack_menu = None
         self.point_ok = None
+        self.snapped = None
 
 
 def help_rows(overlays: set[str]) -> list[tuple[str, str, str]]:

@@ -178,6 +178,11 @@ class App:
         self.renderer.draw(self.screen, self.ui, self.humans, self.controllers, threat_budget=THREAT_BUDGET_S)
         self.frames += 1
 
+    def render_still(self) -> None:
+        """Draw one complete frame (threat map and exact reach finished), for pictures."""
+        self.input.refresh()
+        self.renderer.draw(self.screen, self.ui, self.humans, self.controllers, threat_budget=None)
+
     def run(self) -> None:
         """Show the window until it is closed."""
         pg = self.pygame

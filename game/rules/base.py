@@ -27,6 +27,10 @@ Contract:
 - ``mechanics`` declares the ruleset's mechanics (:class:`~game.rules.mechanics.Mechanic`:
   name, description, a tally over the event log), so batch results can say how often
   each fired per side.
+- ``reaction_regions`` names the moving reactions whose legal region the ruleset answers
+  with :meth:`Ruleset.reaction_region` (:data:`REACTION_KINDS`: a retreat from an attacker, the
+  move after a dodge), the region its reaction decision offers; ``skirmish reach`` and
+  ``skirmish path`` ask through it, naming no ruleset.
 """
 
 from __future__ import annotations
@@ -41,12 +45,31 @@ from pydantic import BaseModel, ConfigDict
 
 from components.spatial import Posture
 from components.state import Health
-from game.core.battle import Battle, Flow
+from game.core.battle import Battle, Flow, Region
 from game.core.commands import Attack, Maneuver, Option
 from game.rules.limits import Binding, Reaction
 from game.rules.mechanics import Mechanic
 
 T = TypeVar("T")
+
+#: Moving reactions a ruleset may answer :meth:`Ruleset.reaction_region` for, and what a player
+#: calls each: ``retreat`` (from an attacker), ``dodge`` (the move after a successful dodge).
+REACTION_KINDS: dict[str, str] = {"retreat": "retreat", "dodge": "dodge move"}
+
+
+@dataclass(frozen=True)
+class ReactionRegion:
+    """The legal region of one moving reaction, as the ruleset's decision offers it.
+
+    Attributes:
+        region: geometry (for drawing and sampling) and the engine's validator.
+        min_len: the shortest move it allows, inches (0: any).
+        max_len: the longest, inches.
+    """
+
+    region: Region
+    min_len: float
+    max_len: float
 
 
 class StrictModel(BaseModel):
@@ -111,6 +134,8 @@ class Ruleset(ABC):
     #: Every mechanic of the rule text a battle can fire, each with how the event log counts
     #: it (:mod:`game.rules.mechanics`); batch results report them per side.
     mechanics: ClassVar[tuple[Mechanic, ...]] = ()
+    #: The moving reactions (keys of :data:`REACTION_KINDS`) :meth:`reaction_region` answers.
+    reaction_regions: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, options: dict[str, Any] | None = None) -> None:
         self.options = self.Options.model_validate(options or {})
@@ -203,3 +228,12 @@ class Ruleset(ABC):
 
     def on_damaged(self, battle: Battle, uid: str) -> None:
         """Hook after ``uid`` took damage (e.g. cover dice reroll). Default: nothing."""
+
+    # ---- geometry queries --------------------------------------------------
+    def reaction_region(
+        self, battle: Battle, kind: str, uid: str, attacker: str | None = None
+    ) -> ReactionRegion:
+        """The legal region of the moving reaction ``kind`` (one of :attr:`reaction_regions`) of
+        ``uid`` as the battle stands, ``attacker`` attacking it (a retreat needs one): the region
+        the ruleset's decision would offer. Default: the ruleset has none (``ValueError``)."""
+        raise ValueError(f"the {self.name} ruleset has no {REACTION_KINDS.get(kind, kind)}")

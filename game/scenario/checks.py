@@ -4,7 +4,8 @@ Contract: :class:`ScenarioChecker` runs the shape check (:mod:`game.scenario.sch
 then the semantic checks over every well-formed part, so one run reports every mistake:
 unique ids (units and obstacles share one namespace), simple polygons on the map, bases
 inside the map and clear of each other and of obstacles, at least two sides, controllers
-naming sides and known policies, known profiles with a valid stat block for the rulesets in
+naming sides and known policies (never a user policy's ``FILE.py:FUNCTION``: a scenario
+does not load code), known profiles with a valid stat block for the rulesets in
 play, ruleset options. :meth:`ScenarioChecker.run` returns the frozen spec, or ``None``
 with :attr:`ScenarioChecker.problems` saying why.
 """
@@ -342,6 +343,12 @@ class ScenarioChecker:
                 self.add(
                     ("controllers", side),
                     f"expected a side that has units ({', '.join(sides)}), got {side!r}",
+                )
+            elif isinstance(policy, str) and ":" in policy:  # a scenario never loads code
+                self.add(
+                    ("controllers", side),
+                    f"a scenario names built-in AI policies only, got {policy!r}; "
+                    "play your own with --red/--blue FILE.py:FUNCTION",
                 )
             elif self.policies is not None and isinstance(policy, str) and policy not in self.policies:
                 self.add(

@@ -5,6 +5,9 @@ raise :class:`~game.core.errors.ScenarioError` with every problem found (see the
 docstring); an unknown ``ruleset`` argument is an :class:`~game.core.errors.UnknownName`.
 :func:`load_scenario` accepts a shipped scenario's name for its path
 (:func:`game.scenario.locate.resolve_scenario`); the spec's ``source`` is then the shipped file.
+Both accept a Tiled map (``.tmj``, ``.tmx``, a ``.json`` map) wherever a scenario goes
+(:mod:`game.scenario.tiled`): converted, checked like a scenario, problems located to its
+objects; the spec's ``text`` and ``sha256`` are the map's own.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from game.scenario.checks import ScenarioChecker
 from game.scenario.locate import resolve_scenario, shipped_names
 from game.scenario.messages import ordered
 from game.scenario.profiles import ProfilesText
+from game.scenario.tiled import convert, is_tiled, read_kind
 from game.scenario.yaml_source import parse_yaml
 
 
@@ -55,7 +59,7 @@ def load_scenario(
     """
     file = resolve_scenario(path)
     try:
-        data = read_capped(file, "scenario")
+        data = read_capped(file, read_kind(file))
     except FileRefused as e:
         problem = e.problem()
         # a bare name (no folder, no suffix) was meant as a shipped scenario's: say which exist
@@ -91,9 +95,11 @@ def load_scenario_text(
     if ruleset is not None and ruleset not in RULESET_NAMES:
         raise UnknownName(f"unknown ruleset {ruleset!r}; choose one of {', '.join(RULESET_NAMES)}")
     raw = text.encode("utf-8") if isinstance(text, str) else bytes(text)
-    doc = parse_yaml(raw, source)
+    tiled = convert(raw, source) if is_tiled(source, raw) else None
+    doc = tiled.document() if tiled is not None else parse_yaml(raw, source)
     checker = ScenarioChecker(doc, ruleset, profiles_path, tuple(check_rulesets), policies)
     spec = checker.run(hashlib.sha256(raw).hexdigest())
     if checker.problems or spec is None:
-        raise ScenarioError(ordered(checker.problems))
+        problems = tiled.relocate(checker.problems) if tiled is not None else checker.problems
+        raise ScenarioError(ordered(problems))
     return dataclasses.replace(spec, text=raw.decode("utf-8"))

@@ -5,8 +5,9 @@ Contract:
 - :func:`resolve_scenario` turns what the user typed into a file: the path itself when it
   exists; else, for a bare name (no folder, no suffix or ``.yaml``/``.yml``), the shipped
   scenario of that name (``skirmish battle duel`` plays ``<shipped>/duel.yaml`` when there
-  is no file ``duel`` here; ``skirmish scenarios`` lists them); else the path unchanged, to be
-  reported missing. :func:`game.scenario.load_scenario` and :func:`find_scenario`'s ``given``
+  is no file ``duel`` here; ``skirmish scenarios`` lists them), and for a bare Tiled map name
+  (``crossroads.tmj``) the shipped map of that name in ``<shipped>/maps``; else the path
+  unchanged, to be reported missing. :func:`game.scenario.load_scenario` and :func:`find_scenario`'s ``given``
   go through it, so every command accepts a shipped scenario by name.
 - :func:`find_scenario` returns the first of these that exists, in order:
 
@@ -17,9 +18,10 @@ Contract:
    absolute, for a save), returned as recorded.
 3. Next to the log or save (``relative_to``): its ``relative`` path (a save records the
    scenario's path relative to the save's folder) and ``stored`` when that is a relative path.
-4. The first YAML file, by name, whose bytes hash to ``sha256`` in these folders: the working
-   directory's ``scenarios/`` and the working directory itself, the folder of ``relative_to``
-   and its four parents (each with its ``scenarios/``), and the shipped scenarios folder.
+4. The first YAML file (or Tiled map, ``.tmj``/``.tmx``), by name, whose bytes hash to
+   ``sha256`` in these folders: the working directory's ``scenarios/`` and the working
+   directory itself, the folder of ``relative_to`` and its four parents (each with its
+   ``scenarios/``), the shipped scenarios folder and its ``maps/``.
 
 Candidates of 2-4 count only when their bytes hash to ``sha256``: a file edited since the
 battle or the save is skipped, and only reported when nothing else matches. Every failure
@@ -38,9 +40,12 @@ from pathlib import Path
 from game.core.errors import SkirmishError
 from game.core.files import FileRefused, read_capped
 from game.core.shipped import SCENARIO_SUFFIXES, SCENARIOS_DIR, shipped_scenarios
+from game.scenario.tiled import MAP_SUFFIXES, read_kind
 
 #: The scenarios shipped with the project (package data of the wheel, ``scenarios/`` of a checkout).
 SHIPPED_SCENARIOS = SCENARIOS_DIR
+#: The Tiled maps shipped with the project.
+SHIPPED_MAPS = SCENARIOS_DIR / "maps"
 #: Parent folders of the log or save searched besides its own (step 4).
 PARENTS_SEARCHED = 4
 
@@ -64,6 +69,8 @@ def resolve_scenario(name: str | os.PathLike[str]) -> Path:
         shipped = shipped_scenarios().get(path.stem if path.suffix else path.name)
         if shipped is not None:
             return shipped
+    if len(path.parts) == 1 and path.suffix in MAP_SUFFIXES and (SHIPPED_MAPS / path.name).is_file():
+        return SHIPPED_MAPS / path.name
     return path
 
 
@@ -75,7 +82,7 @@ def shipped_names() -> str:
 def sha256_of(path: str | os.PathLike[str]) -> str:
     """The hex sha256 of a scenario file's bytes (:class:`~game.core.files.FileRefused` if it cannot
     be read, is not a regular file or is over the scenario size limit)."""
-    return hashlib.sha256(read_capped(path, "scenario")).hexdigest()
+    return hashlib.sha256(read_capped(path, read_kind(path))).hexdigest()
 
 
 def search_dirs(relative_to: Path) -> Iterator[Path]:
@@ -87,6 +94,7 @@ def search_dirs(relative_to: Path) -> Iterator[Path]:
         yield d
         yield d / "scenarios"
     yield SHIPPED_SCENARIOS
+    yield SHIPPED_MAPS
 
 
 def _hash_or_none(path: Path) -> str | None:
@@ -155,7 +163,9 @@ def find_scenario(
         if d in seen or not d.is_dir():
             continue
         seen.add(d)
-        for f in sorted([*d.glob("*.yaml"), *d.glob("*.yml")]):
+        for f in sorted(
+            [*d.glob("*.yaml"), *d.glob("*.yml"), *(f for s in MAP_SUFFIXES for f in d.glob(f"*{s}"))]
+        ):
             if _hash_or_none(f) == sha256:
                 return f
     if changed is not None:

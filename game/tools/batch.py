@@ -11,7 +11,9 @@ Contract:
 - :func:`run_batch` runs many jobs serially (``workers=1``), in local worker
   processes (``workers>1``) or on a Dask distributed cluster (``dask="local"``
   or a scheduler address) and always returns the rows in job order, identical
-  to a serial run.
+  to a serial run. :func:`iter_batch` yields each row the moment its battle ends
+  (completion order, with its job index), so a caller can keep every finished battle
+  when the run is interrupted: Ctrl-C stops worker processes at once (they ignore SIGINT).
 - :func:`plan` builds the jobs of one ``skirmish battle`` run: seeds ``seed ..
   seed+n-1``, optionally each also with the policies swapped between the sides.
 - Scenario files are loaded once per worker process and checked against the
@@ -21,7 +23,9 @@ Contract:
   an invariant violation under ``check_invariants``, no outcome after
   :data:`game.tools.session.MAX_COMMANDS` commands) raises
   :class:`BattleFailed` naming the seed and the command step; with a log path
-  the partial log is still written, atomically, for the post-mortem.
+  the partial log is still written, atomically, for the post-mortem. A user policy that fails
+  (:class:`game.ai.errors.PolicyFailed`, located in the user's code) is raised as such, with the
+  seed and step in front: bad input, not a broken battle.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ import csv
 import functools
 import gc
 import io
+import itertools
 import os
 import sys
 import traceback
@@ -39,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from components.specs import ScenarioSpec
+from game.ai.errors import PolicyFailed
 from game.core.errors import ScenarioError, SkirmishError
 from game.core.events import atomic_write_text
 from game.rules.mechanics import LEGACY, Facts, Mechanic, count_all
@@ -67,6 +73,8 @@ ROW_DOC = {
     "log": "path of the battle's event log ('' if not kept)",
     "<mechanic>_<side>": "how often the side fired each further mechanic its ruleset declares "
     "(Ruleset.mechanics; docs/batch.md lists them)",
+    "damage_taken_<side>": "damage the side's units took, from anyone (friends in the way included) "
+    "or nothing (no source)",
 }
 
 
@@ -235,6 +243,9 @@ def run_battle(job: BattleJob) -> dict[str, Any]:
     except BattleFailed:
         _keep_log(match, job)
         raise
+    except PolicyFailed as e:  # the user's policy broke, not the battle: their line, exit 2
+        _keep_log(match, job)
+        raise PolicyFailed(f"battle seed {job.seed} step {session.applied}: {e}") from None
     except StuckMatch as e:
         _keep_log(match, job)
         raise BattleFailed(
@@ -316,12 +327,17 @@ def battle_row(match: Any, job: BattleJob, commands: int) -> dict[str, Any]:
     sides = tuple(match.spec.sides)
     side_of = {u: match.side(u) for u in match.units(alive=False)}
     damage = dict.fromkeys(sides, 0)
+    taken = dict.fromkeys(sides, 0)
     events = match.log.events
     for e in events:
         if e["type"] == "damage":
+            amount = sum(abs(int(v)) for v in e["deltas"].values())
             src = side_of.get(e.get("source") or "")
             if src is not None:
-                damage[src] += sum(abs(int(v)) for v in e["deltas"].values())
+                damage[src] += amount
+            hit = side_of.get(e.get("unit") or "")
+            if hit is not None:
+                taken[hit] += amount
     mechanics = row_mechanics(match.ruleset_name)
     fired = count_all(mechanics, events, Facts(match.stats, match.spec))
     outcome = match.outcome
@@ -361,6 +377,8 @@ def battle_row(match: Any, job: BattleJob, commands: int) -> dict[str, Any]:
     row["log"] = job.log_path or ""
     for m in mechanics[len(LEGACY) :]:  # after the columns rows had before rulesets declared mechanics
         put(m)
+    for s in sides:
+        row[f"damage_taken_{s}"] = taken[s]
     return row
 
 
@@ -438,7 +456,33 @@ def run_batch(
     progress: bool = True,
     desc: str = "battles",
 ) -> list[dict[str, Any]]:
-    """Run ``jobs`` and return their rows in job order.
+    """Run ``jobs`` and return their rows in job order (arguments as :func:`iter_batch`'s).
+
+    Raises:
+        BattleFailed: the first failing battle (in completion order).
+        SkirmishError: bad input, or Dask requested but not installed / not reachable.
+    """
+    rows: list[dict[str, Any] | None] = [None] * len(jobs)
+    for i, row in iter_batch(jobs, workers=workers, dask=dask, progress=progress, desc=desc):
+        rows[i] = row
+    return [r for r in rows if r is not None]
+
+
+def iter_batch(
+    jobs: Sequence[BattleJob],
+    workers: int = 1,
+    dask: str | None = None,
+    progress: bool = True,
+    desc: str = "battles",
+    done: int = 0,
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Run ``jobs`` and yield ``(index in jobs, row)`` as each battle finishes.
+
+    Serially the order is the job order; with workers it is the completion order. A battle's
+    row is yielded as soon as it is played, so a caller that records each one loses nothing
+    when the run is interrupted: a ``KeyboardInterrupt`` (or closing the generator) stops the
+    worker processes at once and shuts the pool down; workers ignore SIGINT themselves, so
+    Ctrl-C in a terminal reaches only this process.
 
     Args:
         jobs: the battles.
@@ -448,6 +492,7 @@ def run_batch(
             such as ``tcp://10.0.0.5:8786``.
         progress: show a tqdm progress bar on stderr.
         desc: the progress bar's label.
+        done: battles of the same run finished before (a resumed run): the bar starts there.
 
     Raises:
         BattleFailed: the first failing battle (in completion order).
@@ -457,40 +502,75 @@ def run_batch(
 
     if workers < 1:
         raise SkirmishError(f"--workers must be at least 1, not {workers}")
-    with tqdm(total=len(jobs), desc=desc, unit="battle", file=sys.stderr, disable=not progress) as bar:
+    with tqdm(
+        total=done + len(jobs),
+        initial=done,
+        desc=desc,
+        unit="battle",
+        file=sys.stderr,
+        disable=not progress,
+    ) as bar:
         if dask is not None:
-            return _run_dask(jobs, dask, workers, bar.update)
-        if workers == 1 or len(jobs) <= 1:
-            rows = []
-            for job in jobs:
-                rows.append(run_battle(job))
-                bar.update(1)
-            return rows
-        return list(_run_processes(jobs, workers, bar.update))
+            source: Iterable[tuple[int, dict[str, Any]]] = _run_dask(jobs, dask, workers)
+        elif workers == 1 or len(jobs) <= 1:
+            source = ((i, run_battle(job)) for i, job in enumerate(jobs))
+        else:
+            source = _run_processes(jobs, workers)
+        for item in source:
+            bar.update(1)
+            yield item
 
 
-def _chunksize(n: int, workers: int) -> int:
-    # Several chunks per worker keep both cores busy to the end; large chunks amortise pickling.
-    return max(1, min(32, n // (workers * 8)))
+def _ignore_sigint() -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _run_processes(
-    jobs: Sequence[BattleJob], workers: int, tick: Callable[[int], object]
-) -> Iterator[dict[str, Any]]:
+def _run_processes(jobs: Sequence[BattleJob], workers: int) -> Iterator[tuple[int, dict[str, Any]]]:
     import multiprocessing as mp
-    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 
     # fork starts workers in milliseconds and shares the parent's loaded scenario and imports.
     method = "fork" if "fork" in mp.get_all_start_methods() else "spawn"
-    with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=mp.get_context(method)) as pool:
-        for row in pool.map(run_battle, jobs, chunksize=_chunksize(len(jobs), workers)):
-            tick(1)
-            yield row
+    pool = ProcessPoolExecutor(
+        max_workers=min(workers, len(jobs)), mp_context=mp.get_context(method), initializer=_ignore_sigint
+    )
+    # One battle per task, a few tasks queued per worker: each row comes back the moment its
+    # battle ends (nothing finished is lost to an interrupt), and a battle costs 30-1000 ms
+    # against well under 1 ms to send a job and its row.
+    ahead = 4 * workers
+    pending: dict[Future[dict[str, Any]], int] = {}
+    upcoming = iter(enumerate(jobs))
+    clean = False
+    try:
+        for i, job in itertools.islice(upcoming, ahead):
+            pending[pool.submit(run_battle, job)] = i
+        while pending:
+            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+            failed = None
+            for fut in sorted(finished, key=pending.__getitem__):
+                i = pending.pop(fut)
+                if fut.exception() is not None:
+                    failed = failed or fut  # the others finished with it are still yielded
+                    continue
+                for j, job in itertools.islice(upcoming, 1):
+                    pending[pool.submit(run_battle, job)] = j
+                yield i, fut.result()
+            if failed is not None:
+                failed.result()  # re-raises the battle's own exception
+        clean = True
+    finally:
+        if not clean:
+            # Interrupted, closed or failed: stop the battles still being played now, not after them.
+            for fut in pending:
+                fut.cancel()
+            for proc in list(getattr(pool, "_processes", {}).values()):
+                proc.terminate()
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _run_dask(
-    jobs: Sequence[BattleJob], address: str, workers: int, tick: Callable[[int], object]
-) -> list[dict[str, Any]]:
+def _run_dask(jobs: Sequence[BattleJob], address: str, workers: int) -> Iterator[tuple[int, dict[str, Any]]]:
     try:
         import distributed
     except ImportError:
@@ -516,12 +596,10 @@ def _run_dask(
             raise SkirmishError(f"cannot reach the Dask scheduler at {address}: {e}") from None
     try:
         futures = client.map(run_battle, list(jobs), pure=False)
+        index = {fut.key: i for i, fut in enumerate(futures)}
         for fut in distributed.as_completed(futures):
-            if fut.status == "error":
-                fut.result()  # re-raises the battle's own exception
-            tick(1)
-        rows: list[dict[str, Any]] = client.gather(futures)
-        return rows
+            row: dict[str, Any] = fut.result()  # re-raises the battle's own exception
+            yield index[fut.key], row
     finally:
         client.close()
         if cluster is not None:

@@ -7,8 +7,9 @@ Contract:
   bool, ``0 <= seed < 2**63``), ``ruleset`` (a ruleset name), ``options`` (a mapping the
   ruleset's ``Options`` model accepts), ``round_limit`` (an int from 1 to
   :data:`~game.scenario.schema.MAX_ROUNDS`, or absent), ``controllers`` (a mapping of side ->
-  AI policy name or ``human``) and ``scenario_sha256`` (64 hex digits). It returns the first
-  bad field and why, in one line, or None; it never raises on any JSON value.
+  AI policy name, a user policy's spec ``FILE.py:FUNCTION`` (never loaded here) or ``human``)
+  and ``scenario_sha256`` (64 hex digits). It returns the first bad field and why, in one line,
+  or None; it never raises on any JSON value.
 - :func:`controllers_problem` ``(controllers, sides)`` checks the controllers name exactly
   the scenario's sides.
 - :data:`MAX_SEED` bounds every seed (CLI options included).
@@ -22,7 +23,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from game.ai import policy_names
+from game.ai import is_policy_spec, policy_names
 from game.rules import RULESET_NAMES, get_ruleset
 from game.scenario.schema import MAX_ROUNDS
 from game.tools.session import HUMAN
@@ -75,7 +76,8 @@ def header_problem(fields: Mapping[str, Any], *, sha256: bool = True) -> tuple[s
             return "controllers", f"expected a mapping of side -> policy, got {_shown(controllers)}"
         known = set(policy_names()) | {HUMAN}
         for side, who in controllers.items():
-            if not isinstance(who, str) or who not in known:
+            # a user policy's spec is a name here: a replay re-applies its commands, never loads it
+            if not isinstance(who, str) or not (who in known or is_policy_spec(who)):
                 return (
                     "controllers",
                     f"side {side!r}: expected human or one of {', '.join(sorted(known - {HUMAN}))}, "

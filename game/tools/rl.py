@@ -2,9 +2,10 @@
 
 Contract:
 
-- :func:`env` ``(scenario_path, ruleset=None, seed=None)`` loads the scenario (a bad file
-  raises :class:`~game.core.errors.ScenarioError`) and returns a :class:`SkirmishEnv`, a
-  ``pettingzoo.AECEnv``. Agents are the unit ids in scenario order; ``agent_selection`` is
+- :func:`env` ``(scenario_path, ruleset=None, seed=None, render_mode=None, opponents=None)``
+  loads the scenario (a bad file raises :class:`~game.core.errors.ScenarioError`) and returns a
+  :class:`SkirmishEnv`, a ``pettingzoo.AECEnv``. Agents are the unit ids of the learning sides
+  (every side not in ``opponents``) in scenario order; ``agent_selection`` is
   the unit of the match's pending decision: its turn, or a reaction that interrupts
   another unit's turn (a defence when it is attacked, a retreat or dodge move, a
   sacrificial dodge, a follow). The environment never imports pygame.
@@ -33,8 +34,18 @@ Contract:
   ``+WIN_REWARD``/``-WIN_REWARD`` for a win/loss (0 for a draw).
 - A unit out of action is terminated (and removed after its ``None`` step); at the end
   every agent is terminated, or truncated when the round limit ended the match.
-- Each ``reset`` starts a :class:`game.tools.session.Session` whose every side is
-  played by the agents (no AI policy moves in the environment).
+- ``opponents`` maps sides to AI policies (a built-in name or whatever
+  :func:`game.ai.get_policy` accepts): those sides are played inside the environment, through
+  the session, with the match's AI generator (so a seed fixes their choices too), right after
+  every step and at ``reset``, until a learning unit must decide; their units are no agents
+  (they still fill the observation's rows and attack slots). An unknown side, or every side,
+  is a ``ValueError``; an unknown policy what ``get_policy`` raises (``UnknownName``). Each
+  ``reset`` starts a :class:`game.tools.session.Session` whose other sides are played by the
+  agents; the log's ``controllers`` name the opponents' policies.
+- Rendering: ``render_mode="ansi"`` returns one line per unit; ``"rgb_array"`` returns the
+  ``frame`` function's picture of the match view, an ``(h, w, 3)`` uint8 array (the headless
+  renderer's, injected by :func:`game.rl.env`, so this module never imports pygame); ``close``
+  calls the frame function's ``close`` if it has one.
 - Seeding: ``reset(seed=s)`` plays the match with seed ``s`` (dice), so two
   environments reset with the same seed and fed the same actions give identical
   observations, rewards and logs. ``reset()`` without a seed draws the next match seed
@@ -45,7 +56,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -62,6 +73,7 @@ except ImportError as e:  # pragma: no cover - exercised only without the extra
 
 from components.spatial import Posture
 from components.specs import ScenarioSpec
+from game.ai import get_policy
 from game.core.commands import (
     Attack,
     ChangePosture,
@@ -75,7 +87,11 @@ from game.core.commands import (
     matches,
 )
 from game.engine.match import Match
+from game.engine.view import MatchView
 from game.tools.session import HUMAN, Session, Setup
+
+#: Draws a match view as an (h, w, 3) uint8 picture (``render_mode="rgb_array"``).
+FrameFunction = Callable[[MatchView], np.ndarray]
 
 #: Compass directions of the point actions, degrees (0 = east, 90 = south, DESIGN §1).
 DIRECTIONS: tuple[float, ...] = tuple(45.0 * k for k in range(8))
@@ -239,7 +255,8 @@ class SkirmishEnv(AECEnv[str, dict[str, np.ndarray], int]):
     """PettingZoo AEC environment; see the module docstring. Build it with :func:`env`."""
 
     metadata: ClassVar[dict[str, Any]] = {
-        "render_modes": ["ansi"],
+        "render_modes": ["ansi", "rgb_array"],
+        "render_fps": 4,
         "name": "skirmish_v0",
         "is_parallelizable": False,
     }
@@ -250,6 +267,8 @@ class SkirmishEnv(AECEnv[str, dict[str, np.ndarray], int]):
         ruleset: str | None = None,
         seed: int | None = None,
         render_mode: str | None = None,
+        opponents: Mapping[str, str] | None = None,
+        frame: FrameFunction | None = None,
     ) -> None:
         super().__init__()
         self._validated: dict[tuple[int, Any], bool] = {}
@@ -257,18 +276,32 @@ class SkirmishEnv(AECEnv[str, dict[str, np.ndarray], int]):
             raise ValueError(
                 f"render_mode must be one of {self.metadata['render_modes']} or None, not {render_mode!r}"
             )
+        if render_mode == "rgb_array" and frame is None:
+            raise ValueError(
+                "render_mode='rgb_array' draws with game.render: build the environment with game.rl.env"
+            )
         self.spec = spec
         self.ruleset = ruleset or spec.ruleset
         self.render_mode = render_mode
-        self.possible_agents: list[str] = [u.id for u in spec.units]
+        self._frame = frame
+        self.opponents: dict[str, str] = dict(opponents or {})
+        unknown = sorted(set(self.opponents) - set(spec.sides))
+        if unknown:
+            raise ValueError(
+                f"opponents: no side {unknown[0]!r} in the scenario; sides are {', '.join(spec.sides)}"
+            )
+        if set(spec.sides) <= set(self.opponents):
+            raise ValueError("opponents: every side is played by a policy, so no agent is left to learn")
+        for name in set(self.opponents.values()):
+            get_policy(name)  # an unknown policy fails here, not at the first reset
+        units = [u.id for u in spec.units]
+        self.possible_agents: list[str] = [u.id for u in spec.units if u.side not in self.opponents]
         self.agents: list[str] = []
         side_of = {u.id: u.side for u in spec.units}
         self._side_of = side_of
-        #: Per agent: friend ids and enemy ids in scenario order (fixed slots).
-        self._friends = {
-            a: [b for b in self.possible_agents if b != a and side_of[b] == side_of[a]] for a in side_of
-        }
-        self._enemies = {a: [b for b in self.possible_agents if side_of[b] != side_of[a]] for a in side_of}
+        #: Per unit: friend ids and enemy ids in scenario order (fixed slots; opponents included).
+        self._friends = {a: [b for b in units if b != a and side_of[b] == side_of[a]] for a in side_of}
+        self._enemies = {a: [b for b in units if side_of[b] != side_of[a]] for a in side_of}
         self._max_friends = max(len(v) for v in self._friends.values())
         self._max_enemies = max(len(v) for v in self._enemies.values())
         self.catalogue = ActionCatalogue(targets=max(1, self._max_enemies))
@@ -312,7 +345,9 @@ class SkirmishEnv(AECEnv[str, dict[str, np.ndarray], int]):
             match_seed = int(self._seeder.integers(2**63))
         if self.session is not None:
             self.session.close()
-        self.session = Session.start(self.spec, Setup(ruleset=self.ruleset, seed=match_seed), players=HUMAN)
+        players = {side: self.opponents.get(side, HUMAN) for side in self.spec.sides}
+        setup = Setup(ruleset=self.ruleset, seed=match_seed, controllers=self.opponents or None)
+        self.session = Session.start(self.spec, setup, players=players)
         start = self.session.match.log.events[0]
         self._start_health = {u["id"]: dict(u["health"]) for u in start["units"]}
         self._last_attacker = {}
@@ -324,27 +359,42 @@ class SkirmishEnv(AECEnv[str, dict[str, np.ndarray], int]):
         self.truncations = {a: False for a in self.agents}
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self._skip_agent_selection = None
-        pending = self.session.match.pending
-        self.agent_selection = pending.unit if pending is not None else self.agents[0]
+        self.agent_selection = self.agents[0]
+        m = self.session.match
+        first = len(m.log)
+        self.session.play()  # the opponents' opening decisions, if they decide first
+        if len(m.log) > first:
+            self._score(m.log.events[first:])
+            self._update_done()
+            self._accumulate_rewards()
+        if m.pending is not None and m.outcome is None:
+            self.agent_selection = m.pending.unit
 
     def close(self) -> None:
-        """Free the current match's esper world."""
+        """Free the current match's esper world (and the frame function's resources: its ``close``)."""
         if self.session is not None:
             self.session.close()
             self.session = None
+        close_frames = getattr(self._frame, "close", None)
+        if close_frames is not None:
+            close_frames()
 
     @property
     def match(self) -> Match | None:
         """The current match (None before ``reset`` and after ``close``)."""
         return self.session.match if self.session is not None else None
 
-    def render(self) -> str | None:
-        """``render_mode="ansi"``: one line per unit (the environment never opens a window)."""
-        if self.render_mode != "ansi" or self.match is None:
+    def render(self) -> str | np.ndarray | None:
+        """``"ansi"``: one line per unit; ``"rgb_array"``: the match drawn as an (h, w, 3) uint8
+        array (the environment never opens a window); None before ``reset`` or without a mode."""
+        if self.render_mode is None or self.session is None:
             return None
-        m = self.match
+        if self.render_mode == "rgb_array":
+            assert self._frame is not None
+            return self._frame(self.session.view)
+        m = self.session.match
         lines = [f"round {m.round}, pending: {m.pending.unit + ' ' + m.pending.kind if m.pending else '-'}"]
-        for uid in self.possible_agents:
+        for uid in self._side_of:
             h = m.health(uid)
             x, y = m.pos(uid)
             state = "out" if h.out_of_action else f"ap {m.ap(uid).current}"
@@ -620,6 +670,8 @@ class SkirmishEnv(AECEnv[str, dict[str, np.ndarray], int]):
         self._clear_rewards()
         first = len(m.log)
         m.apply(legal[a])
+        assert self.session is not None
+        self.session.play()  # the opponents answer until a learning unit must decide (or the end)
         self._score(m.log.events[first:])
         self._update_done()
         if m.pending is not None:
@@ -685,6 +737,8 @@ def env(
     ruleset: str | None = None,
     seed: int | None = None,
     render_mode: str | None = None,
+    opponents: Mapping[str, str] | None = None,
+    frame: FrameFunction | None = None,
 ) -> SkirmishEnv:
     """A :class:`SkirmishEnv` for the scenario file (see the module docstring).
 
@@ -692,7 +746,10 @@ def env(
         scenario_path: the scenario YAML.
         ruleset: overrides the scenario's ruleset.
         seed: seeds the match seeds of ``reset()`` calls without a seed.
-        render_mode: ``None`` or ``"ansi"``.
+        render_mode: ``None``, ``"ansi"`` or ``"rgb_array"`` (which needs ``frame``:
+            :func:`game.rl.env` gives it).
+        opponents: side -> AI policy playing it inside the environment.
+        frame: draws a match view as an (h, w, 3) uint8 array.
 
     Raises:
         ScenarioError: the scenario file is invalid.
@@ -701,4 +758,6 @@ def env(
     from game.scenario import load_scenario
 
     spec = load_scenario(scenario_path, ruleset=ruleset)
-    return SkirmishEnv(spec, ruleset=ruleset, seed=seed, render_mode=render_mode)
+    return SkirmishEnv(
+        spec, ruleset=ruleset, seed=seed, render_mode=render_mode, opponents=opponents, frame=frame
+    )

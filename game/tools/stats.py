@@ -15,6 +15,8 @@ Contract:
 - :func:`mechanic_totals` adds up the ``<mechanic>_<side>`` columns of the rows (how often
   each side fired each mechanic of the ruleset); :func:`mechanics_table` formats them with
   the mean per battle.
+- :func:`summary_records` gives a summary as tidy rows (the ``summary.csv`` of ``battle`` and
+  ``sweep``: one row per variant and side, rates and Wilson bounds as fractions).
 - Everything here is pure and deterministic; nothing draws random numbers.
 """
 
@@ -234,3 +236,56 @@ def mechanics_table(totals: Sequence[MechanicTotal], sides: Sequence[str]) -> st
         cells = "".join(f"{t.totals[s]:>9} ({t.mean(s):6.2f})" for s in sides)
         lines.append(f"{t.name:<{width}}{cells}")
     return "\n".join(lines)
+
+
+#: Columns of :func:`summary_records` after the variant's own.
+SUMMARY_COLUMNS = (
+    "side",
+    "policy",
+    "battles",
+    "wins",
+    "win_rate",
+    "win_low",
+    "win_high",
+    "draws",
+    "draw_rate",
+    "draw_low",
+    "draw_high",
+    "mean_rounds",
+    "sd_rounds",
+)
+
+
+def summary_records(
+    summary: Summary, policies: Mapping[str, str], variant: Mapping[str, Any] | None = None
+) -> list[dict[str, Any]]:
+    """The summary as tidy rows (one per side, then one per policy under ``--swap-sides``).
+
+    Each row starts with ``variant``'s columns (what the variant is), then :data:`SUMMARY_COLUMNS`;
+    win rates and their 95 % Wilson bounds are fractions in [0, 1]. A policy row's ``side`` is
+    ``either`` (the policy's wins on whichever side it played).
+    """
+    head = dict(variant or {})
+    d = summary.draws
+
+    def rec(side: str, policy: str, w: Proportion) -> dict[str, Any]:
+        return {
+            **head,
+            "side": side,
+            "policy": policy,
+            "battles": summary.n,
+            "wins": w.k,
+            "win_rate": round(w.p, 6),
+            "win_low": round(w.lo, 6),
+            "win_high": round(w.hi, 6),
+            "draws": d.k,
+            "draw_rate": round(d.p, 6),
+            "draw_low": round(d.lo, 6),
+            "draw_high": round(d.hi, 6),
+            "mean_rounds": round(summary.mean_rounds, 4),
+            "sd_rounds": round(summary.sd_rounds, 4),
+        }
+
+    out = [rec(s, policies.get(s, ""), summary.wins[s]) for s in summary.sides]
+    out += [rec("either", pol, w) for pol, w in summary.policy_wins.items()]
+    return out

@@ -163,3 +163,67 @@ def test_module_constants_are_documented():
     """The knobs the docs name exist (docs/ai.md describes them)."""
     for name in ("DEFAULT_BUDGET", "OFFENCE", "APPROACH", "ATTACK_DISCOUNT", "GUARD", "MOVE_GAIN"):
         assert hasattr(planner, name)
+
+
+def test_benchmark_prints_a_line_per_opponent_and_the_tables():
+    """``benchmarks/planner.py``: the issue's benchmark line against each ``--opponent``, and
+    with ``--tables`` the win rates per ruleset and scenario (4 duels here)."""
+    import os
+    import subprocess
+    import sys
+
+    got = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "benchmarks" / "planner.py"),
+            "--seeds",
+            "1",
+            "--scenario",
+            "duel",
+            "--ruleset",
+            "aff",
+            "--opponent",
+            "cautious",
+            "--opponent",
+            "aggressive",
+            "--tables",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert got.returncode == 0, got.stderr
+    lines = got.stdout.strip().splitlines()
+    for opponent, line in zip(("cautious", "aggressive"), lines[-2:], strict=True):
+        want = rf"planner: [\d.]+ ms/battle, {opponent} [\d.]+, ratio [\d.]+x, win rate vs {opponent} .*%.*\]"
+        assert re.fullmatch(want, line), line
+    assert any(row.startswith("| `aff` |") for row in lines)
+    assert any(row.startswith("| `duel` |") for row in lines)
+    assert "2 battles vs cautious" in got.stderr and "2 battles vs aggressive" in got.stderr
+
+
+def test_friends_out_of_range_need_no_sight_lookup():
+    """The board reads how much each enemy sees each friend only for pairs within the range
+    estimate; the others would count nothing, so the scores equal those of the full matrix."""
+    import dataclasses
+
+    from game.ai import planner_eval as ev
+
+    spec = load_spec(str(ROOT / "scenarios" / "village-battle.yaml"), "ap-pool")
+    with Session.start(spec, Setup(ruleset="ap-pool", seed=1), {"red": "cautious", "blue": "cautious"}) as s:
+        for _ in range(40):  # on until the lines are near enough that some pairs are in range
+            s.play(steps=25)
+            d = s.match.pending
+            b = ev.board(s.view, d, d.unit, 6.0)
+            gap = np.maximum(0.0, ev.t.distances(b.exy, b.fxy) - b.ebase[:, None] - b.fbase[None, :])
+            near = gap <= b.range_est
+            if near.any():
+                break
+        assert near.any() and not near.all()
+        full = np.array([[1.0 - s.view.sight(e, f).cover_fraction for f in b.friends] for e in b.enemies])
+        assert np.array_equal(b.vis_fe[near], full[near]) and not b.vis_fe[~near].any()
+        pts = np.array([b.me.xy, (b.me.xy[0] + 3.0, b.me.xy[1])])
+        got = ev.score_points(s.view, b, pts)
+        want = ev.score_points(s.view, dataclasses.replace(b, vis_fe=full, cache={}), pts)
+        assert np.array_equal(got.incoming, want.incoming) and np.array_equal(got.per_enemy, want.per_enemy)

@@ -47,3 +47,54 @@ def test_overlay_draws_the_last_decision(pg):
         off = snapshot(draw_frame(renderer, UiState(overlays={"grid"})))
         on = snapshot(draw_frame(renderer, UiState(overlays={"grid", "planner"})))
     assert np.any(off != on)
+
+
+def test_play_against_the_planner_headless_and_press_w(tmp_path, capsys):
+    """``skirmish play SCENARIO --blue planner``: the human ends a turn, the planner answers, W
+    draws what it weighed (the map changes) and the panel's hint, shown while the overlay is off,
+    goes away."""
+    pytest.importorskip("pygame")
+    from PIL import Image
+
+    from tests.render.test_cli import run_cli
+
+    script = tmp_path / "play.txt"
+    script.write_text("key e\nwait\nshot off\nkey w\nshot on\n")
+    shots = tmp_path / "s"
+    code, _, err = run_cli(
+        [
+            "play",
+            str(ROOT / "scenarios" / "duel.yaml"),
+            "--blue",
+            "planner",
+            "--headless",
+            "--script",
+            str(script),
+            "--shots",
+            str(shots),
+            "--size",
+            "1000x640",
+        ],
+        capsys,
+    )
+    assert code == 0, err
+    off = np.asarray(Image.open(shots / "off.png").convert("RGB"), dtype=np.int16)
+    on = np.asarray(Image.open(shots / "on.png").convert("RGB"), dtype=np.int16)
+    assert np.any(off[:, :600] != on[:, :600])  # the overlay on the map
+    assert np.any(off[:, 700:] != on[:, 700:])  # the hint in the panel
+
+
+def test_the_panel_hints_at_w_only_for_a_planner_side(pg):
+    from game.render.png import draw_frame
+    from game.render.renderer import Renderer, snapshot
+    from game.render.ui import UiState
+    from game.tools.batch import load_spec
+    from game.tools.session import Session, Setup
+
+    spec = load_spec(str(ROOT / "scenarios" / "duel.yaml"), "aff")
+    with Session.start(spec, Setup(ruleset="aff", seed=1), {"red": "cautious", "blue": "cautious"}) as s:
+        frames = []
+        for controllers in ({"red": "human", "blue": "cautious"}, {"red": "human", "blue": "planner"}):
+            renderer = Renderer(s.view, (1000, 640))
+            frames.append(snapshot(draw_frame(renderer, UiState(overlays={"grid"}), {"red"}, controllers)))
+    assert np.any(frames[0] != frames[1])

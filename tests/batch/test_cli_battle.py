@@ -32,8 +32,22 @@ def test_battle_writes_csv_plots_logs_and_a_summary(tmp_path, capsys):
     assert code == 0
     with open(out / "battles.csv", newline="") as fh:
         rows = list(csv.DictReader(fh))
-    assert [r["seed"] for r in rows] == ["5", "6", "7"]
-    assert {r["policy_red"] for r in rows} == {"aggressive"}
+    assert [(r["seed"], r["side"]) for r in rows] == [(s, side) for s in "567" for side in ("red", "blue")]
+    assert {(r["side"], r["policy"], r["opponent"]) for r in rows} == {
+        ("red", "aggressive", "cautious"),
+        ("blue", "cautious", "aggressive"),
+    }
+    for seed in "567":  # one winner or a draw per battle, and damage dealt is the other's taken
+        red, blue = (r for r in rows if r["seed"] == seed)
+        assert sorted((red["result"], blue["result"])) in (["loss", "win"], ["draw", "draw"])
+        assert red["damage_dealt"] == blue["damage_taken"] and red["variant"] == "duel"
+    with open(out / "summary.csv", newline="") as fh:
+        summary = list(csv.DictReader(fh))
+    assert [(r["variant"], r["side"], r["battles"]) for r in summary] == [
+        ("duel", "red", "3"),
+        ("duel", "blue", "3"),
+    ]
+    assert sum(int(r["wins"]) for r in summary) + int(summary[0]["draws"]) == 3
     for name in ("win_rates.png", "battle_length.png", "running_win_rate.png"):
         assert (out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert sorted(p.name for p in logs.iterdir()) == ["battle-5.jsonl", "battle-6.jsonl", "battle-7.jsonl"]
@@ -83,12 +97,12 @@ def test_compare_two_rulesets_reports_the_difference(tmp_path, capsys):
     assert "difference in red win rate, aff - gurps:" in stdout and "Newcombe" in stdout
     with open(tmp_path / "battles.csv", newline="") as fh:
         rows = list(csv.DictReader(fh))
-    assert [(r["variant"], r["ruleset"], r["seed"]) for r in rows] == [
-        ("aff", "aff", "1"),
-        ("aff", "aff", "2"),
-        ("gurps", "gurps", "1"),
-        ("gurps", "gurps", "2"),
+    assert [(r["variant"], r["ruleset"], r["seed"], r["side"]) for r in rows] == [
+        (rs, rs, seed, side) for rs in ("aff", "gurps") for seed in "12" for side in ("red", "blue")
     ]
+    # Each ruleset's own mechanics are counted in its rows and left empty in the other's.
+    assert {r["ripostes"] != "" for r in rows if r["ruleset"] == "aff"} == {True}
+    assert {r["ripostes"] for r in rows if r["ruleset"] == "gurps"} == {""}
 
 
 @pytest.mark.parametrize(

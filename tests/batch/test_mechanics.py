@@ -172,7 +172,11 @@ def test_rows_keep_the_old_columns_and_add_the_rulesets_mechanics(stem, tmp_path
     assert keys[: len(OLD_COLUMNS)] == OLD_COLUMNS
     rules = ruleset_class(row["ruleset"])
     extra = [m.name for m in batch.row_mechanics(row["ruleset"])[len(mech.LEGACY) :]]
-    assert keys[len(OLD_COLUMNS) :] == [f"{n}_{s}" for n in extra for s in ("red", "blue")]
+    assert keys[len(OLD_COLUMNS) :] == [
+        *(f"{n}_{s}" for n in extra for s in ("red", "blue")),
+        "damage_taken_red",
+        "damage_taken_blue",
+    ]
     assert set(extra) == {m.name for m in rules.mechanics} - set(batch.COUNTERS)
     # The row's counts are the tallies of the log read back from disk.
     spec = load_scenario(str(SHIPPED[stem]))

@@ -274,3 +274,19 @@ def test_save_and_load_call_game_saves(app, pg, monkeypatch, tmp_path):
     assert app.match is fresh and app.view.pending is fresh.pending and "loaded" in app.ui.message
     assert app.input.my_decision() is fresh.pending  # the window answers the loaded match now
     fresh.close()
+
+
+def test_right_drag_pans_and_a_right_click_still_faces(app, pg):
+    cam = app.renderer.camera
+    before = (cam.origin_x, cam.origin_y)
+    feed(
+        app,
+        [
+            pg.event.Event(pg.MOUSEBUTTONDOWN, pos=(300, 300), button=3),
+            pg.event.Event(pg.MOUSEMOTION, pos=(340, 320), rel=(40, 20), buttons=(0, 0, 1)),
+            pg.event.Event(pg.MOUSEBUTTONUP, pos=(340, 320), button=3),
+        ],
+    )
+    assert (cam.origin_x, cam.origin_y) != before  # dragged: the map moved, nobody turned
+    cmds = feed(app, click(pg, (300, 300), button=3))
+    assert len(cmds) == 1 and type(cmds[0]).__name__ == "Face"

@@ -59,7 +59,7 @@ from game.core.commands import Attack, Decision, Defend, Modifier, Option
 from game.dice.pools import count_successes, p_at_least, successes_pmf
 from game.rules import mechanics as mech
 from game.rules.ap_pool.commands import DodgeMove, PoolDodge
-from game.rules.base import Ruleset, StrictModel, UnitSetup
+from game.rules.base import ReactionRegion, Ruleset, StrictModel, UnitSetup
 from game.rules.limits import Reaction, defence_event
 
 # ---- rule data -------------------------------------------------------------------------
@@ -270,6 +270,16 @@ class ApPoolRuleset(Ruleset):
             applies=lambda options: bool(options.get("dodge_once_per_round")),
         ),
     )
+
+    reaction_regions: ClassVar[tuple[str, ...]] = ("dodge",)
+
+    def reaction_region(
+        self, battle: Battle, kind: str, uid: str, attacker: str | None = None
+    ) -> ReactionRegion:
+        """The 2" dodge move of ``uid``: the disc its ``dodge_move`` decision offers."""
+        if kind != "dodge":
+            return super().reaction_region(battle, kind, uid, attacker)
+        return ReactionRegion(battle.dodge_region(uid, DODGE_MOVE_INCHES), 0.0, DODGE_MOVE_INCHES)
 
     @property
     def failed_dodge_reduces(self) -> bool:

@@ -58,7 +58,7 @@ from game.core.battle import Battle, Flow
 from game.core.commands import Attack, Maneuver, Modifier, Option
 from game.dice.gurps import attack_outcomes, hits_scored, judge, p_success
 from game.rules import mechanics as mech
-from game.rules.base import Ruleset, StrictModel, UnitSetup
+from game.rules.base import ReactionRegion, Ruleset, StrictModel, UnitSetup
 from game.rules.gurps.damage import HP, injury_pmf
 from game.rules.gurps.defence import gap_yards, landing_odds, reach_limit_yards
 from game.rules.gurps.options import GurpsOptions
@@ -171,6 +171,17 @@ class GurpsRuleset(GurpsReactions, Ruleset):
     )
     Options: ClassVar[type[StrictModel]] = GurpsOptions
     options: GurpsOptions
+    reaction_regions: ClassVar[tuple[str, ...]] = ("retreat",)
+
+    def reaction_region(
+        self, battle: Battle, kind: str, uid: str, attacker: str | None = None
+    ) -> ReactionRegion:
+        """The retreat of ``uid`` from ``attacker``: the arcs its defence options offer
+        (:meth:`retreat_band`: one yard up to a step)."""
+        if kind != "retreat" or attacker is None:
+            return super().reaction_region(battle, kind, uid, attacker)
+        lo, hi = self.retreat_band(battle, uid)
+        return ReactionRegion(battle.retreat_region(uid, attacker, lo, hi), lo, hi)
 
     # ---- mechanics: what batch results count per side (game/rules/mechanics.py) ----------------
     mechanics: ClassVar[tuple[mech.Mechanic, ...]] = (
