@@ -37,7 +37,8 @@ height ``H``), in the pair's frame ``u`` = bearing − bearing of ``T`` (window 
    one of its pieces takes part (rays through its interior within ``D`` span > ``ANGLE_TOL``).
 
 Intervening units: the oracle's exact corridor test for every other unit, after a capsule
-test, sorted nearest the attacker first (ties by row).
+test, sorted nearest the attacker first (ties by row). Broad phases pick the units to test:
+a grid over the units, or per attacker a fan of the units by bearing, ranked once.
 
 The loops work on borrowed views of their arrays (:func:`game.geometry.jit.borrowed`): numba's
 atomic reference counting on every call that passes an array cost a quarter of the time.
@@ -1021,17 +1022,27 @@ def cover_pairs(
 
 # ---------------------------------------------------------------------------- units
 @inline
-def _corridor_hit(
-    ax: float, ay: float, tx: float, ty: float, rr: float, ux: float, uy: float, ru: float
-) -> bool:
-    """Does the disc (U, ru) overlap the corridor (hull of A and the disc (T, rr)) with positive area?
-
-    The oracle's exact corridor distance, after a capsule test (the corridor lies within
-    ``rr`` of the segment A→T).
-    """
+def _corridor(ax: float, ay: float, tx: float, ty: float, rr: float) -> tuple[float, ...]:
+    """What :func:`_corridor_hit` computes from the pair alone (for :func:`_corridor_meets`)."""
     fx, fy = tx - ax, ty - ay
-    px, py = ux - ax, uy - ay
     ll = fx * fx + fy * fy
+    d = math.sqrt(ll)
+    safe = d if d > 0.0 else 1.0
+    inv = 1.0 / safe
+    sin_a = min(1.0, rr / safe)
+    cos_a = math.sqrt(1.0 - sin_a * sin_a)
+    length = math.sqrt(max(d * d - rr * rr, 0.0))
+    return fx, fy, ll, d, fx * inv, fy * inv, sin_a, cos_a, length, length * cos_a, length * sin_a
+
+
+@inline
+def _corridor_meets(
+    ax: float, ay: float, rr: float, pre: tuple[float, ...], ux: float, uy: float, ru: float
+) -> bool:
+    """:func:`_corridor_hit` for the pair whose :func:`_corridor` is ``pre``: the same operations
+    on the same numbers, so the same answer, with the pair's part done once for all its units."""
+    fx, fy, ll, d, vx, vy, sin_a, cos_a, length, qx, qy = pre
+    px, py = ux - ax, uy - ay
     lim = (rr + ru) * (1.0 + _CULL_MARGIN) + 1e-12
     cross = fx * py - fy * px
     if cross * cross > lim * lim * ll:
@@ -1040,16 +1051,8 @@ def _corridor_hit(
     gx, gy = px - t * fx, py - t * fy
     if gx * gx + gy * gy > lim * lim:
         return False
-    d = math.sqrt(ll)
-    safe = d if d > 0.0 else 1.0
-    inv = 1.0 / safe
-    vx, vy = fx * inv, fy * inv
     xs = px * vx + py * vy
     ys = abs(py * vx - px * vy)
-    sin_a = min(1.0, rr / safe)
-    cos_a = math.sqrt(1.0 - sin_a * sin_a)
-    length = math.sqrt(max(d * d - rr * rr, 0.0))
-    qx, qy = length * cos_a, length * sin_a
     d_t = math.sqrt((xs - d) * (xs - d) + ys * ys)
     if d <= rr:
         gap = d_t - rr
@@ -1062,6 +1065,18 @@ def _corridor_hit(
     if d_t <= rr:
         gap = 0.0
     return gap < ru - TOUCH_TOL
+
+
+@inline
+def _corridor_hit(
+    ax: float, ay: float, tx: float, ty: float, rr: float, ux: float, uy: float, ru: float
+) -> bool:
+    """Does the disc (U, ru) overlap the corridor (hull of A and the disc (T, rr)) with positive area?
+
+    The oracle's exact corridor distance, after a capsule test (the corridor lies within
+    ``rr`` of the segment A→T).
+    """
+    return _corridor_meets(ax, ay, rr, _corridor(ax, ay, tx, ty, rr), ux, uy, ru)
 
 
 #: Below this many units :func:`intervening_rows` scans every unit (the grid would not pay).
@@ -1321,6 +1336,83 @@ def _unit_grid(xy: FloatArray) -> tuple[FloatArray, IntArray, IntArray, IntArray
     return grid_f, grid_i, ptr, item
 
 
+#: From this many consecutive pairs of one attacker, :func:`intervening_rows` sorts the units
+#: around that attacker once (:func:`_fan`) instead of visiting grid cells pair by pair.
+_FAN_FROM = 24
+#: Angular buckets of a fan.
+_FAN_BUCKETS = 256
+#: Angular margin (radians) of a fan's buckets: far above atan2/asin rounding.
+_FAN_MARGIN = 1e-7
+
+
+@helper
+def _fan(
+    xy: FloatArray,
+    base: FloatArray,
+    ax: float,
+    ay: float,
+    reach: float,
+    dist: FloatArray,
+    bearing: FloatArray,
+    fan_ptr: IntArray,
+) -> IntArray:
+    """The units around attacker A = (``ax``, ``ay``) by direction: a CSR over angular buckets.
+
+    ``dist`` gets each unit's distance from A (the ranking's ``math.hypot``), ``bearing`` its
+    bearing (the ``atan2`` that :func:`_fan_bucket` takes of a target). Each unit is
+    listed in every bucket of bearings from A within ``asin(reach_u / d)`` of its own bearing
+    (``reach_u`` = its base + ``reach``; all buckets if ``d`` ≤ ``reach_u``), nearest first, equal
+    distances by row. A unit passing :func:`_corridor_hit`'s capsule test for a target T (base
+    ≤ ``reach``) lies within that angle of T's bearing (its projection on A→T is positive and
+    its distance from the line below base + target base), so it is listed in T's bucket
+    (:func:`_fan_bucket`): the bucket, read in order up to distance ``|AT|`` + both bases, is a
+    superset of the pair's intervening units already ranked.
+    """
+    n = base.size
+    nb = _FAN_BUCKETS
+    width = _TWO_PI / nb
+    for u in range(n):
+        dist[u] = math.hypot(xy[u, 0] - ax, xy[u, 1] - ay)
+    order = np.argsort(dist[:n], kind="mergesort")  # stable: equal distances stay in row order
+    lo_b = np.empty(n, dtype=np.int64)
+    hi_b = np.empty(n, dtype=np.int64)
+    for c in range(nb + 1):
+        fan_ptr[c] = 0
+    for u in range(n):
+        d = dist[u]
+        lim = (base[u] + reach) * (1.0 + 1e-6) + 1e-6
+        th = bearing[u] = math.atan2(xy[u, 1] - ay, xy[u, 0] - ax)
+        if not d > lim:
+            lo_b[u], hi_b[u] = 0, nb - 1
+        else:
+            half = math.asin(lim / d) + _FAN_MARGIN
+            lo = math.floor((th - half + _PI) / width)
+            hi = math.floor((th + half + _PI) / width)
+            if hi - lo + 1 >= nb:
+                lo, hi = 0, nb - 1
+            lo_b[u], hi_b[u] = lo, hi
+        for b in range(lo_b[u], hi_b[u] + 1):
+            fan_ptr[(b % nb) + 1] += 1
+    for c in range(nb):
+        fan_ptr[c + 1] += fan_ptr[c]
+    fill = fan_ptr[:nb].copy()
+    item = np.empty(fan_ptr[nb], dtype=np.int64)
+    for j in range(n):
+        u = order[j]
+        for b in range(lo_b[u], hi_b[u] + 1):
+            c = b % nb
+            item[fill[c]] = u
+            fill[c] += 1
+    return item
+
+
+@inline
+def _fan_bucket(bearing: float) -> int:
+    """The bucket of :func:`_fan` holding a bearing from A (``atan2``, radians)."""
+    width = _TWO_PI / _FAN_BUCKETS
+    return math.floor((bearing + _PI) / width) % _FAN_BUCKETS
+
+
 @kernel(types.Tuple((OUT_I1, OUT_I1))(F2, F1, I1, I1))
 def intervening_rows(xy: FloatArray, base: FloatArray, a: IntArray, t: IntArray) -> tuple[IntArray, IntArray]:
     """Per pair (``a[k]``, ``t[k]``) the intervening units, nearest the attacker first (ties by row).
@@ -1328,7 +1420,10 @@ def intervening_rows(xy: FloatArray, base: FloatArray, a: IntArray, t: IntArray)
     Broad phase: from :data:`_UNIT_GRID_FROM` units on, only the units whose grid cells meet
     the capsule of the pair's sight segment (radius: target base + largest base, plus the
     exact test's margins) are tested; a unit farther from the segment cannot pass
-    :func:`_corridor_hit`'s capsule test, so the answer is the full scan's.
+    :func:`_corridor_hit`'s capsule test, so the answer is the full scan's. A run of at least
+    :data:`_FAN_FROM` pairs of one attacker (all pairs come attacker by attacker) reads the
+    attacker's :func:`_fan` instead: the units in the target's direction, already ranked, so
+    each pair costs about its intervening units plus a few, and nothing is sorted per pair.
 
     Returns:
         ``(ptr, rows)`` in CSR form.
@@ -1349,6 +1444,12 @@ def intervening_rows(xy: FloatArray, base: FloatArray, a: IntArray, t: IntArray)
         else:
             max_base = max(max_base, base[u])
     grid_f, grid_i, grid_ptr, grid_item = _unit_grid(xy if use_grid else xy[:1])
+    fan_dist = np.empty(max(n, 1))
+    fan_bearing = np.empty(max(n, 1))
+    fan_ptr = np.zeros(_FAN_BUCKETS + 1, dtype=np.int64)
+    fan_item = np.empty(0, dtype=np.int64)
+    fan_of = -1  # the attacker whose fan is built
+    fan_end = 0  # the end of its run of pairs
     total = 0
     for k in range(n_pairs):
         ak, tk = a[k], t[k]
@@ -1359,7 +1460,28 @@ def intervening_rows(xy: FloatArray, base: FloatArray, a: IntArray, t: IntArray)
                 grown[i] = rows[i]
             rows = grown
         m = 0
-        if use_grid:
+        if use_grid and k >= fan_end:
+            fan_end = k + 1
+            while fan_end < n_pairs and a[fan_end] == ak:
+                fan_end += 1
+            if fan_end - k >= _FAN_FROM:
+                fan_item = _fan(xy, base, ax, ay, max_base, fan_dist, fan_bearing, fan_ptr)
+                fan_of = ak
+            else:
+                fan_of = -1
+        if use_grid and fan_of == ak:
+            # the units around the attacker in T's direction, already ranked: no sorting
+            cut = math.hypot(tx - ax, ty - ay) + (rr + max_base) * (1.0 + 1e-6) + 1e-6
+            c = _fan_bucket(fan_bearing[tk])  # the atan2 of T from A
+            pre = _corridor(ax, ay, tx, ty, rr)
+            for e in range(fan_ptr[c], fan_ptr[c + 1]):
+                u = fan_item[e]
+                if fan_dist[u] > cut:
+                    break
+                if u != ak and u != tk and _corridor_meets(ax, ay, rr, pre, xy[u, 0], xy[u, 1], base[u]):
+                    rows[total + m] = u
+                    m += 1
+        elif use_grid:
             w = (rr + max_base) * (1.0 + 1e-6) + 1e-6
             col0, col1 = _capsule_columns(grid_f, grid_i, ax, tx, w)
             for col in range(col0, col1 + 1):
@@ -1444,7 +1566,7 @@ def _assemble_pair(
         (f >= LIGHT_FROM) + (f > MEDIUM_ABOVE) + (f > HEAVY_ABOVE) + (f > NEAR_TOTAL_ABOVE) + (f >= 1.0)
     )
     unit_screen[k] = False
-    for e in range(ptr[k], ptr[k + 1]):
+    for e in range(ptr[k + 1] - 1, ptr[k] - 1, -1):  # nearest the target (likeliest screen) first
         u = rows[e]
         gap = math.hypot(xy[u, 0] - xy[tk, 0], xy[u, 1] - xy[tk, 1]) - base[u] - base[tk]
         if size[u] >= size[tk] and gap <= HIDDEN_GAP + TOUCH_TOL:

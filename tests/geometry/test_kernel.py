@@ -263,3 +263,25 @@ def test_intervening_grid_broad_phase_equals_scanning_every_unit(seed: int, n: i
     want_ptr, want_rows = intervening_all(xy, base, a, t)
     np.testing.assert_array_equal(ptr, want_ptr)
     np.testing.assert_array_equal(rows, want_rows)
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from([60, 120]))
+def test_intervening_fan_equals_scanning_every_unit(seed: int, n: int) -> None:
+    """The per-attacker fan (units by bearing, ranked once): a lattice puts targets exactly west
+    of attackers (bearing +pi, the buckets' seam), in line with one another (many ties), units
+    touching the attacker (every bucket) and pairs of one attacker in runs of every length."""
+    rng = np.random.default_rng(seed)
+    side = math.isqrt(n) + 1
+    cells = rng.permutation(side * side)[:n]
+    xy = np.column_stack([cells % side, cells // side]).astype(np.float64) * rng.choice([0.8, 1.0, 1.7])
+    xy[: n // 6] += rng.uniform(-0.6, 0.6, (n // 6, 2))
+    xy[n // 6] = xy[n // 6 + 1] + (0.3, 0.0)  # within a base of another unit
+    base = rng.choice([0.5, 0.5, 0.75, 1.0], n)
+    a, t = np.nonzero(~np.eye(n, dtype=bool))
+    keep = rng.random(len(a)) < 0.7  # runs of one attacker cut to random lengths
+    a, t = a[keep].astype(np.int64), t[keep].astype(np.int64)
+    ptr, rows = kernel.intervening_rows(xy, base, a, t)
+    want_ptr, want_rows = intervening_all(xy, base, a, t)
+    np.testing.assert_array_equal(ptr, want_ptr)
+    np.testing.assert_array_equal(rows, want_rows)
