@@ -18,11 +18,12 @@ After :meth:`SightCache.move_unit` (a move, a posture change or a turn of unit `
   a posture change alone no intervening units.
 
 The intervening-unit update (:func:`game.geometry.kernel.intervening_delta`) searches afresh
-only the moved units' own pairs, among the units a grid over the map puts near each pair's
-corridor; every other pair retests only the moved units (the capsule test rejects a unit far
-from the sight line in a few operations), and its ranked list is copied unchanged unless a
-moved unit enters, leaves or stays in it. One move thus costs O(pairs + n * local units)
-instead of O(pairs * n), and no (pairs x units) table is kept.
+only the moved units' own pairs, among the units a broad phase puts near each pair's corridor;
+every other pair retests only the moved units at their old and new places (the capsule test
+rejects a unit far from the sight line in a few operations), and its ranked list is copied
+unchanged unless a moved unit enters, leaves or stays in it (then it is re-ranked with the
+distances kept beside the lists). One move thus costs O(pairs + n * local units) instead of
+O(pairs * n), and no (pairs x units) table is kept.
 
 Changes are applied lazily: queries call :meth:`SightCache.refresh` first, so many moves in a
 row cost one recomputation.
@@ -67,6 +68,11 @@ class SightCache:
         self._stale = True
         self._ptr = np.zeros(len(self._a) + 1, dtype=np.int64)
         self._rows = np.zeros(0, dtype=np.int64)
+        # each entry's distance from its pair's attacker, and the centres the lists were made
+        # for: a move then re-ranks a list without recomputing it, and retests the moved units
+        # at their old places instead of searching every list for them
+        self._dist = np.zeros(0)
+        self._csr_xy = units.xy
         self._batch: SightBatch | None = None
         # Facts already asked for, per pair, until a change reaches the pair: after a move most
         # pairs are untouched, and the AI asks about the same pairs decision after decision.
@@ -139,6 +145,8 @@ class SightCache:
         if prev is None or len(self._touched) == self._n:
             if self._moved:
                 self._ptr, self._rows = kernel.intervening_rows(units.xy, units.base, self._a, self._t)
+                self._dist = kernel.intervening_distances(units.xy, self._a, self._ptr, self._rows)
+                self._csr_xy = units.xy
             self._batch = assemble_batch(
                 units, self._a, self._t, self._fraction, self._screen, self._ptr, self._rows
             )
@@ -166,10 +174,11 @@ class SightCache:
         if not self._moved:
             return self._no_change
         moved_rows = np.array(sorted(self._moved), dtype=np.int64)
-        self._ptr, self._rows, changed = kernel.intervening_delta(
-            units.xy, units.base, self._a, self._t, self._mask(self._moved), moved_rows,
-            self._ptr, self._rows, self._window,
+        self._ptr, self._rows, self._dist, changed = kernel.intervening_delta(
+            units.xy, self._csr_xy, units.base, self._a, self._t, self._mask(self._moved), moved_rows,
+            self._ptr, self._rows, self._dist, self._window,
         )  # fmt: skip
+        self._csr_xy = units.xy
         return np.asarray(changed)
 
     def _reassemble(self, units: UnitTable, prev: SightBatch, changed: BoolArray) -> SightBatch:

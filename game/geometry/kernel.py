@@ -1133,209 +1133,6 @@ def _window_grid(
     return grid_f, grid_i, ptr, item, outside
 
 
-@inline
-def _rank(rows: IntArray, dist: FloatArray, lo: int, m: int, u: int, du: float) -> None:
-    """Insert row ``u`` at distance ``du`` into the ranked ``rows[lo:lo + m]`` (distances in
-    ``dist[:m]``): nearest first, equal distances by row, as a full ranking orders them."""
-    j = m
-    while j > 0 and (dist[j - 1] > du or (dist[j - 1] == du and rows[lo + j - 1] > u)):
-        dist[j] = dist[j - 1]
-        rows[lo + j] = rows[lo + j - 1]
-        j -= 1
-    dist[j] = du
-    rows[lo + j] = u
-
-
-@kernel(types.Tuple((OUT_I1, OUT_I1, OUT_B1))(F2, F1, I1, I1, B1, I1, I1, I1, F1))
-def intervening_delta(
-    xy: FloatArray,
-    base: FloatArray,
-    a: IntArray,
-    t: IntArray,
-    moved: BoolArray,
-    moved_rows: IntArray,
-    old_ptr: IntArray,
-    old_rows: IntArray,
-    window: FloatArray,
-) -> tuple[IntArray, IntArray, BoolArray]:
-    """The intervening units of every pair after units moved, from those before (CSR ``old_ptr``,
-    ``old_rows``), touching only what the moves can change.
-
-    A pair with a moved end (``moved``) has a new corridor: its units are searched afresh, from
-    :data:`_UNIT_GRID_FROM` units on only among those a unit grid over ``window`` (x0, y0, x1,
-    y1, e.g. the map) puts near the corridor's capsule, plus any unit outside the window (the
-    others cannot pass :func:`_corridor_hit`'s capsule test). Any other pair only retests the
-    moved units (``moved_rows``; the capsule test rejects most of them in a few operations): it
-    *changed* if one of them intervenes before or after, and then its list is the old one
-    without the moved units, with those that intervene now ranked in. Unchanged pairs copy their
-    list. No (pairs x units) table is kept: memory stays O(pairs + entries).
-
-    Returns:
-        ``(ptr, rows, changed)``: the new CSR (identical to :func:`intervening_rows` on the new
-        positions) and the pairs whose intervening units changed.
-    """
-    xy, base, a, t = borrowed(xy), borrowed(base), borrowed(a), borrowed(t)
-    moved, moved_rows = borrowed(moved), borrowed(moved_rows)
-    old_ptr, old_rows = borrowed(old_ptr), borrowed(old_rows)
-    n_pairs, n = a.size, base.size
-    if not (_rows_in_range(a, n) and _rows_in_range(t, n) and _rows_in_range(moved_rows, n)):
-        raise IndexError("attacker, target or moved row out of range")
-    use_grid = n >= _UNIT_GRID_FROM
-    max_base = 0.0
-    for u in range(n):
-        if not math.isfinite(base[u]):
-            use_grid = False
-        else:
-            max_base = max(max_base, base[u])
-    grid_f, grid_i, grid_ptr, grid_item, outside = _window_grid(xy, window, use_grid)
-    # 1. which pairs change: a moved end (2), a moved unit in the old list (1, found by one scan
-    # of the old entries) or in the corridor now (1); the others (0) keep their list
-    status = np.zeros(n_pairs, dtype=np.int8)
-    for e in range(old_rows.size):
-        if moved[old_rows[e]]:
-            lo, hi = 0, n_pairs  # the pair of entry e: old_ptr[k] <= e < old_ptr[k + 1]
-            while hi - lo > 1:
-                mid = (lo + hi) // 2
-                if old_ptr[mid] <= e:
-                    lo = mid
-                else:
-                    hi = mid
-            status[lo] = 1
-    n_movers = 0
-    for k in range(n_pairs):
-        ak, tk = a[k], t[k]
-        if moved[ak] or moved[tk]:
-            status[k] = 2
-            n_movers += 1
-        elif status[k] == 0:
-            ax, ay, tx, ty, rr = xy[ak, 0], xy[ak, 1], xy[tk, 0], xy[tk, 1], base[tk]
-            for j in range(moved_rows.size):
-                u = moved_rows[j]
-                if _corridor_hit(ax, ay, tx, ty, rr, xy[u, 0], xy[u, 1], base[u]):
-                    status[k] = 1
-                    break
-    # 2. the changed pairs' new lists, into a scratch CSR (in pair order)
-    cap = n_movers * n
-    for k in range(n_pairs):
-        if status[k] == 1:
-            cap += old_ptr[k + 1] - old_ptr[k] + moved_rows.size
-    new_owner = np.empty(cap, dtype=np.int64)
-    new_rows = borrowed(new_owner)
-    size = np.empty(n_pairs, dtype=np.int64)
-    dist_owner = np.empty(max(n, 1))
-    dist = borrowed(dist_owner)
-    total = 0
-    for k in range(n_pairs):
-        if status[k] == 0:
-            size[k] = old_ptr[k + 1] - old_ptr[k]
-            continue
-        ak, tk = a[k], t[k]
-        ax, ay, tx, ty, rr = xy[ak, 0], xy[ak, 1], xy[tk, 0], xy[tk, 1], base[tk]
-        m = 0
-        if status[k] == 2:
-            finite = math.isfinite(ax) and math.isfinite(ay) and math.isfinite(tx) and math.isfinite(ty)
-            if not (use_grid and finite):  # no grid, or no capsule to look up: every unit
-                for u in range(n):
-                    if u != ak and u != tk and _corridor_hit(ax, ay, tx, ty, rr, xy[u, 0], xy[u, 1], base[u]):
-                        _rank(new_rows, dist, total, m, u, math.hypot(xy[u, 0] - ax, xy[u, 1] - ay))
-                        m += 1
-            else:
-                for e in range(outside.size):
-                    u = outside[e]
-                    if u != ak and u != tk and _corridor_hit(ax, ay, tx, ty, rr, xy[u, 0], xy[u, 1], base[u]):
-                        _rank(new_rows, dist, total, m, u, math.hypot(xy[u, 0] - ax, xy[u, 1] - ay))
-                        m += 1
-                w = (rr + max_base) * (1.0 + 1e-6) + 1e-6
-                col0, col1 = _capsule_columns(grid_f, grid_i, ax, tx, w)
-                for col in range(col0, col1 + 1):
-                    row0, row1 = _capsule_rows(grid_f, grid_i, col, ax, ay, tx, ty, w)
-                    for c in range(col * grid_i[1] + row0, col * grid_i[1] + row1 + 1):
-                        for e in range(grid_ptr[c], grid_ptr[c + 1]):
-                            u = grid_item[e]
-                            if (
-                                u != ak
-                                and u != tk
-                                and _corridor_hit(ax, ay, tx, ty, rr, xy[u, 0], xy[u, 1], base[u])
-                            ):
-                                _rank(new_rows, dist, total, m, u, math.hypot(xy[u, 0] - ax, xy[u, 1] - ay))
-                                m += 1
-        else:
-            for e in range(old_ptr[k], old_ptr[k + 1]):  # still ranked: the old list without the moved
-                u = old_rows[e]
-                if not moved[u]:
-                    new_rows[total + m] = u
-                    dist[m] = math.hypot(xy[u, 0] - ax, xy[u, 1] - ay)
-                    m += 1
-            for j in range(moved_rows.size):
-                u = moved_rows[j]
-                if _corridor_hit(ax, ay, tx, ty, rr, xy[u, 0], xy[u, 1], base[u]):
-                    _rank(new_rows, dist, total, m, u, math.hypot(xy[u, 0] - ax, xy[u, 1] - ay))
-                    m += 1
-        size[k] = m
-        total += m
-    # 3. the new CSR: unchanged pairs' lists copied run by run, the others from the scratch
-    changed = np.empty(n_pairs, dtype=np.bool_)
-    ptr = np.empty(n_pairs + 1, dtype=np.int64)
-    ptr[0] = 0
-    for k in range(n_pairs):
-        ptr[k + 1] = ptr[k] + size[k]
-        changed[k] = status[k] != 0
-    out = np.empty(ptr[n_pairs], dtype=np.int64)
-    src = 0
-    k = 0
-    while k < n_pairs:
-        if status[k] == 0:
-            k1 = k
-            while k1 < n_pairs and status[k1] == 0:
-                k1 += 1
-            lo, dst = old_ptr[k], ptr[k]
-            for e in range(old_ptr[k1] - lo):
-                out[dst + e] = old_rows[lo + e]
-            k = k1
-        else:
-            dst = ptr[k]
-            for e in range(size[k]):
-                out[dst + e] = new_rows[src + e]
-            src += size[k]
-            k += 1
-    keep_alive((dist_owner, new_owner))
-    return ptr, out, changed
-
-
-@helper
-def _unit_grid(xy: FloatArray) -> tuple[FloatArray, IntArray, IntArray, IntArray]:
-    """A uniform grid over the units' centres: (origin x, y, cell), (columns, rows), CSR of rows.
-
-    About one unit per cell on average (at most ``4 n + 16`` cells); each cell lists its units
-    in ascending row order. Only a filter: callers test every listed unit exactly.
-    """
-    n = xy.shape[0]
-    x0, y0, x1, y1 = xy[0, 0], xy[0, 1], xy[0, 0], xy[0, 1]
-    for u in range(n):
-        x0, x1 = min(x0, xy[u, 0]), max(x1, xy[u, 0])
-        y0, y1 = min(y0, xy[u, 1]), max(y1, xy[u, 1])
-    w, h = max(x1 - x0, 1e-6), max(y1 - y0, 1e-6)
-    cell = max(math.sqrt(w * h / n), w / (2.0 * n + 4.0), h / (2.0 * n + 4.0), 1e-6)
-    nx, ny = int(w / cell) + 1, int(h / cell) + 1
-    grid_f = np.array([x0, y0, cell])
-    grid_i = np.array([nx, ny], dtype=np.int64)
-    cell_of = np.empty(n, dtype=np.int64)
-    ptr = np.zeros(nx * ny + 1, dtype=np.int64)
-    for u in range(n):
-        i = min(int((xy[u, 0] - x0) / cell), nx - 1)
-        j = min(int((xy[u, 1] - y0) / cell), ny - 1)
-        cell_of[u] = i * ny + j
-        ptr[cell_of[u] + 1] += 1
-    for c in range(nx * ny):
-        ptr[c + 1] += ptr[c]
-    fill = ptr[:-1].copy()
-    item = np.empty(n, dtype=np.int64)
-    for u in range(n):  # ascending rows: each cell's list stays in row order
-        item[fill[cell_of[u]]] = u
-        fill[cell_of[u]] += 1
-    return grid_f, grid_i, ptr, item
-
-
 #: From this many consecutive pairs of one attacker, :func:`intervening_rows` sorts the units
 #: around that attacker once (:func:`_fan`) instead of visiting grid cells pair by pair.
 _FAN_FROM = 24
@@ -1411,6 +1208,267 @@ def _fan_bucket(bearing: float) -> int:
     """The bucket of :func:`_fan` holding a bearing from A (``atan2``, radians)."""
     width = _TWO_PI / _FAN_BUCKETS
     return math.floor((bearing + _PI) / width) % _FAN_BUCKETS
+
+
+@inline
+def _rank(rows: IntArray, dist: FloatArray, lo: int, m: int, u: int, du: float) -> None:
+    """Insert row ``u`` at distance ``du`` into the ranked ``rows[lo:lo + m]`` (distances in
+    ``dist[lo:lo + m]``): nearest first, equal distances by row, as a full ranking orders them."""
+    j = lo + m
+    while j > lo and (dist[j - 1] > du or (dist[j - 1] == du and rows[j - 1] > u)):
+        dist[j] = dist[j - 1]
+        rows[j] = rows[j - 1]
+        j -= 1
+    dist[j] = du
+    rows[j] = u
+
+
+@kernel(OUT_F1(F2, I1, I1, I1))
+def intervening_distances(xy: FloatArray, a: IntArray, ptr: IntArray, rows: IntArray) -> FloatArray:
+    """Per entry of the CSR (``ptr``, ``rows``) of pairs with attackers ``a``: the distance of its
+    unit from the pair's attacker (the ranking's ``math.hypot``), for :func:`intervening_delta`."""
+    if not (_rows_in_range(a, xy.shape[0]) and _rows_in_range(rows, xy.shape[0])):
+        raise IndexError("attacker or unit row out of range")
+    out = np.empty(rows.size)
+    for k in range(a.size):
+        ax, ay = xy[a[k], 0], xy[a[k], 1]
+        for e in range(ptr[k], ptr[k + 1]):
+            u = rows[e]
+            out[e] = math.hypot(xy[u, 0] - ax, xy[u, 1] - ay)
+    return out
+
+
+@kernel(types.Tuple((OUT_I1, OUT_I1, OUT_F1, OUT_B1))(F2, F2, F1, I1, I1, B1, I1, I1, I1, F1, F1))
+def intervening_delta(
+    xy: FloatArray,
+    old_xy: FloatArray,
+    base: FloatArray,
+    a: IntArray,
+    t: IntArray,
+    moved: BoolArray,
+    moved_rows: IntArray,
+    old_ptr: IntArray,
+    old_rows: IntArray,
+    old_dist: FloatArray,
+    window: FloatArray,
+) -> tuple[IntArray, IntArray, FloatArray, BoolArray]:
+    """The intervening units of every pair after units moved from ``old_xy`` to ``xy``, from
+    those before (CSR ``old_ptr``, ``old_rows``, with each entry's distance from the attacker in
+    ``old_dist``), touching only what the moves can change.
+
+    A pair with a moved end (``moved``) has a new corridor: its units are searched afresh, from
+    :data:`_UNIT_GRID_FROM` units on only among those a broad phase puts near the corridor's
+    capsule (the moved attacker's :func:`_fan` for its own run of pairs, else a unit grid over
+    ``window`` (x0, y0, x1, y1, e.g. the map) plus any unit outside the window). Any other pair
+    only retests the moved units (``moved_rows``) at their old and new places (the capsule
+    test rejects most of them in a few operations, and the old lists were made by the same
+    test): it *changed* if one of them intervenes before or after, and then its list is the old
+    one without the moved units (distances kept), with those that intervene now ranked in.
+    Unchanged pairs copy their list. No (pairs x units) table is kept: memory stays O(pairs +
+    entries).
+
+    Returns:
+        ``(ptr, rows, dist, changed)``: the new CSR (identical to :func:`intervening_rows` on
+        the new positions), its distances and the pairs whose intervening units changed.
+    """
+    xy, old_xy, base, a, t = borrowed(xy), borrowed(old_xy), borrowed(base), borrowed(a), borrowed(t)
+    moved, moved_rows = borrowed(moved), borrowed(moved_rows)
+    old_ptr, old_rows, old_dist = borrowed(old_ptr), borrowed(old_rows), borrowed(old_dist)
+    n_pairs, n = a.size, base.size
+    if not (_rows_in_range(a, n) and _rows_in_range(t, n) and _rows_in_range(moved_rows, n)):
+        raise IndexError("attacker, target or moved row out of range")
+    if old_xy.shape[0] != n or old_dist.size != old_rows.size:
+        raise ValueError("old positions or distances do not match")
+    use_grid = n >= _UNIT_GRID_FROM
+    max_base = 0.0
+    for u in range(n):
+        if not math.isfinite(base[u]):
+            use_grid = False
+        else:
+            max_base = max(max_base, base[u])
+    grid_f, grid_i, grid_ptr, grid_item, outside = _window_grid(xy, window, use_grid)
+    # 1. which pairs change: a moved end (2), a moved unit in the corridor before or now (1);
+    # the others (0) keep their list
+    status = np.zeros(n_pairs, dtype=np.int8)
+    n_movers = 0
+    for k in range(n_pairs):
+        ak, tk = a[k], t[k]
+        if moved[ak] or moved[tk]:
+            status[k] = 2
+            n_movers += 1
+            continue
+        ax, ay, tx, ty, rr = xy[ak, 0], xy[ak, 1], xy[tk, 0], xy[tk, 1], base[tk]
+        fx, fy = tx - ax, ty - ay
+        ll = fx * fx + fy * fy
+        for j in range(moved_rows.size):
+            u = moved_rows[j]
+            # the corridor test's first rejection at both places, without branching on each
+            lim = (rr + base[u]) * (1.0 + _CULL_MARGIN) + 1e-12
+            bound = lim * lim * ll
+            c_new = fx * (xy[u, 1] - ay) - fy * (xy[u, 0] - ax)
+            c_old = fx * (old_xy[u, 1] - ay) - fy * (old_xy[u, 0] - ax)
+            if (c_new * c_new > bound) & (c_old * c_old > bound):
+                continue
+            if _corridor_hit(ax, ay, tx, ty, rr, xy[u, 0], xy[u, 1], base[u]) or _corridor_hit(
+                ax, ay, tx, ty, rr, old_xy[u, 0], old_xy[u, 1], base[u]
+            ):
+                status[k] = 1
+                break
+    # 2. the changed pairs' new lists and distances, into a scratch CSR (in pair order)
+    cap = n_movers * n
+    for k in range(n_pairs):
+        if status[k] == 1:
+            cap += old_ptr[k + 1] - old_ptr[k] + moved_rows.size
+    new_owner = np.empty(cap, dtype=np.int64)
+    new_rows = borrowed(new_owner)
+    new_dist_owner = np.empty(cap)
+    new_dist = borrowed(new_dist_owner)
+    size = np.empty(n_pairs, dtype=np.int64)
+    fan_dist = np.empty(max(n, 1))
+    fan_bearing = np.empty(max(n, 1))
+    fan_ptr = np.zeros(_FAN_BUCKETS + 1, dtype=np.int64)
+    fan_item = np.empty(0, dtype=np.int64)
+    fan_of = -1
+    fan_end = 0
+    total = 0
+    for k in range(n_pairs):
+        if status[k] == 0:
+            size[k] = old_ptr[k + 1] - old_ptr[k]
+            continue
+        ak, tk = a[k], t[k]
+        ax, ay, tx, ty, rr = xy[ak, 0], xy[ak, 1], xy[tk, 0], xy[tk, 1], base[tk]
+        m = 0
+        if status[k] == 2:
+            finite = math.isfinite(ax) and math.isfinite(ay) and math.isfinite(tx) and math.isfinite(ty)
+            if use_grid and finite and moved[ak] and k >= fan_end:
+                fan_end = k + 1  # a moved attacker's run of pairs: its fan, if long enough
+                while fan_end < n_pairs and a[fan_end] == ak:
+                    fan_end += 1
+                fan_of = -1
+                if fan_end - k >= _FAN_FROM:
+                    ok = True
+                    for u in range(n):
+                        ok &= math.isfinite(xy[u, 0]) and math.isfinite(xy[u, 1])
+                    if ok:
+                        fan_item = _fan(xy, base, ax, ay, max_base, fan_dist, fan_bearing, fan_ptr)
+                        fan_of = ak
+            if use_grid and finite and fan_of == ak and k < fan_end:
+                cut = math.hypot(tx - ax, ty - ay) + (rr + max_base) * (1.0 + 1e-6) + 1e-6
+                c = _fan_bucket(fan_bearing[tk])
+                pre = _corridor(ax, ay, tx, ty, rr)
+                for e in range(fan_ptr[c], fan_ptr[c + 1]):
+                    u = fan_item[e]
+                    if fan_dist[u] > cut:
+                        break
+                    if u != ak and u != tk and _corridor_meets(ax, ay, rr, pre, xy[u, 0], xy[u, 1], base[u]):
+                        new_rows[total + m] = u
+                        new_dist[total + m] = fan_dist[u]
+                        m += 1
+            elif not (use_grid and finite):  # no grid, or no capsule to look up: every unit
+                for u in range(n):
+                    if u != ak and u != tk and _corridor_hit(ax, ay, tx, ty, rr, xy[u, 0], xy[u, 1], base[u]):
+                        _rank(new_rows, new_dist, total, m, u, math.hypot(xy[u, 0] - ax, xy[u, 1] - ay))
+                        m += 1
+            else:
+                pre = _corridor(ax, ay, tx, ty, rr)
+                for e in range(outside.size):
+                    u = outside[e]
+                    if u != ak and u != tk and _corridor_meets(ax, ay, rr, pre, xy[u, 0], xy[u, 1], base[u]):
+                        _rank(new_rows, new_dist, total, m, u, math.hypot(xy[u, 0] - ax, xy[u, 1] - ay))
+                        m += 1
+                w = (rr + max_base) * (1.0 + 1e-6) + 1e-6
+                col0, col1 = _capsule_columns(grid_f, grid_i, ax, tx, w)
+                for col in range(col0, col1 + 1):
+                    row0, row1 = _capsule_rows(grid_f, grid_i, col, ax, ay, tx, ty, w)
+                    for c in range(col * grid_i[1] + row0, col * grid_i[1] + row1 + 1):
+                        for e in range(grid_ptr[c], grid_ptr[c + 1]):
+                            u = grid_item[e]
+                            if (
+                                u != ak
+                                and u != tk
+                                and _corridor_meets(ax, ay, rr, pre, xy[u, 0], xy[u, 1], base[u])
+                            ):
+                                du = math.hypot(xy[u, 0] - ax, xy[u, 1] - ay)
+                                _rank(new_rows, new_dist, total, m, u, du)
+                                m += 1
+        else:
+            for e in range(old_ptr[k], old_ptr[k + 1]):  # still ranked: the old list without the moved
+                u = old_rows[e]
+                if not moved[u]:
+                    new_rows[total + m] = u
+                    new_dist[total + m] = old_dist[e]
+                    m += 1
+            for j in range(moved_rows.size):
+                u = moved_rows[j]
+                if _corridor_hit(ax, ay, tx, ty, rr, xy[u, 0], xy[u, 1], base[u]):
+                    _rank(new_rows, new_dist, total, m, u, math.hypot(xy[u, 0] - ax, xy[u, 1] - ay))
+                    m += 1
+        size[k] = m
+        total += m
+    # 3. the new CSR: unchanged pairs' lists copied run by run, the others from the scratch
+    changed = np.empty(n_pairs, dtype=np.bool_)
+    ptr = np.empty(n_pairs + 1, dtype=np.int64)
+    ptr[0] = 0
+    for k in range(n_pairs):
+        ptr[k + 1] = ptr[k] + size[k]
+        changed[k] = status[k] != 0
+    out = np.empty(ptr[n_pairs], dtype=np.int64)
+    out_dist = np.empty(ptr[n_pairs])
+    src = 0
+    k = 0
+    while k < n_pairs:
+        if status[k] == 0:
+            k1 = k
+            while k1 < n_pairs and status[k1] == 0:
+                k1 += 1
+            lo, dst = old_ptr[k], ptr[k]
+            for e in range(old_ptr[k1] - lo):
+                out[dst + e] = old_rows[lo + e]
+                out_dist[dst + e] = old_dist[lo + e]
+            k = k1
+        else:
+            dst = ptr[k]
+            for e in range(size[k]):
+                out[dst + e] = new_rows[src + e]
+                out_dist[dst + e] = new_dist[src + e]
+            src += size[k]
+            k += 1
+    keep_alive((new_dist_owner, new_owner))
+    return ptr, out, out_dist, changed
+
+
+@helper
+def _unit_grid(xy: FloatArray) -> tuple[FloatArray, IntArray, IntArray, IntArray]:
+    """A uniform grid over the units' centres: (origin x, y, cell), (columns, rows), CSR of rows.
+
+    About one unit per cell on average (at most ``4 n + 16`` cells); each cell lists its units
+    in ascending row order. Only a filter: callers test every listed unit exactly.
+    """
+    n = xy.shape[0]
+    x0, y0, x1, y1 = xy[0, 0], xy[0, 1], xy[0, 0], xy[0, 1]
+    for u in range(n):
+        x0, x1 = min(x0, xy[u, 0]), max(x1, xy[u, 0])
+        y0, y1 = min(y0, xy[u, 1]), max(y1, xy[u, 1])
+    w, h = max(x1 - x0, 1e-6), max(y1 - y0, 1e-6)
+    cell = max(math.sqrt(w * h / n), w / (2.0 * n + 4.0), h / (2.0 * n + 4.0), 1e-6)
+    nx, ny = int(w / cell) + 1, int(h / cell) + 1
+    grid_f = np.array([x0, y0, cell])
+    grid_i = np.array([nx, ny], dtype=np.int64)
+    cell_of = np.empty(n, dtype=np.int64)
+    ptr = np.zeros(nx * ny + 1, dtype=np.int64)
+    for u in range(n):
+        i = min(int((xy[u, 0] - x0) / cell), nx - 1)
+        j = min(int((xy[u, 1] - y0) / cell), ny - 1)
+        cell_of[u] = i * ny + j
+        ptr[cell_of[u] + 1] += 1
+    for c in range(nx * ny):
+        ptr[c + 1] += ptr[c]
+    fill = ptr[:-1].copy()
+    item = np.empty(n, dtype=np.int64)
+    for u in range(n):  # ascending rows: each cell's list stays in row order
+        item[fill[cell_of[u]]] = u
+        fill[cell_of[u]] += 1
+    return grid_f, grid_i, ptr, item
 
 
 @kernel(types.Tuple((OUT_I1, OUT_I1))(F2, F1, I1, I1))
@@ -1539,6 +1597,13 @@ def corridor_hits(xy: FloatArray, base: FloatArray, pa: IntArray, pt: IntArray, 
 
 # ---------------------------------------------------------------------------- assembly
 @inline
+def _screens(xy: FloatArray, base: FloatArray, size: FloatArray, u: int, tk: int) -> bool:
+    """Is intervening unit ``u`` a screen of target ``tk`` (size ≥ its size, within 0.5 inch)?"""
+    gap = math.hypot(xy[u, 0] - xy[tk, 0], xy[u, 1] - xy[tk, 1]) - base[u] - base[tk]
+    return size[u] >= size[tk] and gap <= HIDDEN_GAP + TOUCH_TOL
+
+
+@inline
 def _assemble_pair(
     k: int,
     xy: FloatArray,
@@ -1567,9 +1632,7 @@ def _assemble_pair(
     )
     unit_screen[k] = False
     for e in range(ptr[k + 1] - 1, ptr[k] - 1, -1):  # nearest the target (likeliest screen) first
-        u = rows[e]
-        gap = math.hypot(xy[u, 0] - xy[tk, 0], xy[u, 1] - xy[tk, 1]) - base[u] - base[tk]
-        if size[u] >= size[tk] and gap <= HIDDEN_GAP + TOUCH_TOL:
+        if _screens(xy, base, size, rows[e], tk):
             unit_screen[k] = True
             break
     has_cover = f >= LIGHT_FROM or ptr[k + 1] > ptr[k]
@@ -1646,11 +1709,25 @@ def assemble_update(
     """:func:`assemble` in place, for the pairs ``changed[k]`` or with an end in ``touched``.
 
     Every other pair's derived fields depend only on what did not change (its ends, its cover
-    fraction and screen, its intervening units), so the arrays then equal a full assembly.
+    fraction and screen, its intervening units), so the arrays then equal a full assembly. A
+    pair whose intervening units changed but neither end (its fraction, distance and arc stay)
+    only has its unit screen and hidden flag redone; if it had no unit screen, only its touched
+    units can have become one (the others are where they were, and did not screen).
     """
     for k in range(a.size):
-        if changed[k] or touched[a[k]] or touched[t[k]]:
+        ak, tk = a[k], t[k]
+        if touched[ak] or touched[tk]:
             _assemble_pair(
                 k, xy, base, size, facing, a, t, fraction, obstacle_screen, ptr, rows,
                 visible, level, hidden, arc, distance, unit_screen,
             )  # fmt: skip
+        elif changed[k]:
+            was = unit_screen[k]
+            unit_screen[k] = False
+            for e in range(ptr[k + 1] - 1, ptr[k] - 1, -1):
+                u = rows[e]
+                if (was or touched[u]) and _screens(xy, base, size, u, tk):
+                    unit_screen[k] = True
+                    break
+            has_cover = fraction[k] >= LIGHT_FROM or ptr[k + 1] > ptr[k]
+            hidden[k] = has_cover and (obstacle_screen[k] or unit_screen[k])

@@ -1,7 +1,8 @@
 """The intervening-unit broad phases give exactly the brute-force answers.
 
-``intervening_delta`` (what a move changes, a unit grid over the map for the movers' own
-pairs, units parked off the map tested apart) and the :class:`SightCache` built on it, on
+``intervening_delta`` (what a move changes, found by retesting the moved units at their old
+and new places; a moved attacker's fan or a unit grid over the map for the movers' own pairs,
+units parked off the map tested apart; the lists' distances kept) and the :class:`SightCache` built on it, on
 crowds large enough for the grid, against scanning every unit for every pair.
 """
 
@@ -35,7 +36,9 @@ def test_intervening_delta_equals_the_brute_force(seed: int, n: int, movers: int
     a, t = np.nonzero(~np.eye(n, dtype=bool))
     a, t = a.astype(np.int64), t.astype(np.int64)
     ptr, rows = intervening_all(xy, base, a, t)
+    dist = kernel.intervening_distances(xy, a, ptr, rows)
     for _ in range(4):
+        old_xy = xy.copy()
         moved_rows = np.unique(rng.integers(0, n, movers)).astype(np.int64)
         for i in moved_rows:
             kind = rng.random()
@@ -50,14 +53,15 @@ def test_intervening_delta_equals_the_brute_force(seed: int, n: int, movers: int
         moved = np.zeros(n, dtype=bool)
         moved[moved_rows] = True
         want_ptr, want_rows = intervening_all(xy, base, a, t)
-        got_ptr, got_rows, changed = kernel.intervening_delta(
-            xy, base, a, t, moved, moved_rows, ptr, rows, WINDOW
+        got_ptr, got_rows, got_dist, changed = kernel.intervening_delta(
+            xy, old_xy, base, a, t, moved, moved_rows, ptr, rows, dist, WINDOW
         )
         np.testing.assert_array_equal(got_ptr, want_ptr)
         np.testing.assert_array_equal(got_rows, want_rows)
+        np.testing.assert_array_equal(got_dist, kernel.intervening_distances(xy, a, want_ptr, want_rows))
         for k in np.flatnonzero(~changed):  # an unchanged pair kept its list
             assert list(rows[ptr[k] : ptr[k + 1]]) == list(want_rows[want_ptr[k] : want_ptr[k + 1]])
-        ptr, rows = got_ptr, got_rows
+        ptr, rows, dist = got_ptr, got_rows, got_dist
 
 
 @settings(max_examples=4, deadline=None)

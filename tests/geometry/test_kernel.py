@@ -240,6 +240,7 @@ def test_every_kernel_has_one_signature_and_accepts_read_only_arrays() -> None:
         kernel.cover_pairs,
         kernel.intervening_rows,
         kernel.intervening_delta,
+        kernel.intervening_distances,
         kernel.corridor_hits,
         kernel.assemble,
     ):
