@@ -1226,7 +1226,7 @@ def _rank(rows: IntArray, dist: FloatArray, lo: int, m: int, u: int, du: float) 
 @kernel(OUT_F1(F2, I1, I1, I1))
 def intervening_distances(xy: FloatArray, a: IntArray, ptr: IntArray, rows: IntArray) -> FloatArray:
     """Per entry of the CSR (``ptr``, ``rows``) of pairs with attackers ``a``: the distance of its
-    unit from the pair's attacker (the ranking's ``math.hypot``), for :func:`intervening_delta`."""
+    unit from the pair's attacker (the ranking's ``math.hypot``), for :func:`intervening_update`."""
     if not (_rows_in_range(a, xy.shape[0]) and _rows_in_range(rows, xy.shape[0])):
         raise IndexError("attacker or unit row out of range")
     out = np.empty(rows.size)
@@ -1238,47 +1238,72 @@ def intervening_distances(xy: FloatArray, a: IntArray, ptr: IntArray, rows: IntA
     return out
 
 
-@kernel(types.Tuple((OUT_I1, OUT_I1, OUT_F1, OUT_B1))(F2, F2, F1, I1, I1, B1, I1, I1, I1, F1, F1))
-def intervening_delta(
+@helper
+def _compact(
+    start: IntArray, count: IntArray, pool: IntArray, pool_dist: FloatArray, cap: int
+) -> tuple[IntArray, FloatArray]:
+    """A fresh pool of ``cap`` entries holding every pair's list, in pair order (``start`` updated)."""
+    new_pool = np.empty(cap, dtype=np.int64)
+    new_dist = np.empty(cap)
+    end = 0
+    for k in range(start.size):
+        lo = start[k]
+        for e in range(count[k]):
+            new_pool[end + e] = pool[lo + e]
+            new_dist[end + e] = pool_dist[lo + e]
+        start[k] = end
+        end += count[k]
+    return new_pool, new_dist
+
+
+@kernel(types.Tuple((OUT_I1, OUT_F1, OUT_B1))(F2, F2, F1, B1, I1, OUT_I1, OUT_I1, OUT_I1, OUT_F1, OUT_I1, F1))
+def intervening_update(
     xy: FloatArray,
     old_xy: FloatArray,
     base: FloatArray,
-    a: IntArray,
-    t: IntArray,
     moved: BoolArray,
     moved_rows: IntArray,
-    old_ptr: IntArray,
-    old_rows: IntArray,
-    old_dist: FloatArray,
+    start: IntArray,
+    count: IntArray,
+    pool: IntArray,
+    pool_dist: FloatArray,
+    state: IntArray,
     window: FloatArray,
-) -> tuple[IntArray, IntArray, FloatArray, BoolArray]:
-    """The intervening units of every pair after units moved from ``old_xy`` to ``xy``, from
-    those before (CSR ``old_ptr``, ``old_rows``, with each entry's distance from the attacker in
-    ``old_dist``), touching only what the moves can change.
+) -> tuple[IntArray, FloatArray, BoolArray]:
+    """The intervening units of every ordered pair (attacker-major, as
+    :meth:`game.geometry.cache.SightCache.pair_index` numbers them) after units moved from
+    ``old_xy`` to ``xy``, updated in place of those before.
+
+    The lists live in a pool: pair ``k``'s units are ``pool[start[k]:start[k] + count[k]]``,
+    ranked, with each one's distance from the attacker at the same places of ``pool_dist``;
+    ``state`` is (end of the used pool, entries in lists). A changed pair's new list is written
+    at the end of the pool, so a move rewrites only the lists it changes; when the pool is full
+    the lists are compacted into a larger one (then returned instead of ``pool``).
 
     A pair with a moved end (``moved``) has a new corridor: its units are searched afresh, from
     :data:`_UNIT_GRID_FROM` units on only among those a broad phase puts near the corridor's
-    capsule (the moved attacker's :func:`_fan` for its own run of pairs, else a unit grid over
+    capsule (the moved attacker's :func:`_fan` for its own pairs, else a unit grid over
     ``window`` (x0, y0, x1, y1, e.g. the map) plus any unit outside the window). Any other pair
-    only retests the moved units (``moved_rows``) at their old and new places (the capsule
-    test rejects most of them in a few operations, and the old lists were made by the same
-    test): it *changed* if one of them intervenes before or after, and then its list is the old
-    one without the moved units (distances kept), with those that intervene now ranked in.
-    Unchanged pairs copy their list. No (pairs x units) table is kept: memory stays O(pairs +
-    entries).
+    only retests the moved units (``moved_rows``) at their old and new places (the capsule test
+    rejects most of them in a few operations, and the old lists were made by the same test): it
+    *changed* if one of them intervenes before or after, and then its list is the old one
+    without the moved units (distances kept), with those that intervene now ranked in.
 
     Returns:
-        ``(ptr, rows, dist, changed)``: the new CSR (identical to :func:`intervening_rows` on
-        the new positions), its distances and the pairs whose intervening units changed.
+        ``(pool, pool_dist, changed)``: the pool (the same arrays unless compacted) and the
+        pairs whose intervening units changed. The lists equal :func:`intervening_rows` on the
+        new positions.
     """
-    xy, old_xy, base, a, t = borrowed(xy), borrowed(old_xy), borrowed(base), borrowed(a), borrowed(t)
+    xy, old_xy, base = borrowed(xy), borrowed(old_xy), borrowed(base)
     moved, moved_rows = borrowed(moved), borrowed(moved_rows)
-    old_ptr, old_rows, old_dist = borrowed(old_ptr), borrowed(old_rows), borrowed(old_dist)
-    n_pairs, n = a.size, base.size
-    if not (_rows_in_range(a, n) and _rows_in_range(t, n) and _rows_in_range(moved_rows, n)):
-        raise IndexError("attacker, target or moved row out of range")
-    if old_xy.shape[0] != n or old_dist.size != old_rows.size:
-        raise ValueError("old positions or distances do not match")
+    n = base.size
+    n_pairs = n * (n - 1)
+    if not _rows_in_range(moved_rows, n):
+        raise IndexError("moved row out of range")
+    if old_xy.shape[0] != n or xy.shape[0] != n or moved.size != n:
+        raise ValueError("positions or moved mask do not match the units")
+    if start.size != n_pairs or count.size != n_pairs or pool_dist.size != pool.size or state.size != 2:
+        raise ValueError("pool arrays do not match the pairs")
     use_grid = n >= _UNIT_GRID_FROM
     max_base = 0.0
     for u in range(n):
@@ -1286,155 +1311,152 @@ def intervening_delta(
             use_grid = False
         else:
             max_base = max(max_base, base[u])
-    grid_f, grid_i, grid_ptr, grid_item, outside = _window_grid(xy, window, use_grid)
     # 1. which pairs change: a moved end (2), a moved unit in the corridor before or now (1);
     # the others (0) keep their list
     status = np.zeros(n_pairs, dtype=np.int8)
-    n_movers = 0
-    for k in range(n_pairs):
-        ak, tk = a[k], t[k]
-        if moved[ak] or moved[tk]:
-            status[k] = 2
-            n_movers += 1
-            continue
-        ax, ay, tx, ty, rr = xy[ak, 0], xy[ak, 1], xy[tk, 0], xy[tk, 1], base[tk]
-        fx, fy = tx - ax, ty - ay
-        ll = fx * fx + fy * fy
-        for j in range(moved_rows.size):
-            u = moved_rows[j]
-            # the corridor test's first rejection at both places, without branching on each
-            lim = (rr + base[u]) * (1.0 + _CULL_MARGIN) + 1e-12
-            bound = lim * lim * ll
-            c_new = fx * (xy[u, 1] - ay) - fy * (xy[u, 0] - ax)
-            c_old = fx * (old_xy[u, 1] - ay) - fy * (old_xy[u, 0] - ax)
-            if (c_new * c_new > bound) & (c_old * c_old > bound):
+    need = 0  # room the new lists may take
+    k = 0
+    for ak in range(n):
+        ax, ay = xy[ak, 0], xy[ak, 1]
+        for tk in range(n):
+            if tk == ak:
                 continue
-            if _corridor_hit(ax, ay, tx, ty, rr, xy[u, 0], xy[u, 1], base[u]) or _corridor_hit(
-                ax, ay, tx, ty, rr, old_xy[u, 0], old_xy[u, 1], base[u]
-            ):
-                status[k] = 1
-                break
-    # 2. the changed pairs' new lists and distances, into a scratch CSR (in pair order)
-    cap = n_movers * n
-    for k in range(n_pairs):
-        if status[k] == 1:
-            cap += old_ptr[k + 1] - old_ptr[k] + moved_rows.size
-    new_owner = np.empty(cap, dtype=np.int64)
-    new_rows = borrowed(new_owner)
-    new_dist_owner = np.empty(cap)
-    new_dist = borrowed(new_dist_owner)
-    size = np.empty(n_pairs, dtype=np.int64)
+            if moved[ak] or moved[tk]:
+                status[k] = 2
+                need += n
+                k += 1
+                continue
+            tx, ty, rr = xy[tk, 0], xy[tk, 1], base[tk]
+            fx, fy = tx - ax, ty - ay
+            ll = fx * fx + fy * fy
+            for j in range(moved_rows.size):
+                u = moved_rows[j]
+                # the corridor test's first rejection at both places, without branching on each
+                lim = (rr + base[u]) * (1.0 + _CULL_MARGIN) + 1e-12
+                bound = lim * lim * ll
+                c_new = fx * (xy[u, 1] - ay) - fy * (xy[u, 0] - ax)
+                c_old = fx * (old_xy[u, 1] - ay) - fy * (old_xy[u, 0] - ax)
+                if (c_new * c_new > bound) & (c_old * c_old > bound):
+                    continue
+                if _corridor_hit(ax, ay, tx, ty, rr, xy[u, 0], xy[u, 1], base[u]) or _corridor_hit(
+                    ax, ay, tx, ty, rr, old_xy[u, 0], old_xy[u, 1], base[u]
+                ):
+                    status[k] = 1
+                    need += count[k] + moved_rows.size
+                    break
+            k += 1
+    end, live = state[0], state[1]
+    if end + need > pool.size:
+        pool, pool_dist = _compact(start, count, pool, pool_dist, 2 * (live + need) + 64)
+        end = live
+    pool_b, dist_b = borrowed(pool), borrowed(pool_dist)
+    # 2. the changed pairs' new lists, at the end of the pool
+    grid_f, grid_i, grid_ptr, grid_item, outside = _window_grid(xy, window, use_grid)
     fan_dist = np.empty(max(n, 1))
     fan_bearing = np.empty(max(n, 1))
     fan_ptr = np.zeros(_FAN_BUCKETS + 1, dtype=np.int64)
     fan_item = np.empty(0, dtype=np.int64)
-    fan_of = -1
-    fan_end = 0
-    total = 0
-    for k in range(n_pairs):
-        if status[k] == 0:
-            size[k] = old_ptr[k + 1] - old_ptr[k]
-            continue
-        ak, tk = a[k], t[k]
-        ax, ay, tx, ty, rr = xy[ak, 0], xy[ak, 1], xy[tk, 0], xy[tk, 1], base[tk]
-        m = 0
-        if status[k] == 2:
-            finite = math.isfinite(ax) and math.isfinite(ay) and math.isfinite(tx) and math.isfinite(ty)
-            if use_grid and finite and moved[ak] and k >= fan_end:
-                fan_end = k + 1  # a moved attacker's run of pairs: its fan, if long enough
-                while fan_end < n_pairs and a[fan_end] == ak:
-                    fan_end += 1
-                fan_of = -1
-                if fan_end - k >= _FAN_FROM:
-                    ok = True
-                    for u in range(n):
-                        ok &= math.isfinite(xy[u, 0]) and math.isfinite(xy[u, 1])
-                    if ok:
-                        fan_item = _fan(xy, base, ax, ay, max_base, fan_dist, fan_bearing, fan_ptr)
-                        fan_of = ak
-            if use_grid and finite and fan_of == ak and k < fan_end:
-                cut = math.hypot(tx - ax, ty - ay) + (rr + max_base) * (1.0 + 1e-6) + 1e-6
-                c = _fan_bucket(fan_bearing[tk])
-                pre = _corridor(ax, ay, tx, ty, rr)
-                for e in range(fan_ptr[c], fan_ptr[c + 1]):
-                    u = fan_item[e]
-                    if fan_dist[u] > cut:
-                        break
-                    if u != ak and u != tk and _corridor_meets(ax, ay, rr, pre, xy[u, 0], xy[u, 1], base[u]):
-                        new_rows[total + m] = u
-                        new_dist[total + m] = fan_dist[u]
-                        m += 1
-            elif not (use_grid and finite):  # no grid, or no capsule to look up: every unit
-                for u in range(n):
-                    if u != ak and u != tk and _corridor_hit(ax, ay, tx, ty, rr, xy[u, 0], xy[u, 1], base[u]):
-                        _rank(new_rows, new_dist, total, m, u, math.hypot(xy[u, 0] - ax, xy[u, 1] - ay))
-                        m += 1
-            else:
-                pre = _corridor(ax, ay, tx, ty, rr)
-                for e in range(outside.size):
-                    u = outside[e]
-                    if u != ak and u != tk and _corridor_meets(ax, ay, rr, pre, xy[u, 0], xy[u, 1], base[u]):
-                        _rank(new_rows, new_dist, total, m, u, math.hypot(xy[u, 0] - ax, xy[u, 1] - ay))
-                        m += 1
-                w = (rr + max_base) * (1.0 + 1e-6) + 1e-6
-                col0, col1 = _capsule_columns(grid_f, grid_i, ax, tx, w)
-                for col in range(col0, col1 + 1):
-                    row0, row1 = _capsule_rows(grid_f, grid_i, col, ax, ay, tx, ty, w)
-                    for c in range(col * grid_i[1] + row0, col * grid_i[1] + row1 + 1):
-                        for e in range(grid_ptr[c], grid_ptr[c + 1]):
-                            u = grid_item[e]
-                            if (
-                                u != ak
-                                and u != tk
-                                and _corridor_meets(ax, ay, rr, pre, xy[u, 0], xy[u, 1], base[u])
-                            ):
-                                du = math.hypot(xy[u, 0] - ax, xy[u, 1] - ay)
-                                _rank(new_rows, new_dist, total, m, u, du)
-                                m += 1
-        else:
-            for e in range(old_ptr[k], old_ptr[k + 1]):  # still ranked: the old list without the moved
-                u = old_rows[e]
-                if not moved[u]:
-                    new_rows[total + m] = u
-                    new_dist[total + m] = old_dist[e]
-                    m += 1
-            for j in range(moved_rows.size):
-                u = moved_rows[j]
-                if _corridor_hit(ax, ay, tx, ty, rr, xy[u, 0], xy[u, 1], base[u]):
-                    _rank(new_rows, new_dist, total, m, u, math.hypot(xy[u, 0] - ax, xy[u, 1] - ay))
-                    m += 1
-        size[k] = m
-        total += m
-    # 3. the new CSR: unchanged pairs' lists copied run by run, the others from the scratch
-    changed = np.empty(n_pairs, dtype=np.bool_)
-    ptr = np.empty(n_pairs + 1, dtype=np.int64)
-    ptr[0] = 0
-    for k in range(n_pairs):
-        ptr[k + 1] = ptr[k] + size[k]
-        changed[k] = status[k] != 0
-    out = np.empty(ptr[n_pairs], dtype=np.int64)
-    out_dist = np.empty(ptr[n_pairs])
-    src = 0
+    changed = np.zeros(n_pairs, dtype=np.bool_)
+    finite_all = True
+    for u in range(n):
+        finite_all &= math.isfinite(xy[u, 0]) and math.isfinite(xy[u, 1])
     k = 0
-    while k < n_pairs:
-        if status[k] == 0:
-            k1 = k
-            while k1 < n_pairs and status[k1] == 0:
-                k1 += 1
-            lo, dst = old_ptr[k], ptr[k]
-            for e in range(old_ptr[k1] - lo):
-                out[dst + e] = old_rows[lo + e]
-                out_dist[dst + e] = old_dist[lo + e]
-            k = k1
-        else:
-            dst = ptr[k]
-            for e in range(size[k]):
-                out[dst + e] = new_rows[src + e]
-                out_dist[dst + e] = new_dist[src + e]
-            src += size[k]
+    for ak in range(n):
+        ax, ay = xy[ak, 0], xy[ak, 1]
+        fan = use_grid and finite_all and moved[ak] and n - 1 >= _FAN_FROM
+        if fan:  # a moved attacker: all its pairs are searched afresh, through its fan
+            fan_item = _fan(xy, base, ax, ay, max_base, fan_dist, fan_bearing, fan_ptr)
+        for tk in range(n):
+            if tk == ak:
+                continue
+            if status[k] == 0:
+                k += 1
+                continue
+            changed[k] = True
+            tx, ty, rr = xy[tk, 0], xy[tk, 1], base[tk]
+            m = 0
+            if status[k] == 2:
+                finite = math.isfinite(ax) and math.isfinite(ay) and math.isfinite(tx) and math.isfinite(ty)
+                if fan:
+                    cut = math.hypot(tx - ax, ty - ay) + (rr + max_base) * (1.0 + 1e-6) + 1e-6
+                    c = _fan_bucket(fan_bearing[tk])
+                    pre = _corridor(ax, ay, tx, ty, rr)
+                    for e in range(fan_ptr[c], fan_ptr[c + 1]):
+                        u = fan_item[e]
+                        if fan_dist[u] > cut:
+                            break
+                        if u in (ak, tk):
+                            continue
+                        if _corridor_meets(ax, ay, rr, pre, xy[u, 0], xy[u, 1], base[u]):
+                            pool_b[end + m] = u
+                            dist_b[end + m] = fan_dist[u]
+                            m += 1
+                elif not (use_grid and finite):  # no grid, or no capsule to look up: every unit
+                    for u in range(n):
+                        if u in (ak, tk):
+                            continue
+                        if _corridor_hit(ax, ay, tx, ty, rr, xy[u, 0], xy[u, 1], base[u]):
+                            _rank(pool_b, dist_b, end, m, u, math.hypot(xy[u, 0] - ax, xy[u, 1] - ay))
+                            m += 1
+                else:
+                    pre = _corridor(ax, ay, tx, ty, rr)
+                    for e in range(outside.size):
+                        u = outside[e]
+                        if u in (ak, tk):
+                            continue
+                        if _corridor_meets(ax, ay, rr, pre, xy[u, 0], xy[u, 1], base[u]):
+                            _rank(pool_b, dist_b, end, m, u, math.hypot(xy[u, 0] - ax, xy[u, 1] - ay))
+                            m += 1
+                    w = (rr + max_base) * (1.0 + 1e-6) + 1e-6
+                    col0, col1 = _capsule_columns(grid_f, grid_i, ax, tx, w)
+                    for col in range(col0, col1 + 1):
+                        row0, row1 = _capsule_rows(grid_f, grid_i, col, ax, ay, tx, ty, w)
+                        for c in range(col * grid_i[1] + row0, col * grid_i[1] + row1 + 1):
+                            for e in range(grid_ptr[c], grid_ptr[c + 1]):
+                                u = grid_item[e]
+                                if (
+                                    u != ak
+                                    and u != tk
+                                    and _corridor_meets(ax, ay, rr, pre, xy[u, 0], xy[u, 1], base[u])
+                                ):
+                                    du = math.hypot(xy[u, 0] - ax, xy[u, 1] - ay)
+                                    _rank(pool_b, dist_b, end, m, u, du)
+                                    m += 1
+            else:
+                for e in range(start[k], start[k] + count[k]):  # still ranked: without the moved
+                    u = pool_b[e]
+                    if not moved[u]:
+                        pool_b[end + m] = u
+                        dist_b[end + m] = dist_b[e]
+                        m += 1
+                for j in range(moved_rows.size):
+                    u = moved_rows[j]
+                    if _corridor_hit(ax, ay, tx, ty, rr, xy[u, 0], xy[u, 1], base[u]):
+                        _rank(pool_b, dist_b, end, m, u, math.hypot(xy[u, 0] - ax, xy[u, 1] - ay))
+                        m += 1
+            live += m - count[k]
+            start[k] = end
+            count[k] = m
+            end += m
             k += 1
-    keep_alive((new_dist_owner, new_owner))
-    return ptr, out, out_dist, changed
+    state[0], state[1] = end, live
+    keep_alive((pool, pool_dist))
+    return pool, pool_dist, changed
+
+
+@kernel(types.Tuple((OUT_I1, OUT_I1))(I1, I1, I1))
+def pool_csr(start: IntArray, count: IntArray, pool: IntArray) -> tuple[IntArray, IntArray]:
+    """The lists of a pool (see :func:`intervening_update`) as a CSR (ptr, rows) in pair order."""
+    ptr = np.zeros(start.size + 1, dtype=np.int64)
+    for k in range(start.size):
+        ptr[k + 1] = ptr[k] + count[k]
+    rows = np.empty(ptr[start.size], dtype=np.int64)
+    for k in range(start.size):
+        if start[k] < 0 or start[k] + count[k] > pool.size:
+            raise IndexError("list out of the pool")
+        for e in range(count[k]):
+            rows[ptr[k] + e] = pool[start[k] + e]
+    return ptr, rows
 
 
 @helper
@@ -1606,15 +1628,16 @@ def _screens(xy: FloatArray, base: FloatArray, size: FloatArray, u: int, tk: int
 @inline
 def _assemble_pair(
     k: int,
+    ak: int,
+    tk: int,
+    lo: int,
+    hi: int,
     xy: FloatArray,
     base: FloatArray,
     size: FloatArray,
     facing: FloatArray,
-    a: IntArray,
-    t: IntArray,
     fraction: FloatArray,
     obstacle_screen: BoolArray,
-    ptr: IntArray,
     rows: IntArray,
     visible: BoolArray,
     level: NDArray[np.int8],
@@ -1623,19 +1646,19 @@ def _assemble_pair(
     distance: FloatArray,
     unit_screen: BoolArray,
 ) -> None:
-    """Write pair ``k``'s derived fields (see :func:`assemble`)."""
-    ak, tk = a[k], t[k]
+    """Write pair ``k``'s derived fields (see :func:`assemble`): attacker ``ak``, target ``tk``,
+    intervening units ``rows[lo:hi]``."""
     f = fraction[k]
     visible[k] = f < 1.0
     level[k] = (
         (f >= LIGHT_FROM) + (f > MEDIUM_ABOVE) + (f > HEAVY_ABOVE) + (f > NEAR_TOTAL_ABOVE) + (f >= 1.0)
     )
     unit_screen[k] = False
-    for e in range(ptr[k + 1] - 1, ptr[k] - 1, -1):  # nearest the target (likeliest screen) first
+    for e in range(hi - 1, lo - 1, -1):  # nearest the target (likeliest screen) first
         if _screens(xy, base, size, rows[e], tk):
             unit_screen[k] = True
             break
-    has_cover = f >= LIGHT_FROM or ptr[k + 1] > ptr[k]
+    has_cover = f >= LIGHT_FROM or hi > lo
     hidden[k] = has_cover and (obstacle_screen[k] or unit_screen[k])
     dx, dy = xy[ak, 0] - xy[tk, 0], xy[ak, 1] - xy[tk, 1]
     distance[k] = math.hypot(dx, dy)
@@ -1674,7 +1697,7 @@ def assemble(
     unit_screen = np.zeros(n_pairs, dtype=np.bool_)
     for k in range(n_pairs):
         _assemble_pair(
-            k, xy, base, size, facing, a, t, fraction, obstacle_screen, ptr, rows,
+            k, a[k], t[k], ptr[k], ptr[k + 1], xy, base, size, facing, fraction, obstacle_screen, rows,
             visible, level, hidden, arc, distance, unit_screen,
         )  # fmt: skip
     return visible, level, hidden, arc, distance, unit_screen
@@ -1682,7 +1705,7 @@ def assemble(
 
 @kernel(
     types.none(
-        F2, F1, F1, F1, I1, I1, F1, B1, I1, I1, B1, B1,
+        F2, F1, F1, F1, F1, B1, I1, I1, I1, B1, B1,
         OUT_B1, OUT_I8, OUT_B1, OUT_I8, OUT_F1, OUT_B1,
     )
 )  # fmt: skip
@@ -1691,12 +1714,11 @@ def assemble_update(
     base: FloatArray,
     size: FloatArray,
     facing: FloatArray,
-    a: IntArray,
-    t: IntArray,
     fraction: FloatArray,
     obstacle_screen: BoolArray,
-    ptr: IntArray,
-    rows: IntArray,
+    start: IntArray,
+    count: IntArray,
+    pool: IntArray,
     changed: BoolArray,
     touched: BoolArray,
     visible: BoolArray,
@@ -1706,7 +1728,9 @@ def assemble_update(
     distance: FloatArray,
     unit_screen: BoolArray,
 ) -> None:
-    """:func:`assemble` in place, for the pairs ``changed[k]`` or with an end in ``touched``.
+    """:func:`assemble` in place over every ordered pair (attacker-major; intervening units in a
+    pool, see :func:`intervening_update`), for the pairs ``changed[k]`` or with an end in
+    ``touched``.
 
     Every other pair's derived fields depend only on what did not change (its ends, its cover
     fraction and screen, its intervening units), so the arrays then equal a full assembly. A
@@ -1714,20 +1738,31 @@ def assemble_update(
     only has its unit screen and hidden flag redone; if it had no unit screen, only its touched
     units can have become one (the others are where they were, and did not screen).
     """
-    for k in range(a.size):
-        ak, tk = a[k], t[k]
-        if touched[ak] or touched[tk]:
-            _assemble_pair(
-                k, xy, base, size, facing, a, t, fraction, obstacle_screen, ptr, rows,
-                visible, level, hidden, arc, distance, unit_screen,
-            )  # fmt: skip
-        elif changed[k]:
-            was = unit_screen[k]
-            unit_screen[k] = False
-            for e in range(ptr[k + 1] - 1, ptr[k] - 1, -1):
-                u = rows[e]
-                if (was or touched[u]) and _screens(xy, base, size, u, tk):
-                    unit_screen[k] = True
-                    break
-            has_cover = fraction[k] >= LIGHT_FROM or ptr[k + 1] > ptr[k]
-            hidden[k] = has_cover and (obstacle_screen[k] or unit_screen[k])
+    n = base.size
+    if start.size != n * (n - 1) or count.size != start.size or changed.size != start.size:
+        raise ValueError("pool arrays do not match the pairs")
+    for k in range(start.size):
+        if start[k] < 0 or start[k] + count[k] > pool.size:
+            raise IndexError("list out of the pool")
+    k = 0
+    for ak in range(n):
+        for tk in range(n):
+            if tk == ak:
+                continue
+            lo, hi = start[k], start[k] + count[k]
+            if touched[ak] or touched[tk]:
+                _assemble_pair(
+                    k, ak, tk, lo, hi, xy, base, size, facing, fraction, obstacle_screen, pool,
+                    visible, level, hidden, arc, distance, unit_screen,
+                )  # fmt: skip
+            elif changed[k]:
+                was = unit_screen[k]
+                unit_screen[k] = False
+                for e in range(hi - 1, lo - 1, -1):
+                    u = pool[e]
+                    if (was or touched[u]) and _screens(xy, base, size, u, tk):
+                        unit_screen[k] = True
+                        break
+                has_cover = fraction[k] >= LIGHT_FROM or hi > lo
+                hidden[k] = has_cover and (obstacle_screen[k] or unit_screen[k])
+            k += 1

@@ -1,8 +1,9 @@
 """The intervening-unit broad phases give exactly the brute-force answers.
 
-``intervening_delta`` (what a move changes, found by retesting the moved units at their old
+``intervening_update`` (what a move changes, found by retesting the moved units at their old
 and new places; a moved attacker's fan or a unit grid over the map for the movers' own pairs,
-units parked off the map tested apart; the lists' distances kept) and the :class:`SightCache` built on it, on
+units parked off the map tested apart; the lists and their distances in a pool that fills up
+and is compacted) and the :class:`SightCache` built on it, on
 crowds large enough for the grid, against scanning every unit for every pair.
 """
 
@@ -30,14 +31,16 @@ def crowd(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
 
 @settings(max_examples=15, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.sampled_from([12, 50, 90]), st.integers(1, 3))
-def test_intervening_delta_equals_the_brute_force(seed: int, n: int, movers: int) -> None:
+def test_intervening_update_equals_the_brute_force(seed: int, n: int, movers: int) -> None:
     rng = np.random.default_rng(seed)
     xy, base = crowd(rng, n)
     a, t = np.nonzero(~np.eye(n, dtype=bool))
     a, t = a.astype(np.int64), t.astype(np.int64)
     ptr, rows = intervening_all(xy, base, a, t)
-    dist = kernel.intervening_distances(xy, a, ptr, rows)
-    for _ in range(4):
+    pool, pool_dist = rows.copy(), kernel.intervening_distances(xy, a, ptr, rows)
+    start, count = ptr[:-1].copy(), np.diff(ptr)
+    state = np.array([len(rows), len(rows)], dtype=np.int64)
+    for _ in range(6):  # enough moves to fill the pool and compact it
         old_xy = xy.copy()
         moved_rows = np.unique(rng.integers(0, n, movers)).astype(np.int64)
         for i in moved_rows:
@@ -53,15 +56,18 @@ def test_intervening_delta_equals_the_brute_force(seed: int, n: int, movers: int
         moved = np.zeros(n, dtype=bool)
         moved[moved_rows] = True
         want_ptr, want_rows = intervening_all(xy, base, a, t)
-        got_ptr, got_rows, got_dist, changed = kernel.intervening_delta(
-            xy, old_xy, base, a, t, moved, moved_rows, ptr, rows, dist, WINDOW
+        before = [list(pool[start[k] : start[k] + count[k]]) for k in range(len(a))]
+        pool, pool_dist, changed = kernel.intervening_update(
+            xy, old_xy, base, moved, moved_rows, start, count, pool, pool_dist, state, WINDOW
         )
+        got_ptr, got_rows = kernel.pool_csr(start, count, pool)
         np.testing.assert_array_equal(got_ptr, want_ptr)
         np.testing.assert_array_equal(got_rows, want_rows)
+        got_dist = np.concatenate([pool_dist[start[k] : start[k] + count[k]] for k in range(len(a))])
         np.testing.assert_array_equal(got_dist, kernel.intervening_distances(xy, a, want_ptr, want_rows))
+        assert state[1] == len(want_rows) and state[0] <= len(pool)
         for k in np.flatnonzero(~changed):  # an unchanged pair kept its list
-            assert list(rows[ptr[k] : ptr[k + 1]]) == list(want_rows[want_ptr[k] : want_ptr[k + 1]])
-        ptr, rows, dist = got_ptr, got_rows, got_dist
+            assert before[k] == list(want_rows[want_ptr[k] : want_ptr[k + 1]])
 
 
 @settings(max_examples=4, deadline=None)

@@ -239,8 +239,10 @@ def test_every_kernel_has_one_signature_and_accepts_read_only_arrays() -> None:
     for fn in (
         kernel.cover_pairs,
         kernel.intervening_rows,
-        kernel.intervening_delta,
+        kernel.intervening_update,
         kernel.intervening_distances,
+        kernel.pool_csr,
+        kernel.assemble_update,
         kernel.corridor_hits,
         kernel.assemble,
     ):
