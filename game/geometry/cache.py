@@ -13,18 +13,22 @@ After :meth:`SightCache.move_unit` (a move, a posture change or a turn of unit `
   pairs;
 * the derived fields (visibility, level, hidden flag, unit screen, arc, distance) are
   re-assembled only for the pairs with a changed unit at either end or whose intervening
-  units changed; the others are copied from the previous batch;
+  units changed; the others stay as they are;
 * a turn alone (or a move to the same spot) changes no cover and no intervening units, and
   a posture change alone no intervening units.
 
-The intervening-unit update (:func:`game.geometry.kernel.intervening_delta`) retests every
-unit only for the moved units' own pairs; every other pair retests only the moved units
-(the capsule test rejects a unit far from the sight line in a few operations), and its ranked
-list is copied unchanged unless a moved unit enters, leaves or stays in it. One move thus
-costs O(pairs + n * moves) instead of O(pairs * n).
+The intervening-unit update (:func:`game.geometry.kernel.intervening_update`) searches afresh
+only the moved units' own pairs, among the units a broad phase puts near each pair's corridor;
+every other pair retests only the moved units at their old and new places (the capsule test
+rejects a unit far from the sight line in a few operations), and its ranked list is kept
+unless a moved unit enters, leaves or stays in it (then it is re-ranked with the distances
+kept beside the lists). The lists live in a pool where a changed list is rewritten at the end,
+and every per-pair array is updated in place: one move thus costs O(pairs + n * local units)
+and rewrites only what it changes, not every list and array (which, at 80 units, meant
+copying a megabyte per move). No (pairs x units) table is kept.
 
 Changes are applied lazily: queries call :meth:`SightCache.refresh` first, so many moves in a
-row cost one recomputation.
+row cost one recomputation. :attr:`SightCache.batch` is a snapshot made when asked for.
 """
 
 from __future__ import annotations
@@ -33,8 +37,8 @@ import numpy as np
 
 from components.sight import SightFacts
 from game.geometry import kernel
-from game.geometry.fast import SightBatch, SightIndex, assemble_batch
-from game.geometry.model import BoolArray, FloatArray, IntArray, UnitTable
+from game.geometry.fast import SightBatch, SightIndex
+from game.geometry.model import ARCS, LEVELS, BoolArray, FloatArray, IntArray, UnitTable
 
 
 class SightCache:
@@ -53,23 +57,42 @@ class SightCache:
         a, t = np.nonzero(~np.eye(n, dtype=bool))
         self._a = a.astype(np.int64)
         self._t = t.astype(np.int64)
+        p = len(self._a)
         # Per unit, its pairs (as attacker or target, in pair order) and a mask naming only it:
         # one unit changed is the usual refresh, and building these each time cost as much as
         # the intervening-units kernel.
         self._pairs_of = [np.flatnonzero((self._a == i) | (self._t == i)) for i in range(n)]
         self._only = [np.arange(n) == i for i in range(n)]
-        self._fraction = np.zeros(len(self._a))
-        self._screen = np.zeros(len(self._a), dtype=bool)
+        self._fraction = np.zeros(p)
+        self._screen = np.zeros(p, dtype=bool)
+        # the derived fields, per pair, updated in place
+        self._visible = np.zeros(p, dtype=bool)
+        self._level = np.zeros(p, dtype=np.int8)
+        self._hidden = np.zeros(p, dtype=bool)
+        self._arc = np.zeros(p, dtype=np.int8)
+        self._distance = np.zeros(p)
+        self._unit_screen = np.zeros(p, dtype=bool)
+        # intervening units: pair k's are pool[start[k]:start[k] + count[k]], each one's
+        # distance from the attacker beside it in pool_dist; state = (pool end, entries)
+        self._start = np.zeros(p, dtype=np.int64)
+        self._count = np.zeros(p, dtype=np.int64)
+        self._pool = np.zeros(0, dtype=np.int64)
+        self._pool_dist = np.zeros(0)
+        self._state = np.zeros(2, dtype=np.int64)
+        self._csr_xy = units.xy  # the centres the lists were made for
         self._dirty: set[int] = set(range(n))
         self._moved: set[int] = set(range(n))
         self._touched: set[int] = set(range(n))  # any change: its pairs are re-assembled
         self._stale = True
-        # hits[pair, unit]: the unit intervenes in the pair (kept to update moves incrementally)
-        self._hits = np.zeros((len(self._a), n), dtype=bool)
-        self._ptr = np.zeros(len(self._a) + 1, dtype=np.int64)
-        self._rows = np.zeros(0, dtype=np.int64)
+        self._ready = False
         self._batch: SightBatch | None = None
-        self._no_change = np.zeros(len(self._a), dtype=bool)
+        # Facts already asked for, per pair, until a change reaches the pair: after a move most
+        # pairs are untouched, and the AI asks about the same pairs decision after decision.
+        self._memo: list[SightFacts | None] = [None] * p
+        self._no_change = np.zeros(p, dtype=bool)
+        # the unit grid of the intervening-unit update covers the map (units taken off the
+        # table are parked far outside it and tested apart)
+        self._window = np.array([0.0, 0.0, index.width, index.height])
         self.refresh()
 
     @property
@@ -115,7 +138,7 @@ class SightCache:
 
     def refresh(self) -> None:
         """Recompute whatever the moves since the last refresh made stale."""
-        if not self._stale and self._batch is not None:
+        if not self._stale:
             return
         units = self._units
         if self._dirty:
@@ -130,21 +153,47 @@ class SightCache:
                 self._fraction[k] = res.fraction
                 self._screen[k] = res.obstacle_screen
             self._dirty.clear()
-        prev = self._batch
-        if prev is None or len(self._touched) == self._n:
-            if self._moved:
-                self._ptr, self._rows = kernel.intervening_update(
-                    units.xy, units.base, self._a, self._t, self._hits, self._mask(self._moved)
-                )
-            self._batch = assemble_batch(
-                units, self._a, self._t, self._fraction, self._screen, self._ptr, self._rows
-            )
+        if not self._ready or len(self._touched) == self._n:
+            self._assemble_all(units)
+            self._memo = [None] * len(self._a)
         else:
             changed = self._update_intervening(units)
-            self._batch = self._reassemble(units, prev, changed)
+            kernel.assemble_update(
+                units.xy, units.base, units.size, units.facing, self._fraction, self._screen,
+                self._start, self._count, self._pool, changed, self._mask(self._touched),
+                self._visible, self._level, self._hidden, self._arc, self._distance, self._unit_screen,
+            )  # fmt: skip
+            memo = self._memo
+            for i in self._touched:  # their pairs were re-assembled (and re-covered if dirty)
+                for p in self._pairs_of[i].tolist():
+                    memo[p] = None
+            if changed is not self._no_change:
+                for p in np.flatnonzero(changed).tolist():
+                    memo[p] = None
         self._moved.clear()
         self._touched.clear()
+        self._batch = None
+        self._ready = True
         self._stale = False
+
+    def _assemble_all(self, units: UnitTable) -> None:
+        """Every pair's intervening units (if any unit moved) and derived fields from scratch."""
+        if self._moved or not self._ready:
+            ptr, rows = kernel.intervening_rows(units.xy, units.base, self._a, self._t)
+            self._pool = rows
+            self._pool_dist = kernel.intervening_distances(units.xy, self._a, ptr, rows)
+            self._start = ptr[:-1].copy()
+            self._count = np.diff(ptr)
+            self._state = np.array([len(rows), len(rows)], dtype=np.int64)
+            self._csr_xy = units.xy
+        else:
+            ptr, rows = kernel.pool_csr(self._start, self._count, self._pool)
+        (
+            self._visible, self._level, self._hidden, self._arc, self._distance, self._unit_screen
+        ) = kernel.assemble(
+            units.xy, units.base, units.size, units.facing, self._a, self._t, self._fraction,
+            self._screen, ptr, rows,
+        )  # fmt: skip
 
     def _update_intervening(self, units: UnitTable) -> BoolArray:
         """Update the intervening units for the moves since the last refresh.
@@ -155,36 +204,12 @@ class SightCache:
         if not self._moved:
             return self._no_change
         moved_rows = np.array(sorted(self._moved), dtype=np.int64)
-        self._ptr, self._rows, changed = kernel.intervening_delta(
-            units.xy, units.base, self._a, self._t, self._hits, self._mask(self._moved), moved_rows,
-            self._ptr, self._rows,
+        self._pool, self._pool_dist, changed = kernel.intervening_update(
+            units.xy, self._csr_xy, units.base, self._mask(self._moved), moved_rows,
+            self._start, self._count, self._pool, self._pool_dist, self._state, self._window,
         )  # fmt: skip
+        self._csr_xy = units.xy
         return np.asarray(changed)
-
-    def _reassemble(self, units: UnitTable, prev: SightBatch, changed: BoolArray) -> SightBatch:
-        """The new batch: ``prev`` with the pairs the changes touched re-assembled."""
-        visible, level, hidden = prev.visible.copy(), prev.level.copy(), prev.hidden.copy()
-        arc, distance, unit_screen = prev.arc.copy(), prev.distance.copy(), prev.unit_screen.copy()
-        kernel.assemble_update(
-            units.xy, units.base, units.size, units.facing, self._a, self._t, self._fraction,
-            self._screen, self._ptr, self._rows, changed, self._mask(self._touched),
-            visible, level, hidden, arc, distance, unit_screen,
-        )  # fmt: skip
-        return SightBatch(
-            ids=units.ids,
-            attackers=self._a,
-            targets=self._t,
-            visible=visible,
-            cover_fraction=self._fraction,
-            level=level,
-            hidden=hidden,
-            arc=arc,
-            distance=distance,
-            intervening_ptr=self._ptr,
-            intervening_idx=self._rows,
-            obstacle_screen=self._screen,
-            unit_screen=unit_screen,
-        )
 
     def _mask(self, rows: set[int]) -> BoolArray:
         """(n,) True for ``rows`` (callers must not change it)."""
@@ -197,25 +222,69 @@ class SightCache:
 
     @property
     def batch(self) -> SightBatch:
-        """The current all-pairs batch (attacker-major order, see :meth:`pair_index`)."""
+        """The current all-pairs batch (attacker-major order, see :meth:`pair_index`): a snapshot,
+        unaffected by later moves."""
         self.refresh()
-        assert self._batch is not None
+        if self._batch is None:
+            ptr, rows = kernel.pool_csr(self._start, self._count, self._pool)
+            self._batch = SightBatch(
+                ids=self._units.ids,
+                attackers=self._a,
+                targets=self._t,
+                visible=self._visible.copy(),
+                cover_fraction=self._fraction.copy(),
+                level=self._level.copy(),
+                hidden=self._hidden.copy(),
+                arc=self._arc.copy(),
+                distance=self._distance.copy(),
+                intervening_ptr=ptr,
+                intervening_idx=rows,
+                obstacle_screen=self._screen.copy(),
+                unit_screen=self._unit_screen.copy(),
+            )
         return self._batch
 
     def facts(self, a: int, t: int) -> SightFacts:
-        """Current sight facts from unit ``a`` to unit ``t``."""
-        return self.batch.facts(self.pair_index(a, t))
+        """Current sight facts from unit ``a`` to unit ``t``.
+
+        Read from the pair's own entries (``ndarray.item``: Python scalars, nothing converted
+        for all pairs), and remembered until a change reaches the pair.
+        """
+        if self._stale:
+            self.refresh()  # (and forget the facts of the pairs that changed)
+        if a == t:
+            raise ValueError("attacker and target must differ")
+        k = a * (self._n - 1) + (t if t < a else t - 1)  # pair_index, inline: asked very often
+        got = self._memo[k]
+        if got is None:
+            ids = self._units.ids
+            lo = self._start.item(k)
+            rows = self._pool[lo : lo + self._count.item(k)].tolist()
+            got = self._memo[k] = SightFacts(  # positionally: the fields in order
+                ids[a],
+                ids[t],
+                self._visible.item(k),
+                self._fraction.item(k),
+                LEVELS[self._level.item(k)],
+                tuple([ids[u] for u in rows]),
+                self._hidden.item(k),
+                ARCS[self._arc.item(k)],
+                self._distance.item(k),
+            )
+        return got
 
     def fraction_matrix(self) -> FloatArray:
         """(n, n) cover fractions, attacker rows, target columns (diagonal 0)."""
+        self.refresh()
         out = np.zeros((self._n, self._n))
-        out[self._a, self._t] = self.batch.cover_fraction
+        out[self._a, self._t] = self._fraction
         return out
 
     def visible_matrix(self) -> BoolArray:
         """(n, n) line-of-sight flags, attacker rows, target columns (diagonal False)."""
+        self.refresh()
         out = np.zeros((self._n, self._n), dtype=bool)
-        out[self._a, self._t] = self.batch.visible
+        out[self._a, self._t] = self._visible
         return out
 
     def visible_enemies(self, a: int, side_mask: BoolArray) -> IntArray:
@@ -228,9 +297,9 @@ class SightCache:
         Returns:
             Sorted rows ``t != a`` with ``side_mask[t]`` and a line of sight from ``a``.
         """
-        batch = self.batch
+        self.refresh()
         lo = a * (self._n - 1)
         rows = self._t[lo : lo + self._n - 1]
-        vis = batch.visible[lo : lo + self._n - 1]
+        vis = self._visible[lo : lo + self._n - 1]
         mask = np.asarray(side_mask, dtype=bool)
         return np.asarray(rows[vis & mask[rows]], dtype=np.int64)

@@ -44,7 +44,6 @@ OUT_F1 = types.float64[::1]
 OUT_I1 = types.int64[::1]
 OUT_B1 = types.boolean[::1]
 OUT_I8 = types.int8[::1]
-OUT_B2 = types.Array(types.boolean, 2, "C")
 
 
 def kernel(sig: Any) -> Callable[[Callable[..., Any]], Any]:

@@ -37,7 +37,8 @@ height ``H``), in the pair's frame ``u`` = bearing − bearing of ``T`` (window 
    one of its pieces takes part (rays through its interior within ``D`` span > ``ANGLE_TOL``).
 
 Intervening units: the oracle's exact corridor test for every other unit, after a capsule
-test, sorted nearest the attacker first (ties by row).
+test, sorted nearest the attacker first (ties by row). Broad phases pick the units to test:
+a grid over the units, or per attacker a fan of the units by bearing, ranked once.
 
 The loops work on borrowed views of their arrays (:func:`game.geometry.jit.borrowed`): numba's
 atomic reference counting on every call that passes an array cost a quarter of the time.
@@ -62,7 +63,6 @@ from game.geometry.jit import (
     I1,
     I2,
     OUT_B1,
-    OUT_B2,
     OUT_F1,
     OUT_I1,
     OUT_I8,
@@ -1022,17 +1022,27 @@ def cover_pairs(
 
 # ---------------------------------------------------------------------------- units
 @inline
-def _corridor_hit(
-    ax: float, ay: float, tx: float, ty: float, rr: float, ux: float, uy: float, ru: float
-) -> bool:
-    """Does the disc (U, ru) overlap the corridor (hull of A and the disc (T, rr)) with positive area?
-
-    The oracle's exact corridor distance, after a capsule test (the corridor lies within
-    ``rr`` of the segment A→T).
-    """
+def _corridor(ax: float, ay: float, tx: float, ty: float, rr: float) -> tuple[float, ...]:
+    """What :func:`_corridor_hit` computes from the pair alone (for :func:`_corridor_meets`)."""
     fx, fy = tx - ax, ty - ay
-    px, py = ux - ax, uy - ay
     ll = fx * fx + fy * fy
+    d = math.sqrt(ll)
+    safe = d if d > 0.0 else 1.0
+    inv = 1.0 / safe
+    sin_a = min(1.0, rr / safe)
+    cos_a = math.sqrt(1.0 - sin_a * sin_a)
+    length = math.sqrt(max(d * d - rr * rr, 0.0))
+    return fx, fy, ll, d, fx * inv, fy * inv, sin_a, cos_a, length, length * cos_a, length * sin_a
+
+
+@inline
+def _corridor_meets(
+    ax: float, ay: float, rr: float, pre: tuple[float, ...], ux: float, uy: float, ru: float
+) -> bool:
+    """:func:`_corridor_hit` for the pair whose :func:`_corridor` is ``pre``: the same operations
+    on the same numbers, so the same answer, with the pair's part done once for all its units."""
+    fx, fy, ll, d, vx, vy, sin_a, cos_a, length, qx, qy = pre
+    px, py = ux - ax, uy - ay
     lim = (rr + ru) * (1.0 + _CULL_MARGIN) + 1e-12
     cross = fx * py - fy * px
     if cross * cross > lim * lim * ll:
@@ -1041,16 +1051,8 @@ def _corridor_hit(
     gx, gy = px - t * fx, py - t * fy
     if gx * gx + gy * gy > lim * lim:
         return False
-    d = math.sqrt(ll)
-    safe = d if d > 0.0 else 1.0
-    inv = 1.0 / safe
-    vx, vy = fx * inv, fy * inv
     xs = px * vx + py * vy
     ys = abs(py * vx - px * vy)
-    sin_a = min(1.0, rr / safe)
-    cos_a = math.sqrt(1.0 - sin_a * sin_a)
-    length = math.sqrt(max(d * d - rr * rr, 0.0))
-    qx, qy = length * cos_a, length * sin_a
     d_t = math.sqrt((xs - d) * (xs - d) + ys * ys)
     if d <= rr:
         gap = d_t - rr
@@ -1065,143 +1067,396 @@ def _corridor_hit(
     return gap < ru - TOUCH_TOL
 
 
-@helper
-def _ranked_rows(
-    xy: FloatArray, a: IntArray, n_pairs: int, n: int, hits: NDArray[np.bool_]
-) -> tuple[IntArray, IntArray]:
-    """CSR of ``hits`` (pairs × units), per pair nearest the attacker first (ties by row)."""
-    ptr = np.zeros(n_pairs + 1, dtype=np.int64)
-    total = 0
-    for k in range(n_pairs):
-        for u in range(n):
-            if hits[k, u]:
-                total += 1
-        ptr[k + 1] = total
-    rows = np.empty(total, dtype=np.int64)
-    dist = np.empty(n)
-    for k in range(n_pairs):
-        lo = ptr[k]
-        m = 0
-        ax, ay = xy[a[k], 0], xy[a[k], 1]
-        for u in range(n):
-            if hits[k, u]:
-                du = math.hypot(xy[u, 0] - ax, xy[u, 1] - ay)
-                j = m
-                while j > 0 and dist[j - 1] > du:  # insertion: equal distances keep row order
-                    dist[j] = dist[j - 1]
-                    rows[lo + j] = rows[lo + j - 1]
-                    j -= 1
-                dist[j] = du
-                rows[lo + j] = u
-                m += 1
-    return ptr, rows
+@inline
+def _corridor_hit(
+    ax: float, ay: float, tx: float, ty: float, rr: float, ux: float, uy: float, ru: float
+) -> bool:
+    """Does the disc (U, ru) overlap the corridor (hull of A and the disc (T, rr)) with positive area?
 
-
-@kernel(types.Tuple((OUT_I1, OUT_I1))(F2, F1, I1, I1, OUT_B2, B1))
-def intervening_update(
-    xy: FloatArray, base: FloatArray, a: IntArray, t: IntArray, hits: NDArray[np.bool_], moved: BoolArray
-) -> tuple[IntArray, IntArray]:
-    """Update ``hits[pair, unit]`` (does the unit intervene?) after units moved; return the CSR.
-
-    A pair's own move changes its corridor (every unit is retested); another unit's move
-    changes only whether that unit intervenes. ``moved`` all True recomputes everything.
-
-    Returns:
-        ``(ptr, rows)``: per pair the intervening units, nearest the attacker first.
+    The oracle's exact corridor distance, after a capsule test (the corridor lies within
+    ``rr`` of the segment A→T).
     """
-    xy, base, a, t, moved = borrowed(xy), borrowed(base), borrowed(a), borrowed(t), borrowed(moved)
-    n_pairs, n = a.size, base.size
-    for k in range(n_pairs):
-        ak, tk = a[k], t[k]
-        mine = moved[ak] or moved[tk]
-        ax, ay, tx, ty, rr = xy[ak, 0], xy[ak, 1], xy[tk, 0], xy[tk, 1], base[tk]
-        for u in range(n):
-            if mine or moved[u]:
-                hits[k, u] = (
-                    u != ak and u != tk and _corridor_hit(ax, ay, tx, ty, rr, xy[u, 0], xy[u, 1], base[u])
-                )
-    return _ranked_rows(xy, a, n_pairs, n, borrowed(hits))
-
-
-@kernel(types.Tuple((OUT_I1, OUT_I1, OUT_B1))(F2, F1, I1, I1, OUT_B2, B1, I1, I1, I1))
-def intervening_delta(
-    xy: FloatArray,
-    base: FloatArray,
-    a: IntArray,
-    t: IntArray,
-    hits: NDArray[np.bool_],
-    moved: BoolArray,
-    moved_rows: IntArray,
-    old_ptr: IntArray,
-    old_rows: IntArray,
-) -> tuple[IntArray, IntArray, BoolArray]:
-    """:func:`intervening_update` touching only what the moves can change.
-
-    A pair with a moved end has a new corridor: every unit is retested. Any other pair only
-    retests the moved units (``moved_rows``; the capsule test rejects most of them in a few
-    operations), and it *changed* if a moved unit intervenes in it before or after (its
-    entry, or its distance rank, moved). Unchanged pairs copy their ranked rows from the
-    previous CSR (``old_ptr``, ``old_rows``), changed ones are re-ranked from ``hits``.
-
-    Returns:
-        ``(ptr, rows, changed)``: the new CSR (identical to a full recomputation) and the
-        pairs whose intervening units changed.
-    """
-    xy, base, a, t = borrowed(xy), borrowed(base), borrowed(a), borrowed(t)
-    moved, moved_rows = borrowed(moved), borrowed(moved_rows)
-    old_ptr, old_rows, hits = borrowed(old_ptr), borrowed(old_rows), borrowed(hits)
-    n_pairs, n = a.size, base.size
-    changed = np.zeros(n_pairs, dtype=np.bool_)
-    ptr = np.zeros(n_pairs + 1, dtype=np.int64)
-    total = 0
-    for k in range(n_pairs):
-        ak, tk = a[k], t[k]
-        ax, ay, tx, ty, rr = xy[ak, 0], xy[ak, 1], xy[tk, 0], xy[tk, 1], base[tk]
-        if moved[ak] or moved[tk]:
-            changed[k] = True
-            for u in range(n):
-                h = u != ak and u != tk and _corridor_hit(ax, ay, tx, ty, rr, xy[u, 0], xy[u, 1], base[u])
-                hits[k, u] = h
-                if h:
-                    total += 1
-        else:
-            total += old_ptr[k + 1] - old_ptr[k]
-            for j in range(moved_rows.size):
-                u = moved_rows[j]
-                was = hits[k, u]
-                h = u != ak and u != tk and _corridor_hit(ax, ay, tx, ty, rr, xy[u, 0], xy[u, 1], base[u])
-                if was or h:
-                    changed[k] = True
-                    hits[k, u] = h
-                    total += int(h) - int(was)
-        ptr[k + 1] = total
-    rows = np.empty(total, dtype=np.int64)
-    dist = np.empty(max(n, 1))
-    for k in range(n_pairs):
-        lo = ptr[k]
-        if not changed[k]:
-            o = old_ptr[k]
-            for e in range(ptr[k + 1] - lo):
-                rows[lo + e] = old_rows[o + e]
-            continue
-        m = 0
-        ax, ay = xy[a[k], 0], xy[a[k], 1]
-        for u in range(n):
-            if hits[k, u]:
-                du = math.hypot(xy[u, 0] - ax, xy[u, 1] - ay)
-                j = m
-                while j > 0 and dist[j - 1] > du:  # insertion: equal distances keep row order
-                    dist[j] = dist[j - 1]
-                    rows[lo + j] = rows[lo + j - 1]
-                    j -= 1
-                dist[j] = du
-                rows[lo + j] = u
-                m += 1
-    return ptr, rows, changed
+    return _corridor_meets(ax, ay, rr, _corridor(ax, ay, tx, ty, rr), ux, uy, ru)
 
 
 #: Below this many units :func:`intervening_rows` scans every unit (the grid would not pay).
 _UNIT_GRID_FROM = 48
+
+
+@helper
+def _window_grid(
+    xy: FloatArray, window: FloatArray, use: bool
+) -> tuple[FloatArray, IntArray, IntArray, IntArray, IntArray]:
+    """A uniform grid over ``window`` (x0, y0, x1, y1) of the units inside it, and the rows outside.
+
+    Like :func:`_unit_grid` (about one unit per cell, each cell's rows ascending), but units
+    outside the window (e.g. removed from the table, parked far away; or not finite) do not
+    stretch it: they are returned apart, for callers to test always. ``use`` False: an empty
+    one-cell grid and every row outside.
+    """
+    n = xy.shape[0]
+    x0, y0 = window[0], window[1]
+    w, h = max(window[2] - x0, 1e-6), max(window[3] - y0, 1e-6)
+    inside = np.zeros(n, dtype=np.bool_)
+    n_in = 0
+    if use:
+        for u in range(n):
+            x, y = xy[u, 0], xy[u, 1]
+            if x0 <= x <= x0 + w and y0 <= y <= y0 + h:
+                inside[u] = True
+                n_in += 1
+    cell = max(math.sqrt(w * h / max(n_in, 1)), w / (2.0 * n_in + 4.0), h / (2.0 * n_in + 4.0), 1e-6)
+    nx, ny = int(w / cell) + 1, int(h / cell) + 1
+    grid_f = np.array([x0, y0, cell])
+    grid_i = np.array([nx, ny], dtype=np.int64)
+    cell_of = np.empty(n, dtype=np.int64)
+    ptr = np.zeros(nx * ny + 1, dtype=np.int64)
+    outside = np.empty(n - n_in, dtype=np.int64)
+    n_out = 0
+    for u in range(n):
+        if inside[u]:
+            i = min(int((xy[u, 0] - x0) / cell), nx - 1)
+            j = min(int((xy[u, 1] - y0) / cell), ny - 1)
+            cell_of[u] = i * ny + j
+            ptr[cell_of[u] + 1] += 1
+        else:
+            outside[n_out] = u
+            n_out += 1
+    for c in range(nx * ny):
+        ptr[c + 1] += ptr[c]
+    fill = ptr[:-1].copy()
+    item = np.empty(n_in, dtype=np.int64)
+    for u in range(n):
+        if inside[u]:
+            item[fill[cell_of[u]]] = u
+            fill[cell_of[u]] += 1
+    return grid_f, grid_i, ptr, item, outside
+
+
+#: From this many consecutive pairs of one attacker, :func:`intervening_rows` sorts the units
+#: around that attacker once (:func:`_fan`) instead of visiting grid cells pair by pair.
+_FAN_FROM = 24
+#: Angular buckets of a fan.
+_FAN_BUCKETS = 256
+#: Angular margin (radians) of a fan's buckets: far above atan2/asin rounding.
+_FAN_MARGIN = 1e-7
+
+
+@helper
+def _fan(
+    xy: FloatArray,
+    base: FloatArray,
+    ax: float,
+    ay: float,
+    reach: float,
+    dist: FloatArray,
+    bearing: FloatArray,
+    fan_ptr: IntArray,
+) -> IntArray:
+    """The units around attacker A = (``ax``, ``ay``) by direction: a CSR over angular buckets.
+
+    ``dist`` gets each unit's distance from A (the ranking's ``math.hypot``), ``bearing`` its
+    bearing (the ``atan2`` that :func:`_fan_bucket` takes of a target). Each unit is
+    listed in every bucket of bearings from A within ``asin(reach_u / d)`` of its own bearing
+    (``reach_u`` = its base + ``reach``; all buckets if ``d`` ≤ ``reach_u``), nearest first, equal
+    distances by row. A unit passing :func:`_corridor_hit`'s capsule test for a target T (base
+    ≤ ``reach``) lies within that angle of T's bearing (its projection on A→T is positive and
+    its distance from the line below base + target base), so it is listed in T's bucket
+    (:func:`_fan_bucket`): the bucket, read in order up to distance ``|AT|`` + both bases, is a
+    superset of the pair's intervening units already ranked.
+    """
+    n = base.size
+    nb = _FAN_BUCKETS
+    width = _TWO_PI / nb
+    for u in range(n):
+        dist[u] = math.hypot(xy[u, 0] - ax, xy[u, 1] - ay)
+    order = np.argsort(dist[:n], kind="mergesort")  # stable: equal distances stay in row order
+    lo_b = np.empty(n, dtype=np.int64)
+    hi_b = np.empty(n, dtype=np.int64)
+    for c in range(nb + 1):
+        fan_ptr[c] = 0
+    for u in range(n):
+        d = dist[u]
+        lim = (base[u] + reach) * (1.0 + 1e-6) + 1e-6
+        th = bearing[u] = math.atan2(xy[u, 1] - ay, xy[u, 0] - ax)
+        if not d > lim:
+            lo_b[u], hi_b[u] = 0, nb - 1
+        else:
+            half = math.asin(lim / d) + _FAN_MARGIN
+            lo = math.floor((th - half + _PI) / width)
+            hi = math.floor((th + half + _PI) / width)
+            if hi - lo + 1 >= nb:
+                lo, hi = 0, nb - 1
+            lo_b[u], hi_b[u] = lo, hi
+        for b in range(lo_b[u], hi_b[u] + 1):
+            fan_ptr[(b % nb) + 1] += 1
+    for c in range(nb):
+        fan_ptr[c + 1] += fan_ptr[c]
+    fill = fan_ptr[:nb].copy()
+    item = np.empty(fan_ptr[nb], dtype=np.int64)
+    for j in range(n):
+        u = order[j]
+        for b in range(lo_b[u], hi_b[u] + 1):
+            c = b % nb
+            item[fill[c]] = u
+            fill[c] += 1
+    return item
+
+
+@inline
+def _fan_bucket(bearing: float) -> int:
+    """The bucket of :func:`_fan` holding a bearing from A (``atan2``, radians)."""
+    width = _TWO_PI / _FAN_BUCKETS
+    return math.floor((bearing + _PI) / width) % _FAN_BUCKETS
+
+
+@inline
+def _rank(rows: IntArray, dist: FloatArray, lo: int, m: int, u: int, du: float) -> None:
+    """Insert row ``u`` at distance ``du`` into the ranked ``rows[lo:lo + m]`` (distances in
+    ``dist[lo:lo + m]``): nearest first, equal distances by row, as a full ranking orders them."""
+    j = lo + m
+    while j > lo and (dist[j - 1] > du or (dist[j - 1] == du and rows[j - 1] > u)):
+        dist[j] = dist[j - 1]
+        rows[j] = rows[j - 1]
+        j -= 1
+    dist[j] = du
+    rows[j] = u
+
+
+@kernel(OUT_F1(F2, I1, I1, I1))
+def intervening_distances(xy: FloatArray, a: IntArray, ptr: IntArray, rows: IntArray) -> FloatArray:
+    """Per entry of the CSR (``ptr``, ``rows``) of pairs with attackers ``a``: the distance of its
+    unit from the pair's attacker (the ranking's ``math.hypot``), for :func:`intervening_update`."""
+    if not (_rows_in_range(a, xy.shape[0]) and _rows_in_range(rows, xy.shape[0])):
+        raise IndexError("attacker or unit row out of range")
+    out = np.empty(rows.size)
+    for k in range(a.size):
+        ax, ay = xy[a[k], 0], xy[a[k], 1]
+        for e in range(ptr[k], ptr[k + 1]):
+            u = rows[e]
+            out[e] = math.hypot(xy[u, 0] - ax, xy[u, 1] - ay)
+    return out
+
+
+@helper
+def _compact(
+    start: IntArray, count: IntArray, pool: IntArray, pool_dist: FloatArray, cap: int
+) -> tuple[IntArray, FloatArray]:
+    """A fresh pool of ``cap`` entries holding every pair's list, in pair order (``start`` updated)."""
+    new_pool = np.empty(cap, dtype=np.int64)
+    new_dist = np.empty(cap)
+    end = 0
+    for k in range(start.size):
+        lo = start[k]
+        for e in range(count[k]):
+            new_pool[end + e] = pool[lo + e]
+            new_dist[end + e] = pool_dist[lo + e]
+        start[k] = end
+        end += count[k]
+    return new_pool, new_dist
+
+
+@kernel(types.Tuple((OUT_I1, OUT_F1, OUT_B1))(F2, F2, F1, B1, I1, OUT_I1, OUT_I1, OUT_I1, OUT_F1, OUT_I1, F1))
+def intervening_update(
+    xy: FloatArray,
+    old_xy: FloatArray,
+    base: FloatArray,
+    moved: BoolArray,
+    moved_rows: IntArray,
+    start: IntArray,
+    count: IntArray,
+    pool: IntArray,
+    pool_dist: FloatArray,
+    state: IntArray,
+    window: FloatArray,
+) -> tuple[IntArray, FloatArray, BoolArray]:
+    """The intervening units of every ordered pair (attacker-major, as
+    :meth:`game.geometry.cache.SightCache.pair_index` numbers them) after units moved from
+    ``old_xy`` to ``xy``, updated in place of those before.
+
+    The lists live in a pool: pair ``k``'s units are ``pool[start[k]:start[k] + count[k]]``,
+    ranked, with each one's distance from the attacker at the same places of ``pool_dist``;
+    ``state`` is (end of the used pool, entries in lists). A changed pair's new list is written
+    at the end of the pool, so a move rewrites only the lists it changes; when the pool is full
+    the lists are compacted into a larger one (then returned instead of ``pool``).
+
+    A pair with a moved end (``moved``) has a new corridor: its units are searched afresh, from
+    :data:`_UNIT_GRID_FROM` units on only among those a broad phase puts near the corridor's
+    capsule (the moved attacker's :func:`_fan` for its own pairs, else a unit grid over
+    ``window`` (x0, y0, x1, y1, e.g. the map) plus any unit outside the window). Any other pair
+    only retests the moved units (``moved_rows``) at their old and new places (the capsule test
+    rejects most of them in a few operations, and the old lists were made by the same test): it
+    *changed* if one of them intervenes before or after, and then its list is the old one
+    without the moved units (distances kept), with those that intervene now ranked in.
+
+    Returns:
+        ``(pool, pool_dist, changed)``: the pool (the same arrays unless compacted) and the
+        pairs whose intervening units changed. The lists equal :func:`intervening_rows` on the
+        new positions.
+    """
+    xy, old_xy, base = borrowed(xy), borrowed(old_xy), borrowed(base)
+    moved, moved_rows = borrowed(moved), borrowed(moved_rows)
+    n = base.size
+    n_pairs = n * (n - 1)
+    if not _rows_in_range(moved_rows, n):
+        raise IndexError("moved row out of range")
+    if old_xy.shape[0] != n or xy.shape[0] != n or moved.size != n:
+        raise ValueError("positions or moved mask do not match the units")
+    if start.size != n_pairs or count.size != n_pairs or pool_dist.size != pool.size or state.size != 2:
+        raise ValueError("pool arrays do not match the pairs")
+    use_grid = n >= _UNIT_GRID_FROM
+    max_base = 0.0
+    for u in range(n):
+        if not math.isfinite(base[u]):
+            use_grid = False
+        else:
+            max_base = max(max_base, base[u])
+    # 1. which pairs change: a moved end (2), a moved unit in the corridor before or now (1);
+    # the others (0) keep their list
+    status = np.zeros(n_pairs, dtype=np.int8)
+    need = 0  # room the new lists may take
+    k = 0
+    for ak in range(n):
+        ax, ay = xy[ak, 0], xy[ak, 1]
+        for tk in range(n):
+            if tk == ak:
+                continue
+            if moved[ak] or moved[tk]:
+                status[k] = 2
+                need += n
+                k += 1
+                continue
+            tx, ty, rr = xy[tk, 0], xy[tk, 1], base[tk]
+            fx, fy = tx - ax, ty - ay
+            ll = fx * fx + fy * fy
+            for j in range(moved_rows.size):
+                u = moved_rows[j]
+                # the corridor test's first rejection at both places, without branching on each
+                lim = (rr + base[u]) * (1.0 + _CULL_MARGIN) + 1e-12
+                bound = lim * lim * ll
+                c_new = fx * (xy[u, 1] - ay) - fy * (xy[u, 0] - ax)
+                c_old = fx * (old_xy[u, 1] - ay) - fy * (old_xy[u, 0] - ax)
+                if (c_new * c_new > bound) & (c_old * c_old > bound):
+                    continue
+                if _corridor_hit(ax, ay, tx, ty, rr, xy[u, 0], xy[u, 1], base[u]) or _corridor_hit(
+                    ax, ay, tx, ty, rr, old_xy[u, 0], old_xy[u, 1], base[u]
+                ):
+                    status[k] = 1
+                    need += count[k] + moved_rows.size
+                    break
+            k += 1
+    end, live = state[0], state[1]
+    if end + need > pool.size:
+        pool, pool_dist = _compact(start, count, pool, pool_dist, 2 * (live + need) + 64)
+        end = live
+    pool_b, dist_b = borrowed(pool), borrowed(pool_dist)
+    # 2. the changed pairs' new lists, at the end of the pool
+    grid_f, grid_i, grid_ptr, grid_item, outside = _window_grid(xy, window, use_grid)
+    fan_dist = np.empty(max(n, 1))
+    fan_bearing = np.empty(max(n, 1))
+    fan_ptr = np.zeros(_FAN_BUCKETS + 1, dtype=np.int64)
+    fan_item = np.empty(0, dtype=np.int64)
+    changed = np.zeros(n_pairs, dtype=np.bool_)
+    finite_all = True
+    for u in range(n):
+        finite_all &= math.isfinite(xy[u, 0]) and math.isfinite(xy[u, 1])
+    k = 0
+    for ak in range(n):
+        ax, ay = xy[ak, 0], xy[ak, 1]
+        fan = use_grid and finite_all and moved[ak] and n - 1 >= _FAN_FROM
+        if fan:  # a moved attacker: all its pairs are searched afresh, through its fan
+            fan_item = _fan(xy, base, ax, ay, max_base, fan_dist, fan_bearing, fan_ptr)
+        for tk in range(n):
+            if tk == ak:
+                continue
+            if status[k] == 0:
+                k += 1
+                continue
+            changed[k] = True
+            tx, ty, rr = xy[tk, 0], xy[tk, 1], base[tk]
+            m = 0
+            if status[k] == 2:
+                finite = math.isfinite(ax) and math.isfinite(ay) and math.isfinite(tx) and math.isfinite(ty)
+                if fan:
+                    cut = math.hypot(tx - ax, ty - ay) + (rr + max_base) * (1.0 + 1e-6) + 1e-6
+                    c = _fan_bucket(fan_bearing[tk])
+                    pre = _corridor(ax, ay, tx, ty, rr)
+                    for e in range(fan_ptr[c], fan_ptr[c + 1]):
+                        u = fan_item[e]
+                        if fan_dist[u] > cut:
+                            break
+                        if u in (ak, tk):
+                            continue
+                        if _corridor_meets(ax, ay, rr, pre, xy[u, 0], xy[u, 1], base[u]):
+                            pool_b[end + m] = u
+                            dist_b[end + m] = fan_dist[u]
+                            m += 1
+                elif not (use_grid and finite):  # no grid, or no capsule to look up: every unit
+                    for u in range(n):
+                        if u in (ak, tk):
+                            continue
+                        if _corridor_hit(ax, ay, tx, ty, rr, xy[u, 0], xy[u, 1], base[u]):
+                            _rank(pool_b, dist_b, end, m, u, math.hypot(xy[u, 0] - ax, xy[u, 1] - ay))
+                            m += 1
+                else:
+                    pre = _corridor(ax, ay, tx, ty, rr)
+                    for e in range(outside.size):
+                        u = outside[e]
+                        if u in (ak, tk):
+                            continue
+                        if _corridor_meets(ax, ay, rr, pre, xy[u, 0], xy[u, 1], base[u]):
+                            _rank(pool_b, dist_b, end, m, u, math.hypot(xy[u, 0] - ax, xy[u, 1] - ay))
+                            m += 1
+                    w = (rr + max_base) * (1.0 + 1e-6) + 1e-6
+                    col0, col1 = _capsule_columns(grid_f, grid_i, ax, tx, w)
+                    for col in range(col0, col1 + 1):
+                        row0, row1 = _capsule_rows(grid_f, grid_i, col, ax, ay, tx, ty, w)
+                        for c in range(col * grid_i[1] + row0, col * grid_i[1] + row1 + 1):
+                            for e in range(grid_ptr[c], grid_ptr[c + 1]):
+                                u = grid_item[e]
+                                if (
+                                    u != ak
+                                    and u != tk
+                                    and _corridor_meets(ax, ay, rr, pre, xy[u, 0], xy[u, 1], base[u])
+                                ):
+                                    du = math.hypot(xy[u, 0] - ax, xy[u, 1] - ay)
+                                    _rank(pool_b, dist_b, end, m, u, du)
+                                    m += 1
+            else:
+                for e in range(start[k], start[k] + count[k]):  # still ranked: without the moved
+                    u = pool_b[e]
+                    if not moved[u]:
+                        pool_b[end + m] = u
+                        dist_b[end + m] = dist_b[e]
+                        m += 1
+                for j in range(moved_rows.size):
+                    u = moved_rows[j]
+                    if _corridor_hit(ax, ay, tx, ty, rr, xy[u, 0], xy[u, 1], base[u]):
+                        _rank(pool_b, dist_b, end, m, u, math.hypot(xy[u, 0] - ax, xy[u, 1] - ay))
+                        m += 1
+            live += m - count[k]
+            start[k] = end
+            count[k] = m
+            end += m
+            k += 1
+    state[0], state[1] = end, live
+    keep_alive((pool, pool_dist))
+    return pool, pool_dist, changed
+
+
+@kernel(types.Tuple((OUT_I1, OUT_I1))(I1, I1, I1))
+def pool_csr(start: IntArray, count: IntArray, pool: IntArray) -> tuple[IntArray, IntArray]:
+    """The lists of a pool (see :func:`intervening_update`) as a CSR (ptr, rows) in pair order."""
+    ptr = np.zeros(start.size + 1, dtype=np.int64)
+    for k in range(start.size):
+        ptr[k + 1] = ptr[k] + count[k]
+    rows = np.empty(ptr[start.size], dtype=np.int64)
+    for k in range(start.size):
+        if start[k] < 0 or start[k] + count[k] > pool.size:
+            raise IndexError("list out of the pool")
+        for e in range(count[k]):
+            rows[ptr[k] + e] = pool[start[k] + e]
+    return ptr, rows
 
 
 @helper
@@ -1245,7 +1500,10 @@ def intervening_rows(xy: FloatArray, base: FloatArray, a: IntArray, t: IntArray)
     Broad phase: from :data:`_UNIT_GRID_FROM` units on, only the units whose grid cells meet
     the capsule of the pair's sight segment (radius: target base + largest base, plus the
     exact test's margins) are tested; a unit farther from the segment cannot pass
-    :func:`_corridor_hit`'s capsule test, so the answer is the full scan's.
+    :func:`_corridor_hit`'s capsule test, so the answer is the full scan's. A run of at least
+    :data:`_FAN_FROM` pairs of one attacker (all pairs come attacker by attacker) reads the
+    attacker's :func:`_fan` instead: the units in the target's direction, already ranked, so
+    each pair costs about its intervening units plus a few, and nothing is sorted per pair.
 
     Returns:
         ``(ptr, rows)`` in CSR form.
@@ -1266,6 +1524,12 @@ def intervening_rows(xy: FloatArray, base: FloatArray, a: IntArray, t: IntArray)
         else:
             max_base = max(max_base, base[u])
     grid_f, grid_i, grid_ptr, grid_item = _unit_grid(xy if use_grid else xy[:1])
+    fan_dist = np.empty(max(n, 1))
+    fan_bearing = np.empty(max(n, 1))
+    fan_ptr = np.zeros(_FAN_BUCKETS + 1, dtype=np.int64)
+    fan_item = np.empty(0, dtype=np.int64)
+    fan_of = -1  # the attacker whose fan is built
+    fan_end = 0  # the end of its run of pairs
     total = 0
     for k in range(n_pairs):
         ak, tk = a[k], t[k]
@@ -1276,7 +1540,28 @@ def intervening_rows(xy: FloatArray, base: FloatArray, a: IntArray, t: IntArray)
                 grown[i] = rows[i]
             rows = grown
         m = 0
-        if use_grid:
+        if use_grid and k >= fan_end:
+            fan_end = k + 1
+            while fan_end < n_pairs and a[fan_end] == ak:
+                fan_end += 1
+            if fan_end - k >= _FAN_FROM:
+                fan_item = _fan(xy, base, ax, ay, max_base, fan_dist, fan_bearing, fan_ptr)
+                fan_of = ak
+            else:
+                fan_of = -1
+        if use_grid and fan_of == ak:
+            # the units around the attacker in T's direction, already ranked: no sorting
+            cut = math.hypot(tx - ax, ty - ay) + (rr + max_base) * (1.0 + 1e-6) + 1e-6
+            c = _fan_bucket(fan_bearing[tk])  # the atan2 of T from A
+            pre = _corridor(ax, ay, tx, ty, rr)
+            for e in range(fan_ptr[c], fan_ptr[c + 1]):
+                u = fan_item[e]
+                if fan_dist[u] > cut:
+                    break
+                if u != ak and u != tk and _corridor_meets(ax, ay, rr, pre, xy[u, 0], xy[u, 1], base[u]):
+                    rows[total + m] = u
+                    m += 1
+        elif use_grid:
             w = (rr + max_base) * (1.0 + 1e-6) + 1e-6
             col0, col1 = _capsule_columns(grid_f, grid_i, ax, tx, w)
             for col in range(col0, col1 + 1):
@@ -1334,17 +1619,25 @@ def corridor_hits(xy: FloatArray, base: FloatArray, pa: IntArray, pt: IntArray, 
 
 # ---------------------------------------------------------------------------- assembly
 @inline
+def _screens(xy: FloatArray, base: FloatArray, size: FloatArray, u: int, tk: int) -> bool:
+    """Is intervening unit ``u`` a screen of target ``tk`` (size ≥ its size, within 0.5 inch)?"""
+    gap = math.hypot(xy[u, 0] - xy[tk, 0], xy[u, 1] - xy[tk, 1]) - base[u] - base[tk]
+    return size[u] >= size[tk] and gap <= HIDDEN_GAP + TOUCH_TOL
+
+
+@inline
 def _assemble_pair(
     k: int,
+    ak: int,
+    tk: int,
+    lo: int,
+    hi: int,
     xy: FloatArray,
     base: FloatArray,
     size: FloatArray,
     facing: FloatArray,
-    a: IntArray,
-    t: IntArray,
     fraction: FloatArray,
     obstacle_screen: BoolArray,
-    ptr: IntArray,
     rows: IntArray,
     visible: BoolArray,
     level: NDArray[np.int8],
@@ -1353,21 +1646,19 @@ def _assemble_pair(
     distance: FloatArray,
     unit_screen: BoolArray,
 ) -> None:
-    """Write pair ``k``'s derived fields (see :func:`assemble`)."""
-    ak, tk = a[k], t[k]
+    """Write pair ``k``'s derived fields (see :func:`assemble`): attacker ``ak``, target ``tk``,
+    intervening units ``rows[lo:hi]``."""
     f = fraction[k]
     visible[k] = f < 1.0
     level[k] = (
         (f >= LIGHT_FROM) + (f > MEDIUM_ABOVE) + (f > HEAVY_ABOVE) + (f > NEAR_TOTAL_ABOVE) + (f >= 1.0)
     )
     unit_screen[k] = False
-    for e in range(ptr[k], ptr[k + 1]):
-        u = rows[e]
-        gap = math.hypot(xy[u, 0] - xy[tk, 0], xy[u, 1] - xy[tk, 1]) - base[u] - base[tk]
-        if size[u] >= size[tk] and gap <= HIDDEN_GAP + TOUCH_TOL:
+    for e in range(hi - 1, lo - 1, -1):  # nearest the target (likeliest screen) first
+        if _screens(xy, base, size, rows[e], tk):
             unit_screen[k] = True
             break
-    has_cover = f >= LIGHT_FROM or ptr[k + 1] > ptr[k]
+    has_cover = f >= LIGHT_FROM or hi > lo
     hidden[k] = has_cover and (obstacle_screen[k] or unit_screen[k])
     dx, dy = xy[ak, 0] - xy[tk, 0], xy[ak, 1] - xy[tk, 1]
     distance[k] = math.hypot(dx, dy)
@@ -1406,7 +1697,7 @@ def assemble(
     unit_screen = np.zeros(n_pairs, dtype=np.bool_)
     for k in range(n_pairs):
         _assemble_pair(
-            k, xy, base, size, facing, a, t, fraction, obstacle_screen, ptr, rows,
+            k, a[k], t[k], ptr[k], ptr[k + 1], xy, base, size, facing, fraction, obstacle_screen, rows,
             visible, level, hidden, arc, distance, unit_screen,
         )  # fmt: skip
     return visible, level, hidden, arc, distance, unit_screen
@@ -1414,7 +1705,7 @@ def assemble(
 
 @kernel(
     types.none(
-        F2, F1, F1, F1, I1, I1, F1, B1, I1, I1, B1, B1,
+        F2, F1, F1, F1, F1, B1, I1, I1, I1, B1, B1,
         OUT_B1, OUT_I8, OUT_B1, OUT_I8, OUT_F1, OUT_B1,
     )
 )  # fmt: skip
@@ -1423,12 +1714,11 @@ def assemble_update(
     base: FloatArray,
     size: FloatArray,
     facing: FloatArray,
-    a: IntArray,
-    t: IntArray,
     fraction: FloatArray,
     obstacle_screen: BoolArray,
-    ptr: IntArray,
-    rows: IntArray,
+    start: IntArray,
+    count: IntArray,
+    pool: IntArray,
     changed: BoolArray,
     touched: BoolArray,
     visible: BoolArray,
@@ -1438,14 +1728,41 @@ def assemble_update(
     distance: FloatArray,
     unit_screen: BoolArray,
 ) -> None:
-    """:func:`assemble` in place, for the pairs ``changed[k]`` or with an end in ``touched``.
+    """:func:`assemble` in place over every ordered pair (attacker-major; intervening units in a
+    pool, see :func:`intervening_update`), for the pairs ``changed[k]`` or with an end in
+    ``touched``.
 
     Every other pair's derived fields depend only on what did not change (its ends, its cover
-    fraction and screen, its intervening units), so the arrays then equal a full assembly.
+    fraction and screen, its intervening units), so the arrays then equal a full assembly. A
+    pair whose intervening units changed but neither end (its fraction, distance and arc stay)
+    only has its unit screen and hidden flag redone; if it had no unit screen, only its touched
+    units can have become one (the others are where they were, and did not screen).
     """
-    for k in range(a.size):
-        if changed[k] or touched[a[k]] or touched[t[k]]:
-            _assemble_pair(
-                k, xy, base, size, facing, a, t, fraction, obstacle_screen, ptr, rows,
-                visible, level, hidden, arc, distance, unit_screen,
-            )  # fmt: skip
+    n = base.size
+    if start.size != n * (n - 1) or count.size != start.size or changed.size != start.size:
+        raise ValueError("pool arrays do not match the pairs")
+    for k in range(start.size):
+        if start[k] < 0 or start[k] + count[k] > pool.size:
+            raise IndexError("list out of the pool")
+    k = 0
+    for ak in range(n):
+        for tk in range(n):
+            if tk == ak:
+                continue
+            lo, hi = start[k], start[k] + count[k]
+            if touched[ak] or touched[tk]:
+                _assemble_pair(
+                    k, ak, tk, lo, hi, xy, base, size, facing, fraction, obstacle_screen, pool,
+                    visible, level, hidden, arc, distance, unit_screen,
+                )  # fmt: skip
+            elif changed[k]:
+                was = unit_screen[k]
+                unit_screen[k] = False
+                for e in range(hi - 1, lo - 1, -1):
+                    u = pool[e]
+                    if (was or touched[u]) and _screens(xy, base, size, u, tk):
+                        unit_screen[k] = True
+                        break
+                has_cover = fraction[k] >= LIGHT_FROM or hi > lo
+                hidden[k] = has_cover and (obstacle_screen[k] or unit_screen[k])
+            k += 1

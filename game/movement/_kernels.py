@@ -27,7 +27,8 @@ max x, max y, centre x, centre y, radius of a circle round the centre enclosing 
 rows ``ptr[i]:ptr[i + 1]``.
 
 Query parts (a blocker's ring nodes or a path endpoint, see ``NavMesh._attachment``) are passed
-packed: ``fdat`` (P, 6) rows (x, y, up_x, up_y, un_x, un_y) and ``idat`` int64 records
+packed: ``fdat`` (P, 10) rows (x, y, up_x, up_y, un_x, un_y, then the cone of directions
+passing the bitangent test there, see :func:`_pass_arc`) and ``idat`` int64 records
 ``[p, has_dirs, n_ts, n_own, n_blk, free * p, ts_l * n_ts, ts_j * n_ts, own_a * n_own,
 own_b * n_own, blk * n_blk]`` concatenated part after part (see :func:`pack`): the part's
 points, whether they are ring nodes (have directions), which are free of the map edge and the
@@ -73,6 +74,15 @@ NEED_GEOS = 2
 def _head_i(a: np.ndarray, m: int) -> np.ndarray:
     out = np.empty(m, np.int64)
     for q in range(m):
+        out[q] = a[q]
+    return out
+
+
+@njit(cache=True)
+def _grow(a: np.ndarray) -> np.ndarray:
+    """``a`` in an array twice as long (the tail uninitialised)."""
+    out = np.empty(2 * a.shape[0], np.int64)
+    for q in range(a.shape[0]):
         out[q] = a[q]
     return out
 
@@ -664,7 +674,7 @@ def pack(
 ) -> tuple[np.ndarray, np.ndarray]:
     """(fdat, idat) of one query part (layout in the module docstring)."""
     p = pts.shape[0]
-    fdat = np.empty((p, 6))
+    fdat = np.empty((p, 10))
     for i in range(p):
         fdat[i, 0] = pts[i, 0]
         fdat[i, 1] = pts[i, 1]
@@ -672,6 +682,8 @@ def pack(
         fdat[i, 3] = up[i, 1]
         fdat[i, 4] = un[i, 0]
         fdat[i, 5] = un[i, 1]
+        cone = _pass_arc(has_dirs, up[i, 0], up[i, 1], un[i, 0], un[i, 1])
+        fdat[i, 6], fdat[i, 7], fdat[i, 8], fdat[i, 9] = cone
     nts, nown, nblk = li.shape[0], ai.shape[0], blk.shape[0]
     idat = np.empty(5 + p + 2 * nts + 2 * nown + nblk, np.int64)
     idat[0] = p
@@ -723,7 +735,7 @@ def attach_packed(
     Returns (ok, fdat, idat); ok False means some obstacle verdict needs GEOS (the caller then
     builds the part step by step).
     """
-    empty_f = np.empty((0, 6))
+    empty_f = np.empty((0, 10))
     empty_i = np.empty(0, np.int64)
     status = points_status(pts, r, width, height, touch, eps, box, ptr, seg)
     free = np.empty(pts.shape[0], np.bool_)
@@ -770,6 +782,62 @@ def _lookup(ov: np.ndarray, ax: float, ay: float, bx: float, by: float) -> int:
         if ov[i, 0] == ax and ov[i, 1] == ay and ov[i, 2] == bx and ov[i, 3] == by:
             return 1 if ov[i, 4] > 0.0 else 0
     return -1
+
+
+# A bitangent pair needs, at each end that is a ring node, a direction inside that node's
+# passing orientations, towards somewhere in the other part. These filters (exact: margins far
+# above the bitangent tolerance and rounding) skip most cross-part pairs without testing them.
+_ARC_MARGIN = 1e-6
+
+
+@njit(cache=True)
+def _pass_arc(
+    has_dirs: bool, ux: float, uy: float, nx: float, ny: float
+) -> tuple[float, float, float, float]:
+    """The orientations passing :func:`_tangent_ok` at a node with neighbour directions u, n:
+    a double cone, as (cos c, sin c, cos h, sin h) of its axis c and half-width h; h = pi / 2
+    means every orientation (no directions, or a degenerate corner)."""
+    if not has_dirs:
+        return 1.0, 0.0, 0.0, 1.0
+    lu = math.hypot(ux, uy)
+    ln = math.hypot(nx, ny)
+    if not (0.5 <= lu <= 2.0 and 0.5 <= ln <= 2.0):
+        return 1.0, 0.0, 0.0, 1.0
+    ou = math.atan2(uy, ux) % math.pi
+    g = (math.atan2(ny, nx) - ou) % math.pi  # the arc from u's line counter-clockwise to n's
+    if g < 1e-3 or g > math.pi - 1e-3:
+        return 1.0, 0.0, 0.0, 1.0
+    c = ou + 0.5 * g
+    dx, dy = math.cos(c), math.sin(c)
+    if (dx * uy - dy * ux) * (dx * ny - dy * nx) > 0.0:
+        h = 0.5 * g  # that arc passes
+    else:
+        c += 0.5 * math.pi  # the other one does
+        h = 0.5 * (math.pi - g)
+    return math.cos(c), math.sin(c), math.cos(h), math.sin(h)
+
+
+@njit(cache=True, inline="always")
+def _faces(
+    cx_: float, cy_: float, ch: float, sh: float, px: float, py: float, cx: float, cy: float, rad: float
+) -> bool:
+    """Might a segment from (px, py), whose passing cone is (cx_, cy_, ch, sh) (see
+    :func:`_pass_arc`), to a point of the disc (cx, cy, rad) pass the bitangent test at (px, py)?
+    False only when surely not: the disc is then farther than ``rad`` from the cone, i.e.
+    D sin(delta - h) > rad, with delta the angle (at most pi / 2) from the cone's axis to the
+    disc's centre at distance D (inside the cone the left side is negative)."""
+    dx, dy = cx - px, cy - py
+    cross = abs(dx * cy_ - dy * cx_)
+    dot = abs(dx * cx_ + dy * cy_)
+    return cross * ch - dot * sh <= rad + _ARC_MARGIN * (1.0 + abs(dx) + abs(dy))
+
+
+@njit(cache=True, inline="always")
+def _near_segment(bx: float, by: float, lim: float, ax: float, ay: float, cx: float, cy: float) -> bool:
+    """Is (bx, by) within the box of segment a-c grown by ``lim`` (a superset of distance < lim)?"""
+    return not (
+        bx < min(ax, cx) - lim or bx > max(ax, cx) + lim or by < min(ay, cy) - lim or by > max(ay, cy) + lim
+    )
 
 
 @njit(cache=True)
@@ -819,30 +887,58 @@ def assemble(
     # valid: free of obstacles (cached) and of the *active* blockers. Checking the inactive ones
     # too (as the former code did) breaks the lazy rounds: a node the shortest route needs could
     # vanish because of a unit not in the graph, and a longer route clear of it be returned.
+    # Each part's bounding disc (centre, radius): a blocker clear of it by a margin cannot
+    # overlap any of its points, and a point's bitangent edges to the part must face it.
+    disc = np.empty((n_parts, 3))
+    for k in range(n_parts):
+        lo, hi = n + p_off[k], n + p_off[k + 1]
+        cx = cy = 0.0
+        for i in range(lo, hi):
+            cx += coords[i, 0]
+            cy += coords[i, 1]
+        cx /= max(hi - lo, 1)
+        cy /= max(hi - lo, 1)
+        rad = 0.0
+        for i in range(lo, hi):
+            rad = max(rad, math.hypot(coords[i, 0] - cx, coords[i, 1] - cy))
+        disc[k, 0], disc[k, 1], disc[k, 2] = cx, cy, rad * (1.0 + 1e-9) + 1e-9
+    n_act = 0
+    act_rows = np.empty(bl.shape[0], np.int64)
+    for b in range(bl.shape[0]):
+        if act[b]:
+            act_rows[n_act] = b
+            n_act += 1
     valid = np.ones(N, np.bool_)
+    # per part, the active blockers that may reach its disc (CSR): the only ones its own edges
+    # (inside the disc) can meet
+    near_ptr = np.zeros(n_parts + 1, np.int64)
+    near = np.empty(n_parts * n_act, np.int64)
     for k in range(n_parts):
         rec = p_rec[k]
         p = idat[rec]
         for i in range(p):
-            g = n + p_off[k] + i
-            ok = idat[rec + 5 + i] != 0
-            if ok:
-                for b in range(bl.shape[0]):
-                    if act[b] and (
-                        not math.hypot(coords[g, 0] - bl[b, 0], coords[g, 1] - bl[b, 1])
-                        >= bl[b, 2] + r - touch
-                    ):
-                        ok = False
-                        break
-            valid[g] = ok
+            valid[n + p_off[k] + i] = idat[rec + 5 + i] != 0
+        near_ptr[k + 1] = near_ptr[k]
+        for e in range(n_act):
+            b = act_rows[e]
+            lim = bl[b, 2] + r - touch
+            if math.hypot(disc[k, 0] - bl[b, 0], disc[k, 1] - bl[b, 1]) - disc[k, 2] > lim + 1e-9:
+                continue  # the whole part is clear of this blocker
+            near[near_ptr[k + 1]] = b
+            near_ptr[k + 1] += 1
+            for i in range(p):
+                g = n + p_off[k] + i
+                if valid[g] and not math.hypot(coords[g, 0] - bl[b, 0], coords[g, 1] - bl[b, 1]) >= lim:
+                    valid[g] = False
     blocked = np.zeros(n_edges, np.bool_)
-    # room for every part's edges and every pair of points of different parts
-    cap = 0
+    # room for every part's edges; cross-part edges (few pass the bitangent test) grow it
+    cap = 2 * P + 64
     for k in range(n_parts):
         rec = p_rec[k]
-        cap += idat[rec + 2] + idat[rec + 3] + (p_off[k + 1] - p_off[k]) * (P - p_off[k + 1])
+        cap += idat[rec + 2] + idat[rec + 3]
     ci = np.empty(cap, np.int64)
     cj = np.empty(cap, np.int64)
+    own = np.full(cap, -1, np.int64)  # the part of an edge among its own points
     m = 0
     for k in range(n_parts):
         rec = p_rec[k]
@@ -863,25 +959,57 @@ def assemble(
             if valid[gi] and valid[gj]:
                 ci[m] = gi
                 cj[m] = gj
+                own[m] = k
                 m += 1
         q += 2 * nown
         for e in range(nblk):
             blocked[idat[q + e]] = True
     # pairs across parts: bitangent, both valid, then the obstacle check
-    amb_i = np.empty(cap, np.int64)  # cross pairs the obstacle check could not call
-    amb_j = np.empty(cap, np.int64)
+    amb_i = np.empty(16, np.int64)  # cross pairs the obstacle check could not call
+    amb_j = np.empty(16, np.int64)
     n_amb = 0
+    cand = np.empty(P, np.int64)
     for k1 in range(n_parts):
         d1 = idat[p_rec[k1] + 1] != 0
         for k2 in range(k1 + 1, n_parts):
             d2 = idat[p_rec[k2] + 1] != 0
+            # the points of part k2 that may start a bitangent towards part k1, ascending
+            n_cand = 0
+            for j in range(n + p_off[k2], n + p_off[k2 + 1]):
+                f = j - n
+                if valid[j] and _faces(
+                    fdat[f, 6],
+                    fdat[f, 7],
+                    fdat[f, 8],
+                    fdat[f, 9],
+                    coords[j, 0],
+                    coords[j, 1],
+                    disc[k1, 0],
+                    disc[k1, 1],
+                    disc[k1, 2],
+                ):
+                    cand[n_cand] = j
+                    n_cand += 1
+            if n_cand == 0:
+                continue
             for i in range(n + p_off[k1], n + p_off[k1 + 1]):
-                if not valid[i]:
-                    continue
                 fi = i - n
-                for j in range(n + p_off[k2], n + p_off[k2 + 1]):
+                if not valid[i] or not _faces(
+                    fdat[fi, 6],
+                    fdat[fi, 7],
+                    fdat[fi, 8],
+                    fdat[fi, 9],
+                    coords[i, 0],
+                    coords[i, 1],
+                    disc[k2, 0],
+                    disc[k2, 1],
+                    disc[k2, 2],
+                ):
+                    continue
+                for c in range(n_cand):
+                    j = cand[c]
                     fj = j - n
-                    if not valid[j] or not _tangent_ok(
+                    if not _tangent_ok(
                         coords[i, 0], coords[i, 1], d1, fdat[fi, 2], fdat[fi, 3], fdat[fi, 4], fdat[fi, 5],
                         coords[j, 0], coords[j, 1], d2, fdat[fj, 2], fdat[fj, 3], fdat[fj, 4], fdat[fj, 5],
                     ):  # fmt: skip
@@ -892,12 +1020,16 @@ def assemble(
                     if s == AMBIGUOUS:
                         v = _lookup(ov, coords[i, 0], coords[i, 1], coords[j, 0], coords[j, 1])
                         if v < 0:
+                            if n_amb == amb_i.shape[0]:
+                                amb_i, amb_j = _grow(amb_i), _grow(amb_j)
                             amb_i[n_amb] = i
                             amb_j[n_amb] = j
                             n_amb += 1
                             continue
                         s = CLEAR if v == 1 else HIT
                     if s == CLEAR:
+                        if m == ci.shape[0]:
+                            ci, cj = _grow(ci), _grow(cj)
                         ci[m] = i
                         cj[m] = j
                         m += 1
@@ -914,10 +1046,19 @@ def assemble(
     keep = np.ones(m, np.bool_)
     for e in range(m):
         i, j = ci[e], cj[e]
-        for b in range(bl.shape[0]):
-            if act[b] and not _psd(
-                bl[b, 0], bl[b, 1], coords[i, 0], coords[i, 1], coords[j, 0], coords[j, 1]
-            ) >= (bl[b, 2] + r - touch):
+        ax, ay, cx, cy = coords[i, 0], coords[i, 1], coords[j, 0], coords[j, 1]
+        k = own[e] if e < own.shape[0] else -1
+        if k >= 0:
+            lo, hi, rows = near_ptr[k], near_ptr[k + 1], near
+        else:
+            lo, hi, rows = 0, n_act, act_rows
+        for q in range(lo, hi):
+            b = rows[q]
+            lim = bl[b, 2] + r - touch
+            if (
+                _near_segment(bl[b, 0], bl[b, 1], lim * (1.0 + 1e-12) + 1e-9, ax, ay, cx, cy)
+                and not _psd(bl[b, 0], bl[b, 1], ax, ay, cx, cy) >= lim
+            ):
                 keep[e] = False
                 break
     for e in range(m):

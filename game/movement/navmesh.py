@@ -361,7 +361,7 @@ class _Static:
 class _Attachment:
     """One query part (a blocker's ring nodes or a path endpoint) with its obstacle-clear edges
     to the static nodes and among its own points, packed for the kernels (``_kernels`` module
-    docstring): ``fdat`` (p, 6) points and ring directions, ``idat`` the int64 record."""
+    docstring): ``fdat`` (p, 10) points, ring directions and bitangent cones, ``idat`` the int64 record."""
 
     fdat: FloatArray
     idat: NDArray[np.int64]
@@ -832,7 +832,7 @@ class NavMesh:
         """Static graph + ring nodes of the ``active`` blockers + ``endpoints`` (appended last)."""
         g = self._graph(st)
         parts, act = self._parts(st, blockers, sorted(active), endpoints)
-        fdat = np.vstack([p.fdat for p in parts]) if parts else np.zeros((0, 6))
+        fdat = np.vstack([p.fdat for p in parts]) if parts else np.zeros((0, 10))
         idat = np.concatenate([p.idat for p in parts]) if parts else np.zeros(0, np.int64)
         ov = np.zeros((0, 5))
         while True:

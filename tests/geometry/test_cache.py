@@ -95,3 +95,38 @@ def test_incremental_refresh_equals_full_assembly_in_a_crowd(seed: int, n_moves:
     assert [f.intervening for f in cache.batch.all_facts()] == [
         cache.batch.facts(k).intervening for k in range(len(cache.batch))
     ]
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_remembered_facts_follow_every_change(seed: int) -> None:
+    """Facts asked for before a change are remembered only while no change reaches their pair."""
+    obstacles, units = random_scene(seed, 8, 7)
+    index = SightIndex(obstacles, MAP_W, MAP_H)
+    cache = SightCache(index, units)
+    rng = np.random.default_rng(seed)
+    n = len(units)
+    for _ in range(8):
+        for a in range(n):  # ask about every pair, then change one unit
+            for t in range(n):
+                if a != t:
+                    cache.facts(a, t)
+        i = int(rng.integers(0, n))
+        kind = rng.integers(0, 3)
+        xy = (float(rng.uniform(0, MAP_W)), float(rng.uniform(0, MAP_H))) if kind == 0 else None
+        height = float(rng.choice([1.0, 0.6, 0.25])) if kind == 1 else None
+        facing = float(rng.uniform(0, 360)) if kind == 2 else None
+        cache.move_unit(i, xy, height, facing)
+        units = units.with_unit(i, xy=xy, height=height, facing=facing)
+        want = index.all_pairs(units)
+        for k in range(len(want)):
+            a, t = int(want.attackers[k]), int(want.targets[k])
+            g, w = cache.facts(a, t), want.facts(k)
+            assert (g.visible, g.cover, g.intervening, g.hidden, g.arc, g.distance) == (
+                w.visible,
+                w.cover,
+                w.intervening,
+                w.hidden,
+                w.arc,
+                w.distance,
+            )

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from components.terrain import ObstacleSpec
 from game.geometry import SightIndex, UnitTable, kernel, sight_reference
 from game.geometry.reference import sight_profile
+from tests.geometry.reference_intervening import intervening_all
 from tests.geometry.scenes import HIGH, LOW, MAP_H, MAP_W, box, poly, random_scene, table
 from tests.geometry.test_properties import assert_same_facts
 
@@ -239,6 +240,9 @@ def test_every_kernel_has_one_signature_and_accepts_read_only_arrays() -> None:
         kernel.cover_pairs,
         kernel.intervening_rows,
         kernel.intervening_update,
+        kernel.intervening_distances,
+        kernel.pool_csr,
+        kernel.assemble_update,
         kernel.corridor_hits,
         kernel.assemble,
     ):
@@ -259,7 +263,28 @@ def test_intervening_grid_broad_phase_equals_scanning_every_unit(seed: int, n: i
     a, t = np.nonzero(~np.eye(n, dtype=bool))
     a, t = a.astype(np.int64), t.astype(np.int64)
     ptr, rows = kernel.intervening_rows(xy, base, a, t)
-    hits = np.zeros((len(a), n), dtype=bool)
-    want_ptr, want_rows = kernel.intervening_update(xy, base, a, t, hits, np.ones(n, dtype=bool))
+    want_ptr, want_rows = intervening_all(xy, base, a, t)
+    np.testing.assert_array_equal(ptr, want_ptr)
+    np.testing.assert_array_equal(rows, want_rows)
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from([60, 120]))
+def test_intervening_fan_equals_scanning_every_unit(seed: int, n: int) -> None:
+    """The per-attacker fan (units by bearing, ranked once): a lattice puts targets exactly west
+    of attackers (bearing +pi, the buckets' seam), in line with one another (many ties), units
+    touching the attacker (every bucket) and pairs of one attacker in runs of every length."""
+    rng = np.random.default_rng(seed)
+    side = math.isqrt(n) + 1
+    cells = rng.permutation(side * side)[:n]
+    xy = np.column_stack([cells % side, cells // side]).astype(np.float64) * rng.choice([0.8, 1.0, 1.7])
+    xy[: n // 6] += rng.uniform(-0.6, 0.6, (n // 6, 2))
+    xy[n // 6] = xy[n // 6 + 1] + (0.3, 0.0)  # within a base of another unit
+    base = rng.choice([0.5, 0.5, 0.75, 1.0], n)
+    a, t = np.nonzero(~np.eye(n, dtype=bool))
+    keep = rng.random(len(a)) < 0.7  # runs of one attacker cut to random lengths
+    a, t = a[keep].astype(np.int64), t[keep].astype(np.int64)
+    ptr, rows = kernel.intervening_rows(xy, base, a, t)
+    want_ptr, want_rows = intervening_all(xy, base, a, t)
     np.testing.assert_array_equal(ptr, want_ptr)
     np.testing.assert_array_equal(rows, want_rows)

@@ -366,3 +366,15 @@ def test_spawned_worker_processes_give_the_same_paths() -> None:
     with multiprocessing.get_context("spawn").Pool(2) as pool:
         got = pool.map(_worker_paths, [1, 2])
     assert got == [_worker_paths(1), _worker_paths(2)]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_crowded_battle_maps_give_identical_answers(seed: int) -> None:
+    """Crowds (a 40v40 battle): paths weave through many units, the lazy rounds activate dozens
+    of blockers, and the query graph's cross-part filters (bitangent cones, part discs) decide
+    most pairs; the answers stay the former ones."""
+    rng = np.random.default_rng(100 + seed)
+    obstacles = battle_map(rng, n=20)
+    bl = place_units(ref.NavMesh(obstacles, 48.0, 32.0), rng, 70)
+    assert len(bl) >= 50
+    assert assert_same_answers(obstacles, 48.0, 32.0, bl, rng, (0.5,), queries=24) > 0

@@ -152,3 +152,26 @@ def test_heap_searches_settle_every_reachable_node_once() -> None:
                     heapq.heappush(heap, (nd, v))
         assert set(np.nonzero(done)[0].tolist()) == set(best)
         assert all(dist[v] == best[v] for v in best)
+
+
+def test_bitangent_cone_filter_never_drops_a_passing_pair() -> None:
+    """``_faces`` (the cone of a node's passing directions against a disc) is only a filter: for
+    every point q of a disc that passes :func:`_tangent_ok` from p, it says True."""
+    mesh = _mesh()
+    checked = 0
+    for _ in range(100):
+        x, y, rr = *RNG.uniform(0, 30, 2), RNG.uniform(0.3, 2.0)
+        nodes, up, un = _kernels.ring_nodes(x, y, rr, mesh._unit)
+        cx, cy, rad = *RNG.uniform(0, 30, 2), RNG.uniform(0.0, 3.0)
+        ang = RNG.uniform(0, 2 * math.pi, 64)
+        dist = rad * np.sqrt(RNG.uniform(0, 1, 64))
+        dist[:32] = rad  # the rim, where bitangents touch
+        qs = np.column_stack([cx + dist * np.cos(ang), cy + dist * np.sin(ang)])
+        for i in range(len(nodes)):
+            cone = _kernels._pass_arc(True, *up[i], *un[i])
+            faces = _kernels._faces(*cone, *nodes[i], cx, cy, rad)
+            for q in qs:
+                if _kernels._tangent_ok(*nodes[i], True, *up[i], *un[i], *q, False, 0.0, 0.0, 0.0, 0.0):
+                    checked += 1
+                    assert faces, (nodes[i], q, (cx, cy, rad))
+    assert checked > 300
