@@ -18,6 +18,7 @@ from typing import Any
 
 import pygame
 
+from game.core.commands import Option
 from game.engine.view import MatchView
 from game.render import colors, words
 from game.render.inspect import context_line, percent, target_lines
@@ -44,6 +45,17 @@ class Button:
 
     rect: pygame.Rect
     action: tuple[str, Any]
+
+
+def option_row(opt: Option, key: str) -> str:
+    """A menu row's first line: its key, the option's label, its odds (once: a label that
+    already names them is not followed by them again) and how to give its point."""
+    label = (f"[{key}] " if key else "    ") + opt.label
+    if opt.p_success is not None and percent(opt.p_success) not in label:
+        label += f"  {percent(opt.p_success)}"
+    if opt.point_field is not None:
+        label += "  (click the map)" if opt.region is not None else "  (click a direction)"
+    return label
 
 
 def key_label(row: int) -> str:
@@ -212,12 +224,7 @@ class Panel:
             opt = d.options[idx]
             top = y
             key = key_label(row)
-            label = f"[{key}] " if key else "    "
-            label += opt.label
-            if opt.p_success is not None:
-                label += f"  {percent(opt.p_success)}"
-            if opt.point_field is not None:
-                label += "  (click the map)" if opt.region is not None else "  (click a direction)"
+            label = option_row(opt, key)
             hot = ui.armed == idx
             lines = [label] + [f"  {m} ({m.applies_to})" for m in opt.modifiers]
             height = sum(len(self._wrap(s.strip(), SMALL, w - 16)) for s in lines) * SMALL_LINE + 4

@@ -33,6 +33,7 @@ NAMES: dict[str, str] = {
     "hp": "HP",
     "fp": "FP",
     "at": "at",
+    "stage": "defence",  # GURPS: the first or (All-Out Defence) second defence against one attack
 }
 
 

@@ -296,3 +296,16 @@ def test_help_lists_every_binding_and_overlay_state():
     assert (
         len([r for r in rows if r[0] == "Keys"]) == len({a for a in actions if not a.startswith("pan_")}) + 2
     )
+
+
+def test_option_rows_say_the_odds_once_and_context_says_which_defence() -> None:
+    from game.core.commands import Decision, Option
+    from game.render.inspect import context_line
+    from game.render.panel import option_row
+
+    named = Option(command=None, label="dodge and retreat 11 (62.5%)", p_success=0.625)
+    bare = Option(command=None, label="parry", p_success=0.5)
+    assert option_row(named, "3") == "[3] dodge and retreat 11 (62.5%)"
+    assert option_row(bare, "4") == "[4] parry  50.0%"
+    d = Decision("hendrik", "defence", (bare,), context={"attacker": "vasco", "stage": 2})
+    assert context_line(d) == "attacked by vasco, defence 2"
