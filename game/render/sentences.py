@@ -276,6 +276,64 @@ def _block(e: Event) -> str:
     return f"{e.get('unit')} blocks ({'; '.join(parts)})."
 
 
+#: Maneuvers told by a verb of their own; any other reads "takes the <name> maneuver".
+MANEUVER_VERBS = {"aim": "aims", "all_out_defence": "goes into all-out defence"}
+
+
+def _maneuver(e: Event) -> str:
+    name = str(e.get("name", ""))
+    head = f"{e.get('unit')} {MANEUVER_VERBS.get(name) or f'takes the {words.name(name)} maneuver'}"
+    parts = []
+    if e.get("weapon"):
+        parts.append(f"with {e['weapon']}")
+    if e.get("target"):
+        parts.append(f"at {e['target']}")
+    if isinstance(e.get("steps"), int):
+        parts.append(f"{e['steps']:+d} steps on its defences")
+    return f"{head} ({', '.join(parts)})." if parts else f"{head}."
+
+
+def _actions_declared(e: Event) -> str:
+    n = e.get("actions")
+    head = f"{e.get('unit')} declares {n} action{'' if n == 1 else 's'} this round"
+    if e.get("reason") == "defence":
+        head += " to defend"
+    parts = []
+    if isinstance(e.get("steps"), int) and e["steps"]:
+        parts.append(f"{e['steps']:+d} step{'' if abs(e['steps']) == 1 else 's'} on every action")
+    if e.get("forfeited"):
+        parts.append(f"{e['forfeited']} AP given up")
+    return f"{head} ({', '.join(parts)})." if parts else f"{head}."
+
+
+def _dodge_kept(e: Event) -> str:
+    faces = words.value(list(e.get("faces") or [])) or "none"
+    after = f" after its {words.value(e['reason'])}" if e.get("reason") else ""
+    return f"{e.get('unit')} keeps its dodge dice ({faces}){after}."
+
+
+def _reroll_choice(e: Event) -> str:
+    will = "rerolls" if e.get("reroll") else "keeps"
+    return f"{e.get('unit')} {will} its dodge dice when it moves."
+
+
+def _no_penetration(e: Event) -> str:
+    what = f"the {e['weapon']}" if e.get("weapon") else "the blow"
+    by = f" of {e['attacker']}" if e.get("attacker") else ""
+    why = f" (basic damage {e['basic']} against DR {e['dr']})" if "basic" in e and "dr" in e else ""
+    return f"{e.get('unit')}'s armour stops {what}{by}{why}."
+
+
+def _glancing(e: Event) -> str:
+    what = f" from the {e['weapon']}" if e.get("weapon") else ""
+    by = f" of {e['attacker']}" if e.get("attacker") else ""
+    net, armour = e.get("net_successes"), e.get("armour")
+    why = [f"{net} net success{'' if net == 1 else 'es'}"] if net is not None else []
+    why += [f"armour {armour}"] if armour is not None else []
+    tail = f" ({' against '.join(why)})" if why else ""
+    return f"{e.get('unit')} takes a glancing hit{what}{by}: no wound{tail}."
+
+
 _PHRASES: dict[str, Callable[[Event], str]] = {
     "check": _check,
     "defence_dice": _defence_dice,
@@ -294,6 +352,12 @@ _PHRASES: dict[str, Callable[[Event], str]] = {
     "status": _status,
     "casualty": _casualty,
     "match_end": _match_end,
+    "maneuver": _maneuver,
+    "actions_declared": _actions_declared,
+    "dodge_kept": _dodge_kept,
+    "reroll_choice": _reroll_choice,
+    "no_penetration": _no_penetration,
+    "glancing": _glancing,
 }
 
 
