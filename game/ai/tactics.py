@@ -26,7 +26,8 @@ Contract:
   per point; :func:`exposure_now` and :func:`cover_here` give the same numbers
   for where the unit stands from the match's cached sight facts, without a
   kernel call. Single-point queries are remembered per match (by its unit table)
-  by everything they depend on (they recur while nobody moves).
+  by everything they depend on (they recur while nobody moves). :func:`exposure_matrix`
+  is the exposure alone (the same numbers, half the kernel's work) for threat-only scores.
 - Answers about the match as it stands (health margins, enemies in action, a
   unit's place) are remembered per view until the match logs an event or the
   table changes (``view.table.stamp``); a decision's attack and maneuver options are
@@ -455,6 +456,17 @@ def cover_matrix(
             got = memo[key] = view.cover_at_points(pts, unit.base, h, rows)
         return got[0].copy(), got[1].copy()
     return view.cover_at_points(pts, unit.base, h, rows)
+
+
+def exposure_matrix(
+    view: MatchView, unit: Me, points: npt.ArrayLike, rows: IntArray, height: float | None = None
+) -> FloatArray:
+    """The ``exposed`` half of :func:`cover_matrix` (equal to it bit for bit) for callers that
+    weigh only the threat: the kernel skips the other direction."""
+    pts = np.asarray(points, dtype=np.float64).reshape(-1, 2)
+    if len(pts) == 1 or len(pts) == 0 or len(rows) == 0:
+        return cover_matrix(view, unit, pts, rows, height)[0]  # single points are remembered there
+    return view.exposure_at_points(pts, unit.base, float(unit.height if height is None else height), rows)
 
 
 #: Remembered single-point cover matrices, per match (by its table; see :func:`cover_matrix`).

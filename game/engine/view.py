@@ -21,7 +21,8 @@ never leaves the engine:
   table object is the same for every view of one match (a memo key for answers that depend on
   it). Keep values, not arrays, across changes; :meth:`UnitTableView.snapshot` is a frozen copy.
 - :meth:`MatchView.cover_at_points` is the exact cover kernel, both ways, between a body placed
-  at many points and units of the table (one vectorised call).
+  at many points and units of the table (one vectorised call); :meth:`MatchView.exposure_at_points`
+  the one way a threat score reads (the units looking at the body), at half the cost.
 - :meth:`MatchView.segment_clear` and :meth:`MatchView.path` are a unit's straight slides and
   shortest free paths among the other units in action.
 - :meth:`MatchView.exposure` and :meth:`MatchView.reach` are questions taken as the table stands
@@ -388,6 +389,26 @@ class MatchView:
         m, k = len(points), len(rows)
         if m == 0 or k == 0:
             return np.ones((m, k)), np.ones((m, k))
+        frac = self._cover_pairs(points, base, height, rows, 2 * m * k)
+        return frac[: m * k].reshape(m, k), frac[m * k :].reshape(m, k)
+
+    def exposure_at_points(
+        self, points: FloatArray, base: float, height: float, rows: IntArray
+    ) -> FloatArray:
+        """The ``exposed`` half of :meth:`cover_at_points` alone (the units looking at the body),
+        equal to it bit for bit: the kernel takes those pairs first, in the same order, and each
+        pair's answer depends only on the pairs before it."""
+        m, k = len(points), len(rows)
+        if m == 0 or k == 0:
+            return np.ones((m, k))
+        return self._cover_pairs(points, base, height, rows, m * k).reshape(m, k)
+
+    def _cover_pairs(
+        self, points: FloatArray, base: float, height: float, rows: IntArray, n: int
+    ) -> FloatArray:
+        """Cover fractions of the first ``n`` pairs of :func:`_pair_index` (each unit looking at
+        the body at each point, then the body at each point looking at each unit)."""
+        m, k = len(points), len(rows)
         arena = self._m.arena
         xy = np.empty((k + m, 2))
         xy[:k] = arena.xy[rows]
@@ -404,11 +425,10 @@ class MatchView:
             EYE_FRACTION * heights,
             radius,
             heights,
-            source.copy(),  # the kernel gets arrays of its own
-            target.copy(),
+            source[:n].copy(),  # the kernel gets arrays of its own
+            target[:n].copy(),
         )
-        frac = np.asarray(res.fraction, dtype=np.float64)
-        return frac[: m * k].reshape(m, k), frac[m * k :].reshape(m, k)
+        return np.asarray(res.fraction, dtype=np.float64)
 
     def segment_clear(self, uid: str, a: Point, b: Point) -> bool:
         """Whether ``uid``'s base can slide straight from ``a`` to ``b`` past every obstacle and
