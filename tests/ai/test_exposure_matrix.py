@@ -39,3 +39,28 @@ def test_exposure_is_the_exposed_half_of_cover(match, m: int) -> None:
         assert np.array_equal(direct, view.cover_at_points(pts, unit.base, h, rows)[0])
     if m == 30:  # the wall covers some points from some enemies, not all
         assert (got < 1.0).any() and (got > 0.0).any()
+
+
+def test_best_shot_is_the_max_over_every_shot(match, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pruned shots give the full maximum bit for bit, asking fewer pairs than all of them."""
+    view = MatchView(match)
+    unit = t.me(view, "red-1")
+    _, rows = t.enemy_rows(view, "red-1")
+    rng = np.random.default_rng(5)
+    pts = np.column_stack([rng.uniform(1, 19, 60), rng.uniform(1, 11, 60)])
+    asked = []
+    real = view.shot_from_points
+
+    def counting(*args):
+        asked.append(len(args[4]))
+        return real(*args)
+
+    monkeypatch.setattr(view, "shot_from_points", counting)
+    for weights in (t.distance_weights(pts, view, rows), rng.uniform(0.2, 1.0, (len(pts), len(rows)))):
+        for height in (None, 0.4 * unit.height):
+            exposed, shot_cover = t.cover_matrix(view, unit, pts, rows, height)
+            want = ((1.0 - shot_cover) * weights).max(axis=1)
+            got = t.best_shot(view, unit, pts, rows, weights, exposed, height)
+            assert np.array_equal(got, want)
+    assert (want > 0.0).any() and (want < want.max()).any()
+    assert sum(asked) < 4 * len(pts) * len(rows)  # some pairs were never asked
