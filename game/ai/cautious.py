@@ -169,14 +169,18 @@ def score_points(
     if len(rows) == 0:
         zero = np.zeros(len(pts))
         return Scored(pts, zero, zero, zero)
-    if here and height is None:
-        exposed, shot_cover = t.cover_here(view, uid, ids)
-    else:
-        exposed, shot_cover = t.cover_matrix(view, unit, pts, rows, height)
     exy = view.table.xy[rows]
     dist = t.distances(pts, exy)  # the weights' distances serve the progress term too
     weights = t.weights_of(dist)
-    shot = ((1.0 - shot_cover) * weights).max(axis=1)
+    if len(pts) > 1:  # the kernel asked only for the shots that can be the best
+        exposed = t.exposure_matrix(view, unit, pts, rows, height)
+        shot = t.best_shot(view, unit, pts, rows, weights, exposed, height)
+    else:
+        if here and height is None:
+            exposed, shot_cover = t.cover_here(view, uid, ids)
+        else:
+            exposed, shot_cover = t.cover_matrix(view, unit, pts, rows, height)
+        shot = ((1.0 - shot_cover) * weights).max(axis=1)
     threat = t.threat(exposed, weights) / len(rows)
     score = SHOT * shot - THREAT * threat
     if advance:

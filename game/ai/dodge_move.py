@@ -73,7 +73,7 @@ def dodge_move(view: MatchView, decision: Decision, rng: np.random.Generator) ->
     reach = float((move.detail or {}).get("max_len", 0.0)) or _reach_of(move, unit.xy)
     extra = (unit.xy, *ring_points(unit.xy, reach)) if reach > 0 else (unit.xy,)
     pts = t.candidates(move, rng, SAMPLES, extra)
-    exposed, _ = t.cover_matrix(view, unit, pts, rows)
+    exposed = t.exposure_matrix(view, unit, pts, rows)
     th = t.threat(exposed, t.distance_weights(pts, view, rows))
     here = float(th[0])
     moved = np.hypot(pts[:, 0] - unit.xy[0], pts[:, 1] - unit.xy[1])
@@ -86,7 +86,7 @@ def dodge_move(view: MatchView, decision: Decision, rng: np.random.Generator) ->
         p = snap_first(view, move, pts, order)
         if p is not None:
             there = np.array([p])
-            exposed, _ = t.cover_matrix(view, unit, there, rows)
+            exposed = t.exposure_matrix(view, unit, there, rows)
             if float(t.threat(exposed, t.distance_weights(there, view, rows))[0]) > here - MOVE_GAIN:
                 p = None
     if p is None:

@@ -209,7 +209,7 @@ def _threat_lying(view: MatchView, uid: str) -> float:
     unit = t.me(view, uid)
     _, rows = t.enemy_rows(view, uid)
     here = np.array([unit.xy])
-    exposed, _ = t.cover_matrix(view, unit, here, rows, t.posture_height(view, uid, "prone"))
+    exposed = t.exposure_matrix(view, unit, here, rows, t.posture_height(view, uid, "prone"))
     return float(t.threat(exposed, t.distance_weights(here, view, rows))[0])
 
 
@@ -222,7 +222,7 @@ def best_cover_point(
     pts = t.candidates(opt, rng, SAMPLES, extra)
     if len(pts) == 0:
         return None
-    exposed, _ = t.cover_matrix(view, unit, pts, rows)
+    exposed = t.exposure_matrix(view, unit, pts, rows)
     th = t.threat(exposed, t.distance_weights(pts, view, rows))
     order = np.lexsort((np.arange(len(pts)), th))
     p = t.first_legal(opt, pts, order, view=view, uid=uid)
@@ -231,7 +231,7 @@ def best_cover_point(
         if p is None:
             return None
         there = np.array([p])
-        exposed, _ = t.cover_matrix(view, unit, there, rows)
+        exposed = t.exposure_matrix(view, unit, there, rows)
         return p, float(t.threat(exposed, t.distance_weights(there, view, rows))[0])
     k = int(np.argmin(np.hypot(pts[:, 0] - p[0], pts[:, 1] - p[1])))  # the candidate it came from
     return p, float(th[k])

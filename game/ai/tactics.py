@@ -26,7 +26,10 @@ Contract:
   per point; :func:`exposure_now` and :func:`cover_here` give the same numbers
   for where the unit stands from the match's cached sight facts, without a
   kernel call. Single-point queries are remembered per match (by its unit table)
-  by everything they depend on (they recur while nobody moves).
+  by everything they depend on (they recur while nobody moves). :func:`exposure_matrix`
+  is the exposure alone (the same numbers, half the kernel's work) for threat-only scores;
+  :func:`best_shot` the best weighted shot from each point, asking only the enemies that
+  could still raise it.
 - Answers about the match as it stands (health margins, enemies in action, a
   unit's place) are remembered per view until the match logs an event or the
   table changes (``view.table.stamp``); a decision's attack and maneuver options are
@@ -455,6 +458,52 @@ def cover_matrix(
             got = memo[key] = view.cover_at_points(pts, unit.base, h, rows)
         return got[0].copy(), got[1].copy()
     return view.cover_at_points(pts, unit.base, h, rows)
+
+
+def exposure_matrix(
+    view: MatchView, unit: Me, points: npt.ArrayLike, rows: IntArray, height: float | None = None
+) -> FloatArray:
+    """The ``exposed`` half of :func:`cover_matrix` (equal to it bit for bit) for callers that
+    weigh only the threat: the kernel skips the other direction."""
+    pts = np.asarray(points, dtype=np.float64).reshape(-1, 2)
+    if len(pts) == 1 or len(pts) == 0 or len(rows) == 0:
+        return cover_matrix(view, unit, pts, rows, height)[0]  # single points are remembered there
+    return view.exposure_at_points(pts, unit.base, float(unit.height if height is None else height), rows)
+
+
+def best_shot(
+    view: MatchView,
+    unit: Me,
+    points: npt.ArrayLike,
+    rows: IntArray,
+    weights: FloatArray,
+    exposed: FloatArray,
+    height: float | None = None,
+) -> FloatArray:
+    """(m,) the best weighted shot from each point, ``max_j weights * (1 - shot cover)`` over the
+    enemies ``rows``, equal bit for bit to taking it over the whole ``shot`` of
+    :func:`cover_matrix`, with far fewer pairs asked of the kernel.
+
+    An enemy's term is at most its weight (``1 - cover`` is at most 1, and rounding keeps the
+    product at most the weight), so once a point has a shot worth ``b``, enemies weighing at
+    most ``b`` there cannot raise it. Each point first asks the enemy that sees it best
+    (``exposed``, the other direction: sight is mostly mutual), then only the enemies
+    weighing more than that shot.
+    """
+    pts = np.asarray(points, dtype=np.float64).reshape(-1, 2)
+    h = float(unit.height if height is None else height)
+    idx = np.arange(len(pts))
+    first = (weights * (1.0 - exposed)).argmax(axis=1)
+    best = (1.0 - view.shot_from_points(pts, unit.base, h, rows, idx, first)) * weights[idx, first]
+    need = weights > best[:, None]
+    need[idx, first] = False
+    at_point, at_unit = np.nonzero(need)
+    if len(at_point):
+        more = (1.0 - view.shot_from_points(pts, unit.base, h, rows, at_point, at_unit)) * weights[
+            at_point, at_unit
+        ]
+        np.maximum.at(best, at_point, more)
+    return best
 
 
 #: Remembered single-point cover matrices, per match (by its table; see :func:`cover_matrix`).

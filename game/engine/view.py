@@ -21,7 +21,8 @@ never leaves the engine:
   table object is the same for every view of one match (a memo key for answers that depend on
   it). Keep values, not arrays, across changes; :meth:`UnitTableView.snapshot` is a frozen copy.
 - :meth:`MatchView.cover_at_points` is the exact cover kernel, both ways, between a body placed
-  at many points and units of the table (one vectorised call).
+  at many points and units of the table (one vectorised call); :meth:`MatchView.exposure_at_points`
+  the one way a threat score reads (the units looking at the body), at half the cost.
 - :meth:`MatchView.segment_clear` and :meth:`MatchView.path` are a unit's straight slides and
   shortest free paths among the other units in action.
 - :meth:`MatchView.exposure` and :meth:`MatchView.reach` are questions taken as the table stands
@@ -388,6 +389,58 @@ class MatchView:
         m, k = len(points), len(rows)
         if m == 0 or k == 0:
             return np.ones((m, k)), np.ones((m, k))
+        source, target = _pair_index(m, k)
+        frac = self._cover_pairs(points, base, height, rows, source.copy(), target.copy())
+        return frac[: m * k].reshape(m, k), frac[m * k :].reshape(m, k)
+
+    def exposure_at_points(
+        self, points: FloatArray, base: float, height: float, rows: IntArray
+    ) -> FloatArray:
+        """The ``exposed`` half of :meth:`cover_at_points` alone (the units looking at the body),
+        equal to it bit for bit (see :meth:`shot_from_points`)."""
+        m, k = len(points), len(rows)
+        if m == 0 or k == 0:
+            return np.ones((m, k))
+        source, target = _pair_index(m, k)
+        return self._cover_pairs(
+            points, base, height, rows, source[: m * k].copy(), target[: m * k].copy()
+        ).reshape(m, k)
+
+    def shot_from_points(
+        self,
+        points: FloatArray,
+        base: float,
+        height: float,
+        rows: IntArray,
+        at_point: IntArray,
+        at_unit: IntArray,
+    ) -> FloatArray:
+        """Entries ``[at_point, at_unit]`` of the ``shot`` half of :meth:`cover_at_points`: the
+        cover of unit ``rows[at_unit[q]]`` as the body at ``points[at_point[q]]`` would see it.
+
+        Equal to it bit for bit, whatever the other pairs asked: the kernel answers each pair
+        on its own (its memory of recent blockers only finds a full blocker sooner, and a full
+        blocker gives 1.0 either way).
+        """
+        if len(at_point) == 0:
+            return np.ones(0)
+        source = np.asarray(at_point, dtype=np.int64) + len(rows)
+        target = np.array(at_unit, dtype=np.int64)
+        return self._cover_pairs(points, base, height, rows, source, target)
+
+    def _cover_pairs(
+        self,
+        points: FloatArray,
+        base: float,
+        height: float,
+        rows: IntArray,
+        source: IntArray,
+        target: IntArray,
+    ) -> FloatArray:
+        """Cover fractions of the pairs (``source``, ``target``) of the table of the k units at
+        ``rows`` followed by the body at each of the m ``points`` (fresh, writeable arrays: the
+        kernel gets arrays of its own)."""
+        m, k = len(points), len(rows)
         arena = self._m.arena
         xy = np.empty((k + m, 2))
         xy[:k] = arena.xy[rows]
@@ -398,17 +451,8 @@ class MatchView:
         heights = np.empty(k + m)
         heights[:k] = arena.height[rows]
         heights[k:] = height
-        source, target = _pair_index(m, k)
-        res = arena.sight_index.cover_rows(
-            xy,
-            EYE_FRACTION * heights,
-            radius,
-            heights,
-            source.copy(),  # the kernel gets arrays of its own
-            target.copy(),
-        )
-        frac = np.asarray(res.fraction, dtype=np.float64)
-        return frac[: m * k].reshape(m, k), frac[m * k :].reshape(m, k)
+        res = arena.sight_index.cover_rows(xy, EYE_FRACTION * heights, radius, heights, source, target)
+        return np.asarray(res.fraction, dtype=np.float64)
 
     def segment_clear(self, uid: str, a: Point, b: Point) -> bool:
         """Whether ``uid``'s base can slide straight from ``a`` to ``b`` past every obstacle and

@@ -856,12 +856,26 @@ def assemble(
     ptr: np.ndarray,
     seg: np.ndarray,
     ov: np.ndarray,
-) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    omap: np.ndarray,
+    old: np.ndarray,
+    n_old: int,
+    old_act: np.ndarray,
+) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The query graph of NavMesh._query_graph: static nodes, then the parts' points in order.
 
     Returns (code, coords, blocked static edges (bool), extra adjacency ptr, neighbours, lengths,
-    unresolved (k, 4) segments). code NEED_GEOS: some cross-part segments need GEOS verdicts
-    (``ov`` rows (ax, ay, bx, by, clear) carry the ones already asked), the rest is then invalid.
+    unresolved (k, 4) segments, cross-part edges). code NEED_GEOS: some cross-part segments need
+    GEOS verdicts (``ov`` rows (ax, ay, bx, by, clear) carry the ones already asked), the rest is
+    then invalid.
+
+    Reuse of a previous graph (the lazy rounds of one search): ``omap[k]`` is part k's index
+    among the ``n_old`` parts of that graph (-1: not in it), ``old`` its kept cross-part edges
+    as rows (part k1, part k2, local point in k1, local point in k2) in the order they were made
+    (the returned ``cross`` has this layout), ``old_act`` its active blockers. Between two old
+    parts the edges are then those old edges whose ends are still valid and which clear the
+    blockers activated since, in the same order: the same edges a fresh test would give, since
+    active blockers only grow (a point valid now was valid then) and an edge's tests depend on
+    its two ends only. Pass ``omap`` all -1 (and empty ``old``) to build from scratch.
     """
     n = nodes.shape[0]
     P = fdat.shape[0]
@@ -938,7 +952,12 @@ def assemble(
         cap += idat[rec + 2] + idat[rec + 3]
     ci = np.empty(cap, np.int64)
     cj = np.empty(cap, np.int64)
-    own = np.full(cap, -1, np.int64)  # the part of an edge among its own points
+    # per edge: its part (an edge among the part's own points and the part's edges to static
+    # nodes), -1 a fresh cross-part edge, -2 one reused (already checked against the blockers);
+    # pk1 / pk2 a cross-part edge's parts
+    own = np.full(cap, -1, np.int64)
+    pk1 = np.empty(cap, np.int64)
+    pk2 = np.empty(cap, np.int64)
     m = 0
     for k in range(n_parts):
         rec = p_rec[k]
@@ -965,14 +984,52 @@ def assemble(
         for e in range(nblk):
             blocked[idat[q + e]] = True
     # pairs across parts: bitangent, both valid, then the obstacle check
+    m0 = m  # the cross-part edges start here
     amb_i = np.empty(16, np.int64)  # cross pairs the obstacle check could not call
     amb_j = np.empty(16, np.int64)
     n_amb = 0
     cand = np.empty(P, np.int64)
+    # the old graph's cross edges by pair of old parts (CSR; they were made pair after pair),
+    # and the blockers active now but not then
+    optr = np.zeros(n_old * n_old + 1, np.int64)
+    for q in range(old.shape[0]):
+        optr[old[q, 0] * n_old + old[q, 1] + 1] += 1
+    for q in range(n_old * n_old):
+        optr[q + 1] += optr[q]
+    fresh = np.empty(n_act, np.int64)
+    n_fresh = 0
+    for e in range(n_act):
+        if not old_act[act_rows[e]]:
+            fresh[n_fresh] = act_rows[e]
+            n_fresh += 1
     for k1 in range(n_parts):
         d1 = idat[p_rec[k1] + 1] != 0
         for k2 in range(k1 + 1, n_parts):
             d2 = idat[p_rec[k2] + 1] != 0
+            o1, o2 = omap[k1], omap[k2]
+            if 0 <= o1 < o2:
+                base1, base2 = n + p_off[k1], n + p_off[k2]
+                for q in range(optr[o1 * n_old + o2], optr[o1 * n_old + o2 + 1]):
+                    i, j = base1 + old[q, 2], base2 + old[q, 3]
+                    if not (valid[i] and valid[j]):
+                        continue
+                    ax, ay, cx, cy = coords[i, 0], coords[i, 1], coords[j, 0], coords[j, 1]
+                    clear = True
+                    for e in range(n_fresh):
+                        b = fresh[e]
+                        lim = bl[b, 2] + r - touch
+                        if (
+                            _near_segment(bl[b, 0], bl[b, 1], lim * (1.0 + 1e-12) + 1e-9, ax, ay, cx, cy)
+                            and not _psd(bl[b, 0], bl[b, 1], ax, ay, cx, cy) >= lim
+                        ):
+                            clear = False
+                            break
+                    if clear:
+                        if m == ci.shape[0]:
+                            ci, cj, own, pk1, pk2 = _grow(ci), _grow(cj), _grow(own), _grow(pk1), _grow(pk2)
+                        ci[m], cj[m], own[m], pk1[m], pk2[m] = i, j, -2, k1, k2
+                        m += 1
+                continue
             # the points of part k2 that may start a bitangent towards part k1, ascending
             n_cand = 0
             for j in range(n + p_off[k2], n + p_off[k2 + 1]):
@@ -1029,9 +1086,8 @@ def assemble(
                         s = CLEAR if v == 1 else HIT
                     if s == CLEAR:
                         if m == ci.shape[0]:
-                            ci, cj = _grow(ci), _grow(cj)
-                        ci[m] = i
-                        cj[m] = j
+                            ci, cj, own, pk1, pk2 = _grow(ci), _grow(cj), _grow(own), _grow(pk1), _grow(pk2)
+                        ci[m], cj[m], own[m], pk1[m], pk2[m] = i, j, -1, k1, k2
                         m += 1
     ex_ptr = np.zeros(N + 1, np.int64)
     amb = np.empty((n_amb, 4))
@@ -1041,13 +1097,16 @@ def assemble(
         amb[q, 2] = coords[amb_j[q], 0]
         amb[q, 3] = coords[amb_j[q], 1]
     if n_amb:
-        return NEED_GEOS, coords, blocked, ex_ptr, np.empty(0, np.int64), np.empty(0), amb
+        no_cross = np.empty((0, 4), np.int64)
+        return NEED_GEOS, coords, blocked, ex_ptr, np.empty(0, np.int64), np.empty(0), amb, no_cross
     # every query edge must also clear the active blockers
     keep = np.ones(m, np.bool_)
     for e in range(m):
         i, j = ci[e], cj[e]
         ax, ay, cx, cy = coords[i, 0], coords[i, 1], coords[j, 0], coords[j, 1]
-        k = own[e] if e < own.shape[0] else -1
+        k = own[e]
+        if k == -2:
+            continue  # reused: checked above
         if k >= 0:
             lo, hi, rows = near_ptr[k], near_ptr[k + 1], near
         else:
@@ -1082,7 +1141,19 @@ def assemble(
             ex_nbr[fill[j]] = i
             ex_w[fill[j]] = w
             fill[j] += 1
-    return FOUND, coords, blocked, ex_ptr, ex_nbr, ex_w, amb
+    n_cross = 0
+    for e in range(m0, m):
+        if keep[e]:
+            n_cross += 1
+    cross = np.empty((n_cross, 4), np.int64)
+    q = 0
+    for e in range(m0, m):
+        if keep[e]:
+            k1, k2 = pk1[e], pk2[e]
+            cross[q, 0], cross[q, 1] = k1, k2
+            cross[q, 2], cross[q, 3] = ci[e] - n - p_off[k1], cj[e] - n - p_off[k2]
+            q += 1
+    return FOUND, coords, blocked, ex_ptr, ex_nbr, ex_w, amb, cross
 
 
 # --------------------------------------------------------------------------- searches
@@ -1288,27 +1359,32 @@ def route(
     ptr: np.ndarray,
     seg: np.ndarray,
     ov: np.ndarray,
-) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    omap: np.ndarray,
+    old: np.ndarray,
+    n_old: int,
+    old_act: np.ndarray,
+) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """One round of NavMesh.path's lazy-blocker loop: assemble the query graph (the last two
-    parts are start and goal), run A*, and list the blockers the route crosses that are not yet
-    active.
+    parts are start and goal; the previous round's graph reused as :func:`assemble` says), run
+    A*, and list the blockers the route crosses that are not yet active.
 
     Returns (code, route points (k, 2), their k - 1 segment lengths, new blocker indices,
-    unresolved segments): FOUND with the route (new blockers non-empty: add them and go again),
-    NO_ROUTE, or NEED_GEOS.
+    unresolved segments, the graph's cross-part edges for the next round): FOUND with the route
+    (new blockers non-empty: add them and go again), NO_ROUTE, or NEED_GEOS.
     """
-    code, coords, blocked, ex_ptr, ex_nbr, ex_w, amb = assemble(
-        nodes, adj_eid.shape[0] // 2, fdat, idat, n_parts, bl, act, r, touch, eps, box, ptr, seg, ov
-    )
+    code, coords, blocked, ex_ptr, ex_nbr, ex_w, amb, cross = assemble(
+        nodes, adj_eid.shape[0] // 2, fdat, idat, n_parts, bl, act, r, touch, eps, box, ptr, seg, ov,
+        omap, old, n_old, old_act,
+    )  # fmt: skip
     no_int = np.empty(0, np.int64)
     if code == NEED_GEOS:
-        return NEED_GEOS, np.empty((0, 2)), np.empty(0), no_int, amb
+        return NEED_GEOS, np.empty((0, 2)), np.empty(0), no_int, amb, cross
     N = coords.shape[0]
     path = astar(
         coords, nodes.shape[0], adj_ptr, adj_nbr, adj_w, adj_eid, blocked, ex_ptr, ex_nbr, ex_w, N - 2, N - 1
     )
     if path.shape[0] == 0:
-        return NO_ROUTE, np.empty((0, 2)), np.empty(0), no_int, amb
+        return NO_ROUTE, np.empty((0, 2)), np.empty(0), no_int, amb, cross
     pts = np.empty((path.shape[0], 2))
     for i in range(path.shape[0]):
         pts[i, 0] = coords[path[i], 0]
@@ -1330,4 +1406,4 @@ def route(
                 new[m] = b
                 m += 1
                 break
-    return FOUND, pts, lengths, _head_i(new, m), amb
+    return FOUND, pts, lengths, _head_i(new, m), amb, cross

@@ -24,6 +24,9 @@ Contract:
       nodes are validated against the active blockers only, and an endpoint touching a unit or
       an obstacle corner, which lies inside the circumscribed ring, gets two tangent points so
       it can leave round the arc both ways; see :meth:`NavMesh._contact`, docs/movement.md).
+      A round keeps the previous round's edges between parts both rounds have (dropping those
+      whose ends a new blocker covers or whose line it cuts) and tests only the pairs of parts
+      that are new: the same graph, edge for edge and in the same order, as building it afresh.
     * The exact checks and the searches run in compiled kernels (:mod:`game.movement._kernels`,
       numba, cached on disk). Their answers are those of the former numpy/GEOS code bit for
       bit, except from or to contact endpoints (shorter or newly found paths): blocker and map
@@ -79,6 +82,7 @@ _NO_BLOCKERS = np.zeros((0, 3))
 _NO_CUT = np.zeros(0)
 _ZERO_DIR = np.zeros((1, 2))  # ring directions of a path endpoint (it has none)
 _NO_OVERRIDES = np.zeros((0, 5))  # no GEOS verdicts asked yet (rows ax, ay, bx, by, clear)
+_NO_CROSS = np.zeros((0, 4), np.int64)  # no previous round's cross-part edges to reuse
 
 Point2 = tuple[float, float]
 FloatArray = NDArray[np.float64]
@@ -571,8 +575,31 @@ class NavMesh:
         ring, up, un = _k.ring_nodes(key[1], key[2], rr, self._unit)
         return self._keep(key, self._attachment(st, ring, (up, un), b))
 
+    def _near_corners(self, st: _Static, ends: FloatArray) -> list[list[tuple[float, float, float, float]]]:
+        """Per endpoint, the obstacle corners whose circumscribed arc may hold it, as candidate
+        arcs (centre, circumscribed ring radius, half-step) for :meth:`_contact`; they do not
+        depend on the blockers, so a search finds them once for all its rounds."""
+        d_corner = self._max_step / 2.0
+        ring_corner = st.r / math.cos(d_corner)
+        corner_arcs: list[list[tuple[float, float, float, float]]] = [[] for _ in range(len(ends))]
+        if len(self._corners):
+            # one distance matrix for all the endpoints
+            near = (
+                np.hypot(self._corners[:, 0] - ends[:, :1], self._corners[:, 1] - ends[:, 1:2])
+                <= ring_corner + 1e-9
+            )
+            which, corner = np.nonzero(near)
+            for i, (x, y) in zip(which.tolist(), self._corners[corner].tolist(), strict=True):
+                corner_arcs[i].append((x, y, ring_corner, d_corner))
+        return corner_arcs
+
     def _contact(
-        self, st: _Static, blockers: FloatArray, active: Sequence[int], ends: FloatArray
+        self,
+        st: _Static,
+        blockers: FloatArray,
+        active: Sequence[int],
+        ends: FloatArray,
+        corner_arcs: list[list[tuple[float, float, float, float]]],
     ) -> list[_Attachment]:
         """Tangent points for path endpoints inside the slack of a circumscribed arc (or none).
 
@@ -586,28 +613,18 @@ class NavMesh:
         tangent line, and each reaches the next ring vertex without entering the disc. They are
         ordinary extra nodes (every edge is checked exactly), added for active blockers and
         obstacle vertices whose circumscribed arc's slack contains an endpoint.
+        ``corner_arcs`` are the endpoints' candidate corners (:meth:`_near_corners`).
         """
         r = st.r
         pts: list[tuple[float, float]] = []
         d_unit = math.pi / self._circle_segments
-        d_corner = self._max_step / 2.0
-        ring_corner = r / math.cos(d_corner)
         # Candidate arcs as Python numbers, converted once for all endpoints: (centre, circumscribed
-        # ring radius, half-step). Every active blocker is a candidate of every endpoint...
+        # ring radius, half-step). Every active blocker is a candidate of every endpoint, obstacle
+        # corners only near it.
         cos_unit = math.cos(d_unit)
         rows = blockers[list(active)].tolist() if active else []
         blocker_arcs = [(x, y, (br + r) / cos_unit, d_unit) for x, y, br in rows]
         ends_xy = ends.tolist()
-        corner_arcs: list[list[tuple[float, float, float, float]]] = [[] for _ in ends_xy]
-        if len(self._corners):
-            # ...obstacle corners only near it: one distance matrix for all the endpoints.
-            near = (
-                np.hypot(self._corners[:, 0] - ends[:, :1], self._corners[:, 1] - ends[:, 1:2])
-                <= ring_corner + 1e-9
-            )
-            which, corner = np.nonzero(near)
-            for i, (x, y) in zip(which.tolist(), self._corners[corner].tolist(), strict=True):
-                corner_arcs[i].append((x, y, ring_corner, d_corner))
         for (ex, ey), near_corners in zip(ends_xy, corner_arcs, strict=True):
             for cx, cy, ring, d in blocker_arcs + near_corners:
                 if math.hypot(ex - cx, ey - cy) > ring + 1e-9:
@@ -815,7 +832,7 @@ class NavMesh:
         """Ring attachments of the ``active`` blockers (ascending), the endpoints' contact tangent
         points (:meth:`_contact`), then the endpoints', and the active mask."""
         parts = [self._ring(st, blockers[k]) for k in active]
-        parts.extend(self._contact(st, blockers, active, endpoints))
+        parts.extend(self._contact(st, blockers, active, endpoints, self._near_corners(st, endpoints)))
         parts.extend(self._endpoint(st, float(e[0]), float(e[1])) for e in endpoints)
         act = np.zeros(len(blockers), bool)
         act[list(active)] = True
@@ -835,10 +852,12 @@ class NavMesh:
         fdat = np.vstack([p.fdat for p in parts]) if parts else np.zeros((0, 10))
         idat = np.concatenate([p.idat for p in parts]) if parts else np.zeros(0, np.int64)
         ov = np.zeros((0, 5))
+        fresh = np.full(len(parts), -1, np.int64)  # nothing to reuse
         while True:
-            code, coords, blocked, ex_ptr, ex_nbr, ex_w, amb = _k.assemble(
+            code, coords, blocked, ex_ptr, ex_nbr, ex_w, amb, _ = _k.assemble(
                 st.nodes, len(g.ea), fdat, idat, len(parts), blockers, act,
                 r, TOUCH_TOL, _AMBIGUITY, self._box, self._ptr, self._seg, ov,
+                fresh, _NO_CROSS, 0, act,
             )  # fmt: skip
             if code != _k.NEED_GEOS:
                 break
@@ -943,14 +962,23 @@ class NavMesh:
         active = np.nonzero(self._blocking(pair[:1], pair[1:], r, bl)[0])[0].tolist() if cross else []
         act = np.zeros(len(bl), bool)
         ov = _NO_OVERRIDES
+        # the previous round's parts, active blockers and cross-part edges (reused, _k.assemble)
+        old_parts: list[_Attachment] = []
+        old_act = act.copy()
+        old_cross = _NO_CROSS
+        corners = self._near_corners(st, pair)
         while True:
-            parts = [self._ring(st, bl[k]) for k in active] + self._contact(st, bl, active, pair) + ends
+            parts = [self._ring(st, bl[k]) for k in active]
+            parts += self._contact(st, bl, active, pair, corners) + ends
             if active:
                 act[active] = True
-            code, pts, lengths, new, amb = _k.route(
+            where = {id(p): i for i, p in enumerate(old_parts)}
+            omap = np.array([where.get(id(p), -1) for p in parts], np.int64)
+            code, pts, lengths, new, amb, edges = _k.route(
                 st.nodes, g.ptr, g.nbr, g.w, g.eid,
                 np.concatenate([p.fdat for p in parts]), np.concatenate([p.idat for p in parts]), len(parts),
                 bl, act, r, TOUCH_TOL, _AMBIGUITY, self._box, self._ptr, self._seg, ov,
+                omap, old_cross, len(old_parts), old_act,
             )  # fmt: skip
             if code == _k.NEED_GEOS:
                 ov = np.vstack([ov, self._ask_geos(amb, r)])
@@ -960,6 +988,7 @@ class NavMesh:
             if len(new):
                 # the route crosses blockers left out so far: add them and search again
                 active = sorted(set(active) | set(new.tolist()))
+                old_parts, old_act, old_cross = parts, act.copy(), edges
                 continue
             return Path(points=tuple(map(tuple, pts.tolist())), length=float(lengths.sum()))
 
