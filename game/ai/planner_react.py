@@ -7,13 +7,17 @@ the options only, draws only from ``rng``, and names no ruleset: it goes by the 
 ``kind`` and each option's fields (``p_success``, ``detail``, a free point with a region, the
 command's ``drop`` flag).
 
-- ``defence``: each option scores the shared expected value
-  (:func:`game.ai.reactions.defence_score`: exact ``p_success`` × stakes, less the AP it spends,
-  the actions of its own turn it forfeits, a drop's price, and a once-per-turn bonus it uses up,
-  :func:`~game.ai.reactions.spent_bonus_cost`), plus what the planner's evaluator says about
-  where the option leaves the unit: a retreat adds :data:`POINT_WEIGHT` × the position value its
-  best legal point adds (:func:`game.ai.planner.position_value` over samples of the region), a
-  drop adds the position value lying prone changes where it stands. Ties go to the least
+- ``defence``: each option is scored in the evaluator's worth: its exact ``p_success`` times the
+  worth one hit of the attacker takes (:func:`hit_worth`: the attacker's kind's hit share from the
+  log, :func:`game.ai.planner_eval.loss` at the unit's health), less what it spends: the actions
+  of its own turn it forfeits (``detail["forfeits"]``), else its AP (``detail["ap"]``), each
+  priced as a share of one action of the unit's coming turn (:func:`action_worth`: its best
+  attack from where it stands) or, once its turn this round is over, as spare AP
+  (:func:`ap_worth`); less a once-per-turn bonus it uses up
+  (:func:`~game.ai.reactions.spent_bonus_cost`, in the same worth). A drop adds the position
+  value lying prone changes where it stands, less the action getting up costs; a retreat adds
+  :data:`POINT_WEIGHT` × the position value its best legal point adds
+  (:func:`game.ai.planner.position_value` over samples of the region). Ties go to the least
   ``detail["expected_damage"]``.
 - ``dodge_move`` / ``follow``: the legal point of the region with the best position value, if it
   beats staying by :data:`MOVE_GAIN`.
@@ -33,6 +37,7 @@ from game.ai import planner_eval as ev
 from game.ai import planner_trace as trace
 from game.ai import reactions
 from game.ai import tactics as t
+from game.ai.planner_log import log_facts
 from game.core.commands import Decision, Option
 
 #: Position-value weights (as the turn planner's, see game.ai.planner).
@@ -41,6 +46,10 @@ APPROACH = 0.15
 #: A point's position value counts this much in a defence's score (defences are scored in the
 #: shared stakes, about one worth per hit; a point is secondary to stopping the hit).
 POINT_WEIGHT = 0.5
+#: Least worth of one action of the unit's own turn (it can always move to a better place).
+MIN_ACTION = 0.1
+#: Worth of an AP left after the unit's turn this round (kept only for further reactions).
+SPARE_AP = 0.02
 #: A dodge move or follow must beat staying by this much (worth).
 MOVE_GAIN = 0.01
 #: Samples of a region per point choice.
@@ -101,26 +110,30 @@ def _defend(view: Any, decision: Decision, rng: np.random.Generator) -> tuple[An
     uid = decision.unit
     attacker = (decision.context or {}).get("attacker")
     q_melee, q_any = reactions.later_attack_odds(view, uid, attacker if isinstance(attacker, str) else None)
-    stakes = reactions.stakes(view, uid)
-    b: ev.Board | None = None
-    pv_here = 0.0
+    b = ev.board(view, None, uid, REACH)
+    here = ev.score_points(view, b, np.array([b.me.xy]), here=True)
+    pv_here = float(_pv(here)[0])
+    stake = hit_worth(b, attacker)
+    act = action_worth(b, float(here.offence[0]))
+    per_ap = ap_worth(view, uid, act)
     prone: float | None = None
     points: dict[tuple[int, int], tuple[t.Point, float] | None] = {}
     scored: list[tuple[float, float, int, Option, t.Point | None]] = []
     for i, opt in enumerate(decision.options):
-        score = reactions.defence_score(view, opt, uid)
-        score -= reactions.spent_bonus_cost(decision.options, opt, stakes, q_melee, q_any)
-        drop = bool(getattr(opt.command, "drop", False))
-        if (drop or opt.point_field is not None) and b is None:
-            b = ev.board(view, None, uid, REACH)
-            pv_here = _pv_here(view, b)
-        if drop and b is not None:
+        d = opt.detail or {}
+        score = float(opt.p_success or 0.0) * stake
+        if "forfeits" in d:
+            score -= act * float(d.get("forfeits", 0))
+        else:
+            score -= per_ap * float(d.get("ap", 0))
+        score -= reactions.spent_bonus_cost(decision.options, opt, stake, q_melee, q_any)
+        if getattr(opt.command, "drop", False):
             if prone is None:
                 prone = _pv_prone(view, b) - pv_here
-            score += reactions.DROP_COST + POINT_WEIGHT * prone  # the evaluator prices lying prone
+            score += prone - act  # where it lies, and the action getting up costs
         point: t.Point | None = None
         if opt.point_field is not None:
-            if not opt.has_region or b is None:
+            if not opt.has_region:
                 continue  # a free number in a defence: nothing to weigh it by
             key = (id(opt.lazy_region or opt.region), id(opt.validate))
             if key not in points:
@@ -130,7 +143,7 @@ def _defend(view: Any, decision: Decision, rng: np.random.Generator) -> tuple[An
                 continue
             point, there = got
             score += POINT_WEIGHT * (there - pv_here)
-        harm = -float((opt.detail or {}).get("expected_damage", 0.0))
+        harm = -float(d.get("expected_damage", 0.0))
         scored.append((score, harm, -i, opt, point))
     if not scored:
         return _shared(view, decision, rng)
@@ -138,6 +151,30 @@ def _defend(view: Any, decision: Decision, rng: np.random.Generator) -> tuple[An
     _, _, _, opt, point = scored[0]
     weighed = [trace.Candidate(_label(o, q), v, q) for v, _, _, o, q in scored]
     return (opt.with_point(point) if opt.point_field is not None else opt.command), weighed
+
+
+def hit_worth(b: ev.Board, attacker: Any) -> float:
+    """Worth the unit loses to one hit of ``attacker`` (its kind's hit share from the log)."""
+    share = ev.DEFAULT_SHARE
+    if isinstance(attacker, str) and attacker in b.enemies:
+        share = float(b.enemy_share[b.enemies.index(attacker)])
+    return float(ev.loss(b.health, share))
+
+
+def action_worth(b: ev.Board, offence: float) -> float:
+    """Worth of one action of the unit's own turn: its best attack from where it stands, at least
+    :data:`MIN_ACTION` (an action can always move it somewhere better)."""
+    return max(MIN_ACTION, offence)
+
+
+def ap_worth(view: Any, uid: str, act: float) -> float:
+    """Worth of one AP a reaction spends: a share of an action of the unit's coming turn, or, once
+    its turn this round is over, only :data:`SPARE_AP` (its AP go unused unless another reaction
+    needs them)."""
+    if uid in log_facts(view).acted:
+        return SPARE_AP
+    cost = t.action_costs(view, uid).get("attack") or 1
+    return act / max(1, int(cost))
 
 
 def _split(decision: Decision) -> tuple[Option | None, Option | None]:
