@@ -9,13 +9,12 @@ command's ``drop`` flag).
 
 - ``defence``: each option is scored in the evaluator's worth: its exact ``p_success`` times the
   worth one hit of the attacker takes (:func:`hit_worth`: the attacker's kind's hit share from the
-  log, :func:`game.ai.planner_eval.loss` at the unit's health), less what it spends: the actions
-  of its own turn it forfeits (``detail["forfeits"]``), else its AP (``detail["ap"]``), each
-  priced as a share of one action of the unit's coming turn (:func:`action_worth`: its best
-  attack from where it stands) or, once its turn this round is over, as spare AP
-  (:func:`ap_worth`); less a once-per-turn bonus it uses up
-  (:func:`~game.ai.reactions.spent_bonus_cost`, in the same worth). A drop adds the position
-  value lying prone changes where it stands, less the action getting up costs; a retreat adds
+  log, :func:`game.ai.planner_eval.loss` at the unit's health), less what it spends, priced as the
+  shared policy prices it (:data:`game.ai.reactions.AP_COST` an AP,
+  :data:`~game.ai.reactions.FORFEIT_COST` a forfeited action), less a once-per-turn bonus it uses
+  up (:func:`~game.ai.reactions.spent_bonus_cost`, at the same worth of a hit). A drop adds the
+  position value lying prone changes where it stands, less one action of its turn to get up
+  (:func:`action_worth`: its best attack from where it stands); a retreat adds
   :data:`POINT_WEIGHT` × the position value its best legal point adds
   (:func:`game.ai.planner.position_value` over samples of the region). Ties go to the least
   ``detail["expected_damage"]``.
@@ -37,7 +36,6 @@ from game.ai import planner_eval as ev
 from game.ai import planner_trace as trace
 from game.ai import reactions
 from game.ai import tactics as t
-from game.ai.planner_log import log_facts
 from game.core.commands import Decision, Option
 
 #: Position-value weights (as the turn planner's, see game.ai.planner).
@@ -48,8 +46,6 @@ APPROACH = 0.15
 POINT_WEIGHT = 0.5
 #: Least worth of one action of the unit's own turn (it can always move to a better place).
 MIN_ACTION = 0.1
-#: Worth of an AP left after the unit's turn this round (kept only for further reactions).
-SPARE_AP = 0.02
 #: A dodge move or follow must beat staying by this much (worth).
 MOVE_GAIN = 0.01
 #: Samples of a region per point choice.
@@ -115,17 +111,16 @@ def _defend(view: Any, decision: Decision, rng: np.random.Generator) -> tuple[An
     pv_here = float(_pv(here)[0])
     stake = hit_worth(b, attacker)
     act = action_worth(b, float(here.offence[0]))
-    per_ap = ap_worth(view, uid, act)
     prone: float | None = None
     points: dict[tuple[int, int], tuple[t.Point, float] | None] = {}
     scored: list[tuple[float, float, int, Option, t.Point | None]] = []
     for i, opt in enumerate(decision.options):
         d = opt.detail or {}
         score = float(opt.p_success or 0.0) * stake
-        if "forfeits" in d:
-            score -= act * float(d.get("forfeits", 0))
-        else:
-            score -= per_ap * float(d.get("ap", 0))
+        # What it spends is priced as the shared policy prices it: pricing AP and forfeited actions
+        # at the evaluator's attack from here made it dodge too rarely (docs/ai.md, measured).
+        score -= reactions.AP_COST * float(d.get("ap", 0))
+        score -= reactions.FORFEIT_COST * float(d.get("forfeits", 0))
         score -= reactions.spent_bonus_cost(decision.options, opt, stake, q_melee, q_any)
         if getattr(opt.command, "drop", False):
             if prone is None:
@@ -165,16 +160,6 @@ def action_worth(b: ev.Board, offence: float) -> float:
     """Worth of one action of the unit's own turn: its best attack from where it stands, at least
     :data:`MIN_ACTION` (an action can always move it somewhere better)."""
     return max(MIN_ACTION, offence)
-
-
-def ap_worth(view: Any, uid: str, act: float) -> float:
-    """Worth of one AP a reaction spends: a share of an action of the unit's coming turn, or, once
-    its turn this round is over, only :data:`SPARE_AP` (its AP go unused unless another reaction
-    needs them)."""
-    if uid in log_facts(view).acted:
-        return SPARE_AP
-    cost = t.action_costs(view, uid).get("attack") or 1
-    return act / max(1, int(cost))
 
 
 def _split(decision: Decision) -> tuple[Option | None, Option | None]:

@@ -1,5 +1,5 @@
-"""The planner's structural choices: how far it assumes each enemy shoots, what a reaction's AP
-are worth, what a defence stops, and what a setup maneuver gives up.
+"""The planner's structural choices: how far it assumes each enemy shoots, what a defence stops
+and costs, and what a setup maneuver gives up.
 
 Short battles on shipped maps (a few dozen commands each); the values are checked against the
 formulas docs/ai.md states, so a change to one of them fails here.
@@ -14,6 +14,7 @@ import pytest
 from game.ai import planner as pl
 from game.ai import planner_eval as ev
 from game.ai import planner_react as pr
+from game.ai import reactions
 from game.ai import tactics as t
 from game.ai.planner_log import log_facts
 from game.core.commands import Maneuver
@@ -46,20 +47,29 @@ def test_an_enemy_reaches_as_far_as_its_kind_was_seen_to_attack():
             assert b.erange[i] == max(b.range_est, seen)
 
 
-def test_reaction_ap_cost_an_action_share_before_the_turn_and_little_after():
-    """AP a reaction spends are a share of one action of the unit's coming turn; once its turn
-    this round is over, they are spare (:data:`planner_react.SPARE_AP`)."""
-    with _session("skirmish-5v5", "ap-pool", {"red": "cautious", "blue": "cautious"}) as s:
-        facts = log_facts(s.view)
-        while not facts.acted:
-            s.play(steps=1)
-            facts = log_facts(s.view)
-        done = next(iter(facts.acted))
-        waiting = next(u.id for u in s.view.units() if u.id not in facts.acted)
-        assert pr.ap_worth(s.view, done, 0.6) == pr.SPARE_AP
-        cost = t.action_costs(s.view, waiting).get("attack") or 1
-        assert pr.ap_worth(s.view, waiting, 0.6) == pytest.approx(0.6 / cost)
-        assert pr.action_worth(ev.board(s.view, None, waiting, 6.0), 0.0) == pr.MIN_ACTION
+def test_a_defence_is_worth_the_hit_it_stops_less_its_ap():
+    """An ap-pool dodge scores its exact chance times the worth of the attacker's hit, less the
+    shared price of the AP it spends; no dodge scores 0."""
+    checked = 0
+    with _session("skirmish-5v5", "ap-pool") as s:
+        for _ in range(600):
+            d = s.match.pending
+            if d is None or checked >= 4:
+                break
+            if d.kind == "defence":
+                cmd, weighed = pr.react(s.view, d, s.match.ai_rng)
+                b = ev.board(s.view, None, d.unit, pr.REACH)
+                stake = pr.hit_worth(b, d.context.get("attacker"))
+                values = {c.label: c.value for c in weighed}
+                for o in d.options:
+                    ap = float((o.detail or {}).get("ap", 0))
+                    want = float(o.p_success or 0.0) * stake - reactions.AP_COST * ap
+                    assert values[o.label] == pytest.approx(want, abs=1e-9)
+                checked += 1
+            else:
+                cmd = pl.planner_policy(s.view, d, s.match.ai_rng)
+            s.apply(cmd)
+    assert checked
 
 
 def test_a_defence_stops_the_worth_of_the_attackers_hit():

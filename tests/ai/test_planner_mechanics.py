@@ -4,9 +4,9 @@ Per ruleset, the planner plays every shipped scenario once on each side (against
 and ``cautious``, full battles, invariants checked after every command), and the commands it gave
 are counted by kind. Each mechanic listed for the ruleset must occur at least once: attacks,
 moves and facing everywhere; GURPS defences (dodge, parry, block), retreats, dodge-and-drop,
-follows, sacrificial dodges, aims, all-out defence and steps; Cortex declarations and dodges;
-AFF armour and dodge protection; AP-pool dodges and dodge moves; defence-dice memory blocks and
-the dodge-reroll standing choice.
+follows, sacrificial dodges, aims, all-out defence and steps; Cortex declarations, dodges and
+blocks; AFF armour and dodge protection; AP-pool dodges and dodge moves; defence-dice memory
+blocks and the dodge-reroll standing choice.
 """
 
 from __future__ import annotations
@@ -40,10 +40,7 @@ MECHANICS = {
         "Maneuver:aim",
         "Maneuver:all_out_defence",
     },
-    # Cortex blocks are not required: a declared defence forfeits actions of the unit's turn,
-    # which the planner prices at its best attack; on these battles its declared defences are
-    # dodges (the shield units' blocks do not pay for the actions they forfeit).
-    "cortex": {"Attack", "Move", "Maneuver:declare", "Defend:dodge"},
+    "cortex": {"Attack", "Move", "Maneuver:declare", "Defend:dodge", "Defend:block"},
     "aff": {"Attack", "Move", "Face", "Defend:armour", "Defend:dodge"},
     "ap-pool": {"Attack", "Move", "Defend:dodge", "DodgeMove:to"},
     "defence-dice": {"Attack", "Move", "MemoryBlock", "Maneuver:dodge_reroll"},
