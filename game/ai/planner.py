@@ -19,8 +19,8 @@ ruleset: it reads the odds every option carries. On its own turn it
    for one (the odds from there estimated, :data:`ATTACK_DISCOUNT`); a **posture** change by the
    PV at the new height (one single-point kernel call); a **setup maneuver** (an aim) by how much
    the attack it promises (:func:`game.ai.tactics.next_turn_attack`) beats the best attack now (it
-   gives that attack up); any other maneuver (all-out
-   defence and the like) as guarding (:data:`GUARD` of the incoming aimed at the unit);
+   gives that attack up); any other maneuver (all-out defence and the like) as guarding
+   (:data:`GUARD` of the incoming aimed at the unit);
    **end turn** by the PV where it stands. Lower postures pay :data:`LOW_POSTURE_COST`;
 4. takes the best plan's first command; a move is validated in rank order
    (:func:`game.ai.tactics.first_legal`) among points better than the best other plan by

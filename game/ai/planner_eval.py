@@ -139,6 +139,20 @@ def kill_chance(view: Any, opt: Option) -> float:
     return p * min(1.0, (s if s is not None else DEFAULT_SHARE) / h) ** 2
 
 
+def kind_share(view: Any, who: str) -> float:
+    """The health share a hurting attack of ``who``'s kind (side and profile) takes: the log's
+    record, shrunk towards its side's and a prior (:meth:`~game.ai.planner_log.LogFacts.share`)."""
+    facts = log_facts(view)
+    return facts.share(
+        facts.side_of.get(who, ""),
+        facts.profile_of.get(who, ""),
+        prior=DEFAULT_SHARE,
+        weight=PRIOR_WEIGHT,
+        scale=facts.scale(TYPICAL_RANGE),
+        typical=TYPICAL_RANGE,
+    )
+
+
 @dataclass(frozen=True)
 class Board:
     """One decision's picture of the table for the deciding unit (see the module doc).
@@ -268,9 +282,7 @@ def board(view: Any, decision: Decision | None, uid: str, reach: float) -> Board
         key = (facts.side_of.get(who, ""), facts.profile_of.get(who, ""))
         got = known_shares.get(key)
         if got is None:
-            got = known_shares[key] = facts.share(
-                key[0], key[1], prior=DEFAULT_SHARE, weight=PRIOR_WEIGHT, scale=scale, typical=TYPICAL_RANGE
-            )
+            got = known_shares[key] = kind_share(view, who)
         return got
 
     my_rate = rate(uid, False)

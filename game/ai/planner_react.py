@@ -36,13 +36,14 @@ from game.ai import planner_eval as ev
 from game.ai import planner_trace as trace
 from game.ai import reactions
 from game.ai import tactics as t
+from game.ai.planner_log import log_facts
 from game.core.commands import Decision, Option
 
 #: Position-value weights (as the turn planner's, see game.ai.planner).
 OFFENCE = 0.6
 APPROACH = 0.15
-#: A point's position value counts this much in a defence's score (defences are scored in the
-#: shared stakes, about one worth per hit; a point is secondary to stopping the hit).
+#: A retreat point's position value counts this much in a defence's score (a point is secondary
+#: to stopping the hit).
 POINT_WEIGHT = 0.5
 #: Least worth of one action of the unit's own turn (it can always move to a better place).
 MIN_ACTION = 0.1
@@ -106,11 +107,10 @@ def _defend(view: Any, decision: Decision, rng: np.random.Generator) -> tuple[An
     uid = decision.unit
     attacker = (decision.context or {}).get("attacker")
     q_melee, q_any = reactions.later_attack_odds(view, uid, attacker if isinstance(attacker, str) else None)
-    b = ev.board(view, None, uid, REACH)
-    here = ev.score_points(view, b, np.array([b.me.xy]), here=True)
-    pv_here = float(_pv(here)[0])
-    stake = hit_worth(b, attacker)
-    act = action_worth(b, float(here.offence[0]))
+    stake = hit_worth(view, uid, attacker)
+    # The board (costly in a big battle) only where an option moves or drops the unit.
+    b: ev.Board | None = None
+    pv_here = act = 0.0
     prone: float | None = None
     points: dict[tuple[int, int], tuple[t.Point, float] | None] = {}
     scored: list[tuple[float, float, int, Option, t.Point | None]] = []
@@ -122,13 +122,19 @@ def _defend(view: Any, decision: Decision, rng: np.random.Generator) -> tuple[An
         score -= reactions.AP_COST * float(d.get("ap", 0))
         score -= reactions.FORFEIT_COST * float(d.get("forfeits", 0))
         score -= reactions.spent_bonus_cost(decision.options, opt, stake, q_melee, q_any)
-        if getattr(opt.command, "drop", False):
+        drop = bool(getattr(opt.command, "drop", False))
+        if (drop or opt.point_field is not None) and b is None:
+            b = ev.board(view, None, uid, REACH)
+            here = ev.score_points(view, b, np.array([b.me.xy]), here=True)
+            pv_here = float(_pv(here)[0])
+            act = action_worth(float(here.offence[0]))
+        if drop and b is not None:
             if prone is None:
                 prone = _pv_prone(view, b) - pv_here
             score += prone - act  # where it lies, and the action getting up costs
         point: t.Point | None = None
         if opt.point_field is not None:
-            if not opt.has_region:
+            if not opt.has_region or b is None:
                 continue  # a free number in a defence: nothing to weigh it by
             key = (id(opt.lazy_region or opt.region), id(opt.validate))
             if key not in points:
@@ -148,17 +154,18 @@ def _defend(view: Any, decision: Decision, rng: np.random.Generator) -> tuple[An
     return (opt.with_point(point) if opt.point_field is not None else opt.command), weighed
 
 
-def hit_worth(b: ev.Board, attacker: Any) -> float:
-    """Worth the unit loses to one hit of ``attacker`` (its kind's hit share from the log)."""
-    share = ev.DEFAULT_SHARE
-    if isinstance(attacker, str) and attacker in b.enemies:
-        share = float(b.enemy_share[b.enemies.index(attacker)])
-    return float(ev.loss(b.health, share))
+def hit_worth(view: Any, uid: str, attacker: Any) -> float:
+    """Worth ``uid`` loses to one hit of ``attacker``: :func:`game.ai.planner_eval.loss` at its
+    health of its kind's hit share (:func:`~game.ai.planner_eval.kind_share`; the default share for
+    an attacker the log does not name)."""
+    known = isinstance(attacker, str) and attacker in log_facts(view).side_of
+    share = ev.kind_share(view, attacker) if known else ev.DEFAULT_SHARE
+    return float(ev.loss(t.condition(view, uid), share))
 
 
-def action_worth(b: ev.Board, offence: float) -> float:
-    """Worth of one action of the unit's own turn: its best attack from where it stands, at least
-    :data:`MIN_ACTION` (an action can always move it somewhere better)."""
+def action_worth(offence: float) -> float:
+    """Worth of one action of the unit's own turn: its best attack from where it stands
+    (``offence``), at least :data:`MIN_ACTION` (an action can always move it somewhere better)."""
     return max(MIN_ACTION, offence)
 
 

@@ -58,8 +58,7 @@ def test_a_defence_is_worth_the_hit_it_stops_less_its_ap():
                 break
             if d.kind == "defence":
                 cmd, weighed = pr.react(s.view, d, s.match.ai_rng)
-                b = ev.board(s.view, None, d.unit, pr.REACH)
-                stake = pr.hit_worth(b, d.context.get("attacker"))
+                stake = pr.hit_worth(s.view, d.unit, d.context.get("attacker"))
                 values = {c.label: c.value for c in weighed}
                 for o in d.options:
                     ap = float((o.detail or {}).get("ap", 0))
@@ -80,8 +79,9 @@ def test_a_defence_stops_the_worth_of_the_attackers_hit():
         uid = s.view.units()[0].id
         b = ev.board(s.view, None, uid, 6.0)
         e = b.enemies[0]
-        assert pr.hit_worth(b, e) == pytest.approx(float(ev.loss(b.health, b.enemy_share[0])))
-        assert pr.hit_worth(b, None) == pytest.approx(float(ev.loss(b.health, ev.DEFAULT_SHARE)))
+        assert pr.hit_worth(s.view, uid, e) == pytest.approx(float(ev.loss(b.health, b.enemy_share[0])))
+        assert pr.hit_worth(s.view, uid, None) == pytest.approx(float(ev.loss(b.health, ev.DEFAULT_SHARE)))
+        assert pr.action_worth(0.0) == pr.MIN_ACTION and pr.action_worth(0.5) == 0.5
 
 
 def test_a_setup_pays_only_by_its_gain_over_the_best_attack_now():
