@@ -17,9 +17,10 @@ ruleset: it reads the odds every option carries. On its own turn it
    and the best continuation with the AP left (stay, or move to the best point in reach, or
    another attack); a **move** to a point by its PV plus an attack from there if the AP left pay
    for one (the odds from there estimated, :data:`ATTACK_DISCOUNT`); a **posture** change by the
-   PV at the new height (one single-point kernel call); a **setup maneuver** (an aim) by the
-   attack it promises (:func:`game.ai.tactics.next_turn_attack`); any other maneuver (all-out
-   defence and the like) as guarding (:data:`GUARD` of the incoming aimed at the unit);
+   PV at the new height (one single-point kernel call); a **setup maneuver** (an aim) by how much
+   the attack it promises (:func:`game.ai.tactics.next_turn_attack`) beats the best attack now (it
+   gives that attack up); any other maneuver (all-out defence and the like) as guarding
+   (:data:`GUARD` of the incoming aimed at the unit);
    **end turn** by the PV where it stands. Lower postures pay :data:`LOW_POSTURE_COST`;
 4. takes the best plan's first command; a move is validated in rank order
    (:func:`game.ai.tactics.first_legal`) among points better than the best other plan by
@@ -489,7 +490,9 @@ def _plan(
             continue
         promised = t.next_turn_attack(decision, o)
         if promised is not None:
-            v = SETUP_DISCOUNT * ev.attack_gain(view, promised) + pv_here - stay_cost
+            # It gives up this turn's attack: next turn it would attack anyway, so a setup pays
+            # only by how much better the promised attack is than the best one now.
+            v = SETUP_DISCOUNT * (ev.attack_gain(view, promised) - best_gain) + pv_here - stay_cost
         else:
             v = pv_here + GUARD * mine_here - stay_cost
         plans.append(

@@ -10,7 +10,8 @@ Contract:
   target's health track. :func:`kill_chance` is the matching chance that the target goes down.
 - A :class:`Board` is one decision's picture of the table for the deciding unit: its enemies and
   friends in action, their health, how much each enemy sees each friend now (the match's cached
-  sight facts, for the pairs within the range estimate; 0 beyond, where no shot counts), whether
+  sight facts, for the pairs within the enemy's range estimate: the unit's own, or as far as the
+  log saw that kind of enemy attack from; 0 beyond, where no shot counts), whether
   each enemy has had its turn this round, the deciding unit's odds against
   each enemy read from the decision's attack options (``pot``: chance to hurt a fully visible
   target at the typical range, ``share``: health share of a hit), and, for every unit whose odds
@@ -138,6 +139,20 @@ def kill_chance(view: Any, opt: Option) -> float:
     return p * min(1.0, (s if s is not None else DEFAULT_SHARE) / h) ** 2
 
 
+def kind_share(view: Any, who: str) -> float:
+    """The health share a hurting attack of ``who``'s kind (side and profile) takes: the log's
+    record, shrunk towards its side's and a prior (:meth:`~game.ai.planner_log.LogFacts.share`)."""
+    facts = log_facts(view)
+    return facts.share(
+        facts.side_of.get(who, ""),
+        facts.profile_of.get(who, ""),
+        prior=DEFAULT_SHARE,
+        weight=PRIOR_WEIGHT,
+        scale=facts.scale(TYPICAL_RANGE),
+        typical=TYPICAL_RANGE,
+    )
+
+
 @dataclass(frozen=True)
 class Board:
     """One decision's picture of the table for the deciding unit (see the module doc).
@@ -170,6 +185,7 @@ class Board:
     enemy_melee: np.ndarray
     reach: float
     range_est: float
+    erange: np.ndarray
     attacks_per_turn: float
     #: Point-independent parts of :func:`score_points`, worked out on first use.
     cache: dict[str, Any] = field(default_factory=dict, compare=False)
@@ -210,7 +226,7 @@ def _friends_in_sight(
     ebase: np.ndarray,
     fxy: np.ndarray,
     fbase: np.ndarray,
-    range_est: float,
+    range_est: np.ndarray,
 ) -> np.ndarray:
     """How much of each friend each enemy sees, ``(k, nf)``, read from the match's sight facts
     only for the pairs within ``range_est`` (base to base, as :func:`chances` measures it): a
@@ -221,7 +237,7 @@ def _friends_in_sight(
     if k == 0 or nf == 0:
         return vis
     gap = np.maximum(0.0, t.distances(exy, fxy) - ebase[:, None] - fbase[None, :])
-    for i, j in zip(*np.nonzero(gap <= range_est), strict=True):
+    for i, j in zip(*np.nonzero(gap <= range_est[:, None]), strict=True):
         vis[i, j] = 1.0 - view.sight(enemies[i], friends[j]).cover_fraction
     return vis
 
@@ -266,9 +282,7 @@ def board(view: Any, decision: Decision | None, uid: str, reach: float) -> Board
         key = (facts.side_of.get(who, ""), facts.profile_of.get(who, ""))
         got = known_shares.get(key)
         if got is None:
-            got = known_shares[key] = facts.share(
-                key[0], key[1], prior=DEFAULT_SHARE, weight=PRIOR_WEIGHT, scale=scale, typical=TYPICAL_RANGE
-            )
+            got = known_shares[key] = kind_share(view, who)
         return got
 
     my_rate = rate(uid, False)
@@ -299,7 +313,11 @@ def board(view: Any, decision: Decision | None, uid: str, reach: float) -> Board
     fh = np.array([t.condition(view, f) for f in friends], dtype=np.float64)
     fbase = np.array([view.base(f) for f in friends], dtype=np.float64)
     range_est = _range_estimate(view, uid, decision, enemies)
-    vis_fe = _friends_in_sight(view, enemies, friends, exy, ebase, fxy, fbase, range_est)
+    # An enemy reaches at least as far as the unit (nothing tells otherwise) and as far as its
+    # kind of unit was seen to attack from (an outranging bow shoots from beyond the unit's range).
+    kinds = [(facts.side_of.get(e, ""), facts.profile_of.get(e, "")) for e in enemies]
+    erange = np.array([max(range_est, facts.profile_reach.get(k, 0.0)) for k in kinds], dtype=np.float64)
+    vis_fe = _friends_in_sight(view, enemies, friends, exy, ebase, fxy, fbase, erange)
     costs = t.action_costs(view, uid)
     attack_cost = costs.get("attack")
     ap_max = view.unit(uid).ap_max
@@ -329,6 +347,7 @@ def board(view: Any, decision: Decision | None, uid: str, reach: float) -> Board
         enemy_melee=enemy_melee,
         reach=reach,
         range_est=range_est,
+        erange=erange,
         attacks_per_turn=per_turn,
     )
 
@@ -351,7 +370,7 @@ def chances(
     melee: Any,
     gap: np.ndarray,
     vis: np.ndarray,
-    range_est: float,
+    range_est: float | np.ndarray,
     reach: float | None,
     scale: float = FALLOFF,
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -386,7 +405,7 @@ def _fixed(b: Board) -> dict[str, Any]:
                 b.enemy_melee[:, None],
                 gap_f,
                 seen(b.vis_fe),
-                b.range_est,
+                b.erange[:, None],
                 b.reach,
                 b.scale,
             )
@@ -446,7 +465,13 @@ def score_covers(b: Board, pts: np.ndarray, exposed: np.ndarray, shot_cover: np.
     approach = (f["approach"] / (1.0 + d / APPROACH_SCALE)).max(axis=1)
     # The enemies' best replies: each attacks the unit of this side it gains most from.
     shot, blow = chances(
-        b.enemy_pot[None, :], b.enemy_melee[None, :], gap, seen(1.0 - exposed), b.range_est, b.reach, b.scale
+        b.enemy_pot[None, :],
+        b.enemy_melee[None, :],
+        gap,
+        seen(1.0 - exposed),
+        b.erange[None, :],
+        b.reach,
+        b.scale,
     )
     a_me = np.maximum(shot, blow) * f["loss_me"]  # (m, k)
     a_f = f["a_f"]

@@ -67,6 +67,7 @@ class LogFacts:
         pos: each unit's place as the log last put it (``match_start`` and every event that moves
             a unit to a point).
         reach: per side, the longest centre distance at which one of its units attacked.
+        profile_reach: the same per (side, profile).
         strikes: every attack so far, in order (see the module docstring).
     """
 
@@ -80,6 +81,7 @@ class LogFacts:
     start: dict[str, dict[str, int]] = field(default_factory=dict)
     pos: dict[str, tuple[float, float]] = field(default_factory=dict)
     reach: dict[str, float] = field(default_factory=dict)
+    profile_reach: dict[tuple[str, str], float] = field(default_factory=dict)
     strikes: list[Strike] = field(default_factory=list)
     _last: tuple[str, str] | None = None
     _scale: tuple[int, float] | None = None
@@ -264,6 +266,8 @@ def _command(facts: LogFacts, e: dict[str, Any], view: Any) -> None:
             d = math.dist(a, b)
             side = facts.side_of.get(uid, "")
             facts.reach[side] = max(facts.reach.get(side, 0.0), d)
+            kind = (side, facts.profile_of.get(uid, ""))
+            facts.profile_reach[kind] = max(facts.profile_reach.get(kind, 0.0), d)
             gap = max(0.0, d - view.base(uid) - view.base(target))
         facts._open = [uid, gap, gap is not None and gap <= MELEE_GAP, False, 0.0]
     elif cmd.get("type") == "Face":

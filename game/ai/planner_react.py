@@ -7,13 +7,16 @@ the options only, draws only from ``rng``, and names no ruleset: it goes by the 
 ``kind`` and each option's fields (``p_success``, ``detail``, a free point with a region, the
 command's ``drop`` flag).
 
-- ``defence``: each option scores the shared expected value
-  (:func:`game.ai.reactions.defence_score`: exact ``p_success`` × stakes, less the AP it spends,
-  the actions of its own turn it forfeits, a drop's price, and a once-per-turn bonus it uses up,
-  :func:`~game.ai.reactions.spent_bonus_cost`), plus what the planner's evaluator says about
-  where the option leaves the unit: a retreat adds :data:`POINT_WEIGHT` × the position value its
-  best legal point adds (:func:`game.ai.planner.position_value` over samples of the region), a
-  drop adds the position value lying prone changes where it stands. Ties go to the least
+- ``defence``: each option is scored in the evaluator's worth: its exact ``p_success`` times the
+  worth one hit of the attacker takes (:func:`hit_worth`: the attacker's kind's hit share from the
+  log, :func:`game.ai.planner_eval.loss` at the unit's health), less what it spends, priced as the
+  shared policy prices it (:data:`game.ai.reactions.AP_COST` an AP,
+  :data:`~game.ai.reactions.FORFEIT_COST` a forfeited action), less a once-per-turn bonus it uses
+  up (:func:`~game.ai.reactions.spent_bonus_cost`, at the same worth of a hit). A drop adds the
+  position value lying prone changes where it stands, less one action of its turn to get up
+  (:func:`action_worth`: its best attack from where it stands); a retreat adds
+  :data:`POINT_WEIGHT` × the position value its best legal point adds
+  (:func:`game.ai.planner.position_value` over samples of the region). Ties go to the least
   ``detail["expected_damage"]``.
 - ``dodge_move`` / ``follow``: the legal point of the region with the best position value, if it
   beats staying by :data:`MOVE_GAIN`.
@@ -33,14 +36,17 @@ from game.ai import planner_eval as ev
 from game.ai import planner_trace as trace
 from game.ai import reactions
 from game.ai import tactics as t
+from game.ai.planner_log import log_facts
 from game.core.commands import Decision, Option
 
 #: Position-value weights (as the turn planner's, see game.ai.planner).
 OFFENCE = 0.6
 APPROACH = 0.15
-#: A point's position value counts this much in a defence's score (defences are scored in the
-#: shared stakes, about one worth per hit; a point is secondary to stopping the hit).
+#: A retreat point's position value counts this much in a defence's score (a point is secondary
+#: to stopping the hit).
 POINT_WEIGHT = 0.5
+#: Least worth of one action of the unit's own turn (it can always move to a better place).
+MIN_ACTION = 0.1
 #: A dodge move or follow must beat staying by this much (worth).
 MOVE_GAIN = 0.01
 #: Samples of a region per point choice.
@@ -101,23 +107,31 @@ def _defend(view: Any, decision: Decision, rng: np.random.Generator) -> tuple[An
     uid = decision.unit
     attacker = (decision.context or {}).get("attacker")
     q_melee, q_any = reactions.later_attack_odds(view, uid, attacker if isinstance(attacker, str) else None)
-    stakes = reactions.stakes(view, uid)
+    stake = hit_worth(view, uid, attacker)
+    # The board (costly in a big battle) only where an option moves or drops the unit.
     b: ev.Board | None = None
-    pv_here = 0.0
+    pv_here = act = 0.0
     prone: float | None = None
     points: dict[tuple[int, int], tuple[t.Point, float] | None] = {}
     scored: list[tuple[float, float, int, Option, t.Point | None]] = []
     for i, opt in enumerate(decision.options):
-        score = reactions.defence_score(view, opt, uid)
-        score -= reactions.spent_bonus_cost(decision.options, opt, stakes, q_melee, q_any)
+        d = opt.detail or {}
+        score = float(opt.p_success or 0.0) * stake
+        # What it spends is priced as the shared policy prices it: pricing AP and forfeited actions
+        # at the evaluator's attack from here made it dodge too rarely (docs/ai.md, measured).
+        score -= reactions.AP_COST * float(d.get("ap", 0))
+        score -= reactions.FORFEIT_COST * float(d.get("forfeits", 0))
+        score -= reactions.spent_bonus_cost(decision.options, opt, stake, q_melee, q_any)
         drop = bool(getattr(opt.command, "drop", False))
         if (drop or opt.point_field is not None) and b is None:
             b = ev.board(view, None, uid, REACH)
-            pv_here = _pv_here(view, b)
+            here = ev.score_points(view, b, np.array([b.me.xy]), here=True)
+            pv_here = float(_pv(here)[0])
+            act = action_worth(float(here.offence[0]))
         if drop and b is not None:
             if prone is None:
                 prone = _pv_prone(view, b) - pv_here
-            score += reactions.DROP_COST + POINT_WEIGHT * prone  # the evaluator prices lying prone
+            score += prone - act  # where it lies, and the action getting up costs
         point: t.Point | None = None
         if opt.point_field is not None:
             if not opt.has_region or b is None:
@@ -130,7 +144,7 @@ def _defend(view: Any, decision: Decision, rng: np.random.Generator) -> tuple[An
                 continue
             point, there = got
             score += POINT_WEIGHT * (there - pv_here)
-        harm = -float((opt.detail or {}).get("expected_damage", 0.0))
+        harm = -float(d.get("expected_damage", 0.0))
         scored.append((score, harm, -i, opt, point))
     if not scored:
         return _shared(view, decision, rng)
@@ -138,6 +152,21 @@ def _defend(view: Any, decision: Decision, rng: np.random.Generator) -> tuple[An
     _, _, _, opt, point = scored[0]
     weighed = [trace.Candidate(_label(o, q), v, q) for v, _, _, o, q in scored]
     return (opt.with_point(point) if opt.point_field is not None else opt.command), weighed
+
+
+def hit_worth(view: Any, uid: str, attacker: Any) -> float:
+    """Worth ``uid`` loses to one hit of ``attacker``: :func:`game.ai.planner_eval.loss` at its
+    health of its kind's hit share (:func:`~game.ai.planner_eval.kind_share`; the default share for
+    an attacker the log does not name)."""
+    known = isinstance(attacker, str) and attacker in log_facts(view).side_of
+    share = ev.kind_share(view, attacker) if known else ev.DEFAULT_SHARE
+    return float(ev.loss(t.condition(view, uid), share))
+
+
+def action_worth(offence: float) -> float:
+    """Worth of one action of the unit's own turn: its best attack from where it stands
+    (``offence``), at least :data:`MIN_ACTION` (an action can always move it somewhere better)."""
+    return max(MIN_ACTION, offence)
 
 
 def _split(decision: Decision) -> tuple[Option | None, Option | None]:

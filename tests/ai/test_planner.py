@@ -204,8 +204,8 @@ def test_benchmark_prints_a_line_per_opponent_and_the_tables():
 
 
 def test_friends_out_of_range_need_no_sight_lookup():
-    """The board reads how much each enemy sees each friend only for pairs within the range
-    estimate; the others would count nothing, so the scores equal those of the full matrix."""
+    """The board reads how much each enemy sees each friend only for pairs within that enemy's
+    range estimate; the others would count nothing, so the scores equal those of the full matrix."""
     import dataclasses
 
     from game.ai import planner_eval as ev
@@ -217,7 +217,7 @@ def test_friends_out_of_range_need_no_sight_lookup():
             d = s.match.pending
             b = ev.board(s.view, d, d.unit, 6.0)
             gap = np.maximum(0.0, ev.t.distances(b.exy, b.fxy) - b.ebase[:, None] - b.fbase[None, :])
-            near = gap <= b.range_est
+            near = gap <= b.erange[:, None]
             if near.any():
                 break
         assert near.any() and not near.all()
