@@ -14,6 +14,8 @@ backend, safe in worker processes and tests.
   the 95 % Wilson band, to show whether N was enough.
 - :func:`write_all`: the three plots into a folder (``win_rates.png``,
   ``battle_length.png``, ``running_win_rate.png``).
+- :func:`new_figure` and :func:`save_figure` are how every PNG of the tools is made (the sweep's
+  and the tournament's plots too), so all of them are saved the same way.
 """
 
 from __future__ import annotations
@@ -32,7 +34,8 @@ BATTLE_LENGTH = "battle_length.png"
 RUNNING = "running_win_rate.png"
 
 
-def _figure(width: float = 7.0, height: float = 4.2) -> Any:
+def new_figure(width: float = 7.0, height: float = 4.2) -> Any:
+    """A matplotlib figure drawn off-screen (Agg), laid out to fit."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -41,7 +44,8 @@ def _figure(width: float = 7.0, height: float = 4.2) -> Any:
     return fig
 
 
-def _save(fig: Any, path: str | os.PathLike[str]) -> Path:
+def save_figure(fig: Any, path: str | os.PathLike[str]) -> Path:
+    """Write ``fig`` as a PNG at ``path`` atomically, with the permissions a plain open() gives."""
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
@@ -63,7 +67,7 @@ def _save(fig: Any, path: str | os.PathLike[str]) -> Path:
 
 def win_rates(summaries: Sequence[Summary], path: str | os.PathLike[str], title: str = "") -> Path:
     """Grouped bars: per variant, each side's win rate and the draw rate, with Wilson error bars."""
-    fig = _figure()
+    fig = new_figure()
     ax = fig.add_subplot()
     groups = [*dict.fromkeys(s for sm in summaries for s in sm.sides), DRAW]
     width = 0.8 / max(1, len(summaries))
@@ -84,14 +88,14 @@ def win_rates(summaries: Sequence[Summary], path: str | os.PathLike[str], title:
     ax.set_ylabel("share of battles (95% Wilson interval)")
     ax.set_title(title or "Win rates")
     ax.legend(loc="upper right")
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def battle_lengths(
     rows_by_variant: Mapping[str, Sequence[Mapping[str, Any]]], path: str | os.PathLike[str], title: str = ""
 ) -> Path:
     """Histogram of battle length (rounds), one step series per variant."""
-    fig = _figure()
+    fig = new_figure()
     ax = fig.add_subplot()
     all_rounds = [int(r["rounds"]) for rows in rows_by_variant.values() for r in rows]
     top = max(all_rounds, default=1)
@@ -105,7 +109,7 @@ def battle_lengths(
     ax.set_title(title or "Battle length")
     if any(rows_by_variant):
         ax.legend(loc="upper right")
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def running_win_rate(
@@ -118,7 +122,7 @@ def running_win_rate(
 
     With several variants every (variant, side) pair gets its own line, labelled ``variant: side``.
     """
-    fig = _figure()
+    fig = new_figure()
     ax = fig.add_subplot()
     several = len(rows_by_variant) > 1
     for label, rows in rows_by_variant.items():
@@ -133,7 +137,7 @@ def running_win_rate(
     ax.set_ylabel("win rate so far")
     ax.set_title(title or "Running win rate (95% Wilson band)")
     ax.legend(loc="upper right")
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def write_all(

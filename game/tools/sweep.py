@@ -124,9 +124,9 @@ def factor_plot(
 ) -> Path:
     """Win rates (and draws) against the factor's values, with 95 % Wilson error bars."""
     # The figure and the atomic save of the batch plots, so every PNG is made the same way.
-    from game.tools.plots import _figure, _save
+    from game.tools.plots import new_figure, save_figure
 
-    fig = _figure(width=max(6.0, 1.2 * len(values) + 3))
+    fig = new_figure(width=max(6.0, 1.2 * len(values) + 3))
     ax = fig.add_subplot()
     width = 0.6 / max(1, len(series))
     for j, (name, props) in enumerate(series.items()):
@@ -146,7 +146,7 @@ def factor_plot(
     ax.set_ylabel("share of battles (95% Wilson interval)")
     ax.set_title(f"Win rate by {name}")
     ax.legend(loc="best")
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def tick_labels(values: Sequence[str]) -> list[str]:

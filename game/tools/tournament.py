@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -313,11 +312,10 @@ def plot(t: Tournament, path: str | os.PathLike[str]) -> Path:
     """``tournament.png``: the ratings with their 95 % intervals, and the cross-table's decisive
     win rates as a heat map."""
     import numpy as np
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(11.0, 4.4), dpi=100, layout="constrained")
-    FigureCanvasAgg(fig)
+    from game.tools.plots import new_figure, save_figure
+
+    fig = new_figure(width=11.0, height=4.4)
     ax, hx = fig.subplots(1, 2, width_ratios=(1.0, 1.1))
     got = ratings(t)[::-1]
     y = np.arange(len(got))
@@ -348,17 +346,7 @@ def plot(t: Tournament, path: str | os.PathLike[str]) -> Path:
                 hx.text(j, i, f"{100 * grid[i, j]:.0f}%", ha="center", va="center", fontsize=9)
     hx.set_title("row's win rate of decisive battles against column")
     fig.colorbar(im, ax=hx, shrink=0.8)
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
-    os.close(fd)
-    try:
-        fig.savefig(tmp, format="png")
-        os.replace(tmp, out)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return out
+    return save_figure(fig, path)
 
 
 def write_outputs(t: Tournament, out_dir: str | os.PathLike[str], with_plot: bool = True) -> list[Path]:

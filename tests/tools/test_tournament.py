@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import math
+import os
 from pathlib import Path
 
 import pytest
@@ -76,6 +77,9 @@ def test_outputs_are_written(played, tmp_path):
     md = (tmp_path / "crosstable.md").read_text()
     assert "| **aggressive** |" in md and "Bradley-Terry" in md
     assert (tmp_path / "tournament.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    umask = os.umask(0)
+    os.umask(umask)
+    assert all(p.stat().st_mode & 0o777 == 0o666 & ~umask for p in written)  # not mkstemp's 0600
 
 
 def test_workers_do_not_change_the_rows(played):
