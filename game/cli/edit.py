@@ -17,15 +17,12 @@ Contract:
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import click
 
-from game.cli.params import script_options
-from game.cli.play import no_display_reason
+from game.cli.params import prepare_window, script_options
 from game.cli.render import parse_size
-from game.core.errors import SkirmishError
 
 
 @click.command("edit")
@@ -42,15 +39,7 @@ def edit(
     scenario: Path, out: Path | None, size: str, script_path: Path | None, shots: Path | None, headless: bool
 ) -> None:
     """Edit SCENARIO in a window."""
-    if headless:
-        if script_path is None:
-            raise SkirmishError("--headless needs --script FILE (nobody could edit otherwise)")
-        os.environ["SDL_VIDEODRIVER"] = "dummy"
-        os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
-    else:
-        reason = no_display_reason()
-        if reason is not None:
-            raise SkirmishError(reason.replace("to play", "to edit"))
+    prepare_window("edit", headless, script_path)
     dims = parse_size(size)
     actions = None
     if script_path is not None:
@@ -62,15 +51,7 @@ def edit(
 
     model = open_editor(scenario, out, policy_names())
     editor = Editor(model, size=dims)
-    if actions is None:
-        editor.run()
-        return
-    from game.render.script import ScriptRunner
+    from game.render.script import run_window
 
-    runner = ScriptRunner(editor, shots)
-    try:
-        runner.run(actions)
-    finally:
-        editor.close()
-    for path in runner.saved:
+    for path in run_window(editor, actions, shots):
         click.echo(f"wrote {path}")

@@ -24,7 +24,8 @@ Contract:
 - The options several subcommands share are declared once here, so their names and help agree:
   :data:`POLICY_OPTIONS` (``--policy-option``), :data:`SWAP_SIDES`, :data:`WORKERS`,
   :data:`DASK`, :data:`CHECK_INVARIANTS` (the batch commands) and :func:`script_options`
-  (``--script``/``--shots``/``--headless``: the window driven by a script, ``play`` and ``edit``).
+  (``--script``/``--shots``/``--headless``: the window driven by a script, ``play`` and ``edit``),
+  with :func:`prepare_window`, the headless-or-display check both make first.
 """
 
 from __future__ import annotations
@@ -151,6 +152,39 @@ def require_display(
         f"{command} opens a window, but there is no display here (DISPLAY and WAYLAND_DISPLAY are "
         "not set); run it on a desktop, or use 'skirmish render' for pictures"
     )
+
+
+def no_display_reason(
+    env: Mapping[str, str] | None = None, platform: str | None = None, verb: str = "play"
+) -> str | None:
+    """Why a window to ``verb`` in cannot open here (None if it can): on Linux, no X11 or Wayland
+    display and no SDL video driver chosen."""
+    if not no_display(env, platform):
+        return None
+    return (
+        "no display to open a window on (neither DISPLAY nor WAYLAND_DISPLAY is set); "
+        f"use --headless --script FILE to {verb} without one"
+    )
+
+
+def prepare_window(verb: str, headless: bool, script_path: Path | None) -> None:
+    """``--headless`` (which needs ``--script``) draws on SDL's dummy display, chosen before pygame
+    starts its video; without it, no display refuses ``verb`` at once (:func:`no_display_reason`).
+
+    Raises:
+        SkirmishError: ``--headless`` without ``--script``, or no display.
+    """
+    from game.core.errors import SkirmishError
+
+    if headless:
+        if script_path is None:
+            raise SkirmishError(f"--headless needs --script FILE (nobody could {verb} otherwise)")
+        os.environ["SDL_VIDEODRIVER"] = "dummy"
+        os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+        return
+    reason = no_display_reason(verb=verb)
+    if reason is not None:
+        raise SkirmishError(reason)
 
 
 _F = TypeVar("_F", bound=Callable[..., object])

@@ -29,25 +29,12 @@ Contract (DESIGN §4, issue 7):
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import click
 
-from game.cli.params import POLICY_OPTIONS, POLICY_OR_HUMAN, SEED, no_display, script_options
+from game.cli.params import POLICY_OPTIONS, POLICY_OR_HUMAN, SEED, prepare_window, script_options
 from game.cli.render import parse_size
-from game.core.errors import SkirmishError
-
-
-def no_display_reason(env: dict[str, str] | None = None, platform: str | None = None) -> str | None:
-    """Why a window cannot open here (None if it can): on Linux, no X11 or Wayland display and no
-    SDL video driver chosen."""
-    if not no_display(env, platform):
-        return None
-    return (
-        "no display to open a window on (neither DISPLAY nor WAYLAND_DISPLAY is set); "
-        "use --headless --script FILE to play without one"
-    )
 
 
 @click.command("play")
@@ -101,17 +88,7 @@ def play(
     """Play SCENARIO in a window."""
     from game.cli.battle import parse_policy_options
 
-    if headless:
-        if script_path is None:
-            raise SkirmishError("--headless needs --script FILE (nobody could play otherwise)")
-        # before pygame starts its video: the window code then draws on SDL's dummy display
-        os.environ["SDL_VIDEODRIVER"] = "dummy"
-        os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
-    else:
-        reason = no_display_reason()
-        if reason is not None:
-            raise SkirmishError(reason)
-
+    prepare_window("play", headless, script_path)
     dims = parse_size(size)
     policy_options = parse_policy_options(policy_option)
     actions = None
@@ -150,15 +127,7 @@ def play(
         match = Setup(ruleset=ruleset, seed=seed, controllers=controllers).build(spec)
     # The window plays the match through a game.tools.session.Session with these controllers.
     app = App(match, controllers, size=dims, save_path=save_file, policy_options=policy_options)
-    if actions is None:
-        app.run()
-        return
-    from game.render.script import ScriptRunner
+    from game.render.script import run_window
 
-    runner = ScriptRunner(app, shots)
-    try:
-        runner.run(actions)
-    finally:
-        app.close()
-    for path in runner.saved:
+    for path in run_window(app, actions, shots):
         click.echo(f"wrote {path}")

@@ -257,3 +257,17 @@ class ScriptRunner:
         app = self.app
         app.render_still()
         self.saved.append(write_png(app.screen, self.shots / f"{act.args[0]}.png"))
+
+
+def run_window(window: Any, actions: list[Action] | None, shots: str | Path | None) -> list[Path]:
+    """Show ``window`` (the game's or the editor's) until it is closed, or, given ``actions``,
+    carry them out and close it. Returns the pictures the script saved."""
+    if actions is None:
+        window.run()
+        return []
+    runner = ScriptRunner(window, shots)
+    try:
+        runner.run(actions)
+    finally:
+        window.close()
+    return runner.saved

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from game.cli.play import no_display_reason
+from game.cli.params import no_display_reason
 from game.engine.match import Match
 from game.render.script import ScriptError, ScriptRunner, parse_script
 from tests.render.conftest import REPO
