@@ -26,7 +26,7 @@ from game.render import require_pygame_ce
 from game.render.editor_input import EditInput
 from game.render.editor_model import EditModel
 from game.render.editor_state import EditState
-from game.render.window import DEFAULT_SIZE, FPS, THREAT_BUDGET_S, init_video
+from game.render.window import DEFAULT_SIZE, THREAT_BUDGET_S, init_video, main_loop
 from game.tools.session import Setup
 
 #: Overlays on when the editor opens: what a designer weighs (cover, arcs, grid).
@@ -143,12 +143,7 @@ class Editor:
 
     def run(self) -> None:
         """Show the window until it is closed."""
-        clock = self.pygame.time.Clock()
-        while self.running:
-            self.tick(self.pygame.event.get())
-            self.pygame.display.flip()
-            clock.tick(FPS)
-        self.close()
+        main_loop(self)
 
     def close(self) -> None:
         self.renderer.close()

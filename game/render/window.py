@@ -50,6 +50,18 @@ def init_video(pygame: Any) -> None:
         pygame.font.init()
 
 
+def main_loop(window: Any) -> None:
+    """Tick ``window`` (a game, replay or editor window) at :data:`FPS` with pygame's events until
+    it stops running, then close it."""
+    pg = window.pygame
+    clock = pg.time.Clock()
+    while window.running:
+        window.tick(pg.event.get())
+        pg.display.flip()
+        clock.tick(FPS)
+    window.close()
+
+
 class App:
     """A window playing one match.
 
@@ -185,13 +197,7 @@ class App:
 
     def run(self) -> None:
         """Show the window until it is closed."""
-        pg = self.pygame
-        clock = pg.time.Clock()
-        while self.running:
-            self.tick(pg.event.get())
-            pg.display.flip()
-            clock.tick(FPS)
-        self.close()
+        main_loop(self)
 
     def close(self) -> None:
         """Stop the renderer's background work and close the match's world."""
@@ -369,11 +375,10 @@ class ReplayWindow:
 
     def run(self) -> None:
         """Loop until the window is closed."""
-        clock = self.pygame.time.Clock()
-        while self.running:
-            self.tick(self.pygame.event.get())
-            self.pygame.display.flip()
-            clock.tick(FPS)
+        main_loop(self)
+
+    def close(self) -> None:
+        """Stop the renderer's background work and close the replayed match."""
         self.renderer.close()
         self.builder.session.close()
 
