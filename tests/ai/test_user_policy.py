@@ -19,7 +19,7 @@ import pytest
 from game.ai import PolicyOptionError, check_policy, get_policy, takes_options
 from game.ai.errors import PolicyFailed, PolicyLoadError
 from game.ai.loader import UserPolicy, load_target
-from game.cli import main
+from tests.cli_capture import run
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "policies" / "closest_first.py"
@@ -54,15 +54,6 @@ def write(folder: Path, name: str, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(textwrap.dedent(text))
     return path
-
-
-def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as e:
-        main(args)
-        raise SystemExit(0)
-    out = capsys.readouterr()
-    code = e.value.code
-    return (code if isinstance(code, int) else 1), out.out, out.err
 
 
 def rows(path: Path) -> list[dict[str, str]]:

@@ -7,19 +7,8 @@ import os
 
 import pytest
 
-from game.cli import main
 from tests.batch.conftest import DUEL
-
-
-def run(argv, capsys):
-    """Run the CLI as the console script does; return (exit status, stdout, stderr)."""
-    try:
-        main(argv)
-        code = 0
-    except SystemExit as e:
-        code = int(e.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
+from tests.cli_capture import run
 
 
 def test_battle_writes_csv_plots_logs_and_a_summary(tmp_path, capsys):

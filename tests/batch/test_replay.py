@@ -7,10 +7,10 @@ import sys
 
 import pytest
 
-from game.cli import main
 from game.tools.batch import plan, run_battle
 from game.tools.replay import ReplayError, load, verify
 from tests.batch.conftest import DUEL
+from tests.cli_capture import run
 
 
 @pytest.fixture(scope="module")
@@ -32,16 +32,6 @@ def _write(tmp_path, lines):
     p = tmp_path / "tampered.jsonl"
     p.write_text("".join(line + "\n" for line in lines))
     return p
-
-
-def run(argv, capsys):
-    try:
-        main(argv)
-        code = 0
-    except SystemExit as e:
-        code = int(e.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_untouched_log_verifies(log, capsys):

@@ -13,23 +13,12 @@ from pathlib import Path
 import click
 import pytest
 
-from game.cli import main
 from game.cli.params import SEED, picture_format, require_display
 from game.core.errors import Problem, ScenarioError
+from tests.cli_capture import run
 
 REPO = Path(__file__).resolve().parents[2]
 DUEL = str(REPO / "scenarios" / "duel.yaml")
-
-
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    """Run the CLI as the console script does; (exit status, stdout, stderr)."""
-    try:
-        main(argv)
-        code = 0
-    except SystemExit as e:
-        code = int(e.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def one_line(err: str) -> str:

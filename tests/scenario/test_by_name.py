@@ -7,23 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from game.cli import main
 from game.core.errors import ScenarioError
 from game.core.shipped import ASSETS_DIR, PROFILES_PATH, SCENARIOS_DIR, shipped_scenarios
 from game.scenario import DEFAULT_PROFILES_PATH, load_scenario
 from game.scenario.locate import find_scenario, resolve_scenario, sha256_of
+from tests.cli_capture import run
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    try:
-        main(argv)
-        code = 0
-    except SystemExit as e:
-        code = int(e.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_the_shipped_folders_are_the_repository_top_level_ones() -> None:

@@ -6,21 +6,8 @@ import json
 import shutil
 from pathlib import Path
 
-import pytest
-
-from game.cli import main
+from tests.cli_capture import run
 from tests.scenario.test_tiled import TMJ, TMX, small_map
-
-
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    """Run the CLI as the console script does; (exit status, stdout, stderr)."""
-    try:
-        main(argv)
-        code = 0
-    except SystemExit as e:
-        code = int(e.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_import_writes_a_scenario_check_accepts(tmp_path: Path, capsys, monkeypatch) -> None:

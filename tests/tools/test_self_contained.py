@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from game.cli import main
 from game.core.shipped import PROFILES_PATH, SCENARIOS_DIR
 from game.scenario import load_scenario
 from game.scenario.embed import FIELDS, EmbeddedMismatch, embedded, profiles_digest, profiles_used, rebuild
 from game.tools.batch import plan, run_battle
 from game.tools.replay import ReplayError, explain, load, verify
+from tests.cli_capture import run
 from tests.tools.aged import age_log
 
 
@@ -26,16 +26,6 @@ def _edit_rounds(scenario: Path) -> None:
     edited = re.sub(r"^rounds: \d+$", "rounds: 3", text, count=1, flags=re.M)
     assert edited != text
     scenario.write_text(edited)
-
-
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    try:
-        main(argv)
-        code = 0
-    except SystemExit as e:
-        code = int(e.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture

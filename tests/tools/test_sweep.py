@@ -7,25 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from game.cli import main
 from game.tools import batch
 from game.tools import sweep as sw
 from game.tools.stats import wilson
+from tests.cli_capture import run
 
 ROOT = Path(__file__).resolve().parents[2]
 DUEL = str(ROOT / "scenarios" / "duel.yaml")
 STREET = str(ROOT / "scenarios" / "street.yaml")
 PNG = b"\x89PNG\r\n\x1a\n"
-
-
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    try:
-        main(argv)
-        code = 0
-    except SystemExit as e:
-        code = int(e.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def _rows(path: Path) -> list[dict[str, str]]:
