@@ -56,6 +56,23 @@ def write(folder: Path, name: str, text: str) -> Path:
     return path
 
 
+def run_package(
+    here: Path,
+    package: str,
+    argv: list[str],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> tuple[int, str, str]:
+    """``run(argv)`` with ``here`` on the import path, forgetting ``package``'s modules afterwards
+    (the next test writes another package of its own)."""
+    monkeypatch.syspath_prepend(str(here))
+    try:
+        return run(argv, capsys)
+    finally:
+        for name in [m for m in sys.modules if m.startswith(package)]:
+            del sys.modules[name]
+
+
 def rows(path: Path) -> list[dict[str, str]]:
     with path.open(newline="") as f:
         return list(csv.DictReader(f))
@@ -81,25 +98,9 @@ def test_a_file_policy_plays_logs_its_spec_and_replays_without_the_file(here, ca
 def test_a_module_policy_plays(here, capsys, monkeypatch):
     write(here, "upkg_mod/__init__.py", "")
     shutil.copy(EXAMPLE, here / "upkg_mod" / "tactics.py")
-    monkeypatch.syspath_prepend(str(here))
-    try:
-        code, _, err = run(
-            [
-                "battle",
-                "duel",
-                "-n",
-                "1",
-                "--blue",
-                "upkg_mod.tactics:closest_first",
-                "--red",
-                "random",
-                *QUIET,
-            ],
-            capsys,
-        )
-    finally:
-        for name in [m for m in sys.modules if m.startswith("upkg_mod")]:
-            del sys.modules[name]
+    blue = "upkg_mod.tactics:closest_first"
+    argv = ["battle", "duel", "-n", "1", "--blue", blue, "--red", "random", *QUIET]
+    code, _, err = run_package(here, "upkg_mod", argv, capsys, monkeypatch)
     assert code == 0, err
     blue = [r for r in rows(here / "out" / "battles.csv") if r["side"] == "blue"]
     assert blue[0]["policy"] == "upkg_mod.tactics:closest_first"
@@ -108,12 +109,8 @@ def test_a_module_policy_plays(here, capsys, monkeypatch):
 def test_a_module_policy_that_fails_to_import_names_its_file_and_line(here, capsys, monkeypatch):
     write(here, "upkg_bad/__init__.py", "")
     write(here, "upkg_bad/broken.py", "import json\n\nTABLE = json.loads('{')\n")
-    monkeypatch.syspath_prepend(str(here))
-    try:
-        code, _, err = run(["battle", "duel", "-n", "1", "--red", "upkg_bad.broken:policy", *QUIET], capsys)
-    finally:
-        for name in [m for m in sys.modules if m.startswith("upkg_bad")]:
-            del sys.modules[name]
+    argv = ["battle", "duel", "-n", "1", "--red", "upkg_bad.broken:policy", *QUIET]
+    code, _, err = run_package(here, "upkg_bad", argv, capsys, monkeypatch)
     assert code == 2 and "Traceback" not in err
     assert f"upkg_bad{os.sep}broken.py:3: JSONDecodeError" in err  # not json's own frames
 
@@ -121,12 +118,8 @@ def test_a_module_policy_that_fails_to_import_names_its_file_and_line(here, caps
 def test_an_error_in_a_parent_package_is_located_too(here, capsys, monkeypatch):
     write(here, "upkg_par/__init__.py", "\nraise RuntimeError('half installed')\n")
     write(here, "upkg_par/sub.py", "def policy(view, decision, rng):\n    pass\n")
-    monkeypatch.syspath_prepend(str(here))
-    try:
-        code, _, err = run(["battle", "duel", "-n", "1", "--red", "upkg_par.sub:policy", *QUIET], capsys)
-    finally:
-        for name in [m for m in sys.modules if m.startswith("upkg_par")]:
-            del sys.modules[name]
+    argv = ["battle", "duel", "-n", "1", "--red", "upkg_par.sub:policy", *QUIET]
+    code, _, err = run_package(here, "upkg_par", argv, capsys, monkeypatch)
     assert code == 2 and "Traceback" not in err
     assert f"upkg_par{os.sep}__init__.py:2: RuntimeError: half installed" in err
 
