@@ -9,15 +9,22 @@ export SDL_AUDIODRIVER ?= dummy
 export MPLBACKEND ?= Agg
 export PYGAME_HIDE_SUPPORT_PROMPT = 1
 
-.PHONY: demo test test-all lint typecheck contracts check bench soak soak-ci clean venv fairness warmup
+.PHONY: lock demo test test-all lint typecheck contracts check bench soak soak-ci clean venv fairness warmup
 
 venv: $(STAMP)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml requirements.lock
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev,distributed,rl]'
+	$(BIN)/python -m pip install --quiet -c requirements.lock -e '.[dev,distributed,rl]'
 	touch $(STAMP)
+
+## Rewrite requirements.lock from the venv (after changing a dependency in pyproject.toml).
+lock:
+	$(BIN)/python -m pip install --quiet -e '.[dev,distributed,rl]'
+	{ echo "# requirements.lock: the exact versions CI and 'make venv' install (pip's constraints file)."; \
+	  echo "# Regenerate after changing a dependency: make lock"; \
+	  $(BIN)/python -m pip freeze --exclude-editable | grep -v '^skirmish'; } > requirements.lock
 
 ## Compile the geometry and path kernels (once per installation; says so when it does).
 warmup: $(STAMP)

@@ -6,6 +6,11 @@ Contract:
   event (purpose, unit, dice, faces), so a log replays byte for byte.
 - Exact distributions are plain numpy arrays indexed by total (``pmf[k]`` =
   P(total == k)), built by convolution; no sampling anywhere in odds code.
+- Odds are logged, so they must come out the same to the last bit on every machine:
+  convolutions and dot products go through :func:`convolve` and :func:`dot`, never
+  ``np.convolve``/``np.dot``/``@`` (those sum through the CPU's BLAS kernel, whose order of
+  additions differs between CPUs), and integer powers as running products (numpy's vector
+  ``power`` differs between CPUs too).
   Family-specific distributions live in sibling modules (``game.dice.gurps``,
   ``game.dice.pools``, ``game.dice.cortex``, ``game.dice.aff``,
   ``game.dice.aims``).
@@ -13,6 +18,7 @@ Contract:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
@@ -20,6 +26,26 @@ from typing import Any
 import numpy as np
 
 RollLogger = Callable[[dict[str, Any]], None]
+
+
+def convolve(a: Any, b: Any) -> np.ndarray:
+    """``np.convolve(a, b)`` with the same last bits on every machine.
+
+    Each output is summed in index order of ``a`` from elementwise products (elementwise numpy
+    arithmetic rounds every operation on its own, whatever the CPU).
+    """
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    out = np.zeros(len(a) + len(b) - 1)
+    n = len(b)
+    for i, ai in enumerate(a.tolist()):
+        out[i : i + n] += ai * b
+    return out
+
+
+def dot(a: Any, b: Any) -> float:
+    """The dot product of two vectors, correctly rounded (``math.fsum``): the same on every CPU."""
+    return math.fsum((np.asarray(a, dtype=float) * np.asarray(b, dtype=float)).tolist())
 
 
 @lru_cache(maxsize=256)
@@ -38,9 +64,16 @@ def sum_pmf(n: int, sides: int) -> np.ndarray:
     """Exact distribution of the total of ``n`` dice with ``sides`` faces (index = total)."""
     if n < 0:
         raise ValueError(f"cannot roll {n} dice")
-    out = np.array([1.0])
+    # Counts of ways in exact integers, then one correctly rounded division each: P(total == k)
+    # is the float nearest to ways / sides**n.
+    ways = [1]
     for _ in range(n):
-        out = np.convolve(out, die_pmf(sides))
+        nxt = [0] * (len(ways) + sides)
+        for i, w in enumerate(ways):
+            for face in range(1, sides + 1):
+                nxt[i + face] += w
+        ways = nxt
+    out = np.array([w / sides**n for w in ways], dtype=float)
     out.setflags(write=False)
     return out
 
@@ -49,7 +82,7 @@ def convolve_all(pmfs: list[np.ndarray]) -> np.ndarray:
     """Distribution of the sum of independent totals given by ``pmfs``."""
     out = np.array([1.0])
     for p in pmfs:
-        out = np.convolve(out, p)
+        out = convolve(out, p)
     return out
 
 

@@ -23,7 +23,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from game.dice import sum_pmf
+from game.dice import convolve, dot, sum_pmf
 
 #: Columns of a track: rolls 1..6 and "7+".
 TRACK_LEN = 7
@@ -99,7 +99,7 @@ def damage_pmf(
     """Exact distribution of damage = max(0, weapon result - protection result) (index = damage)."""
     w = track_pmf(weapon, weapon_bonus)
     p = track_pmf(protection, protection_bonus)
-    diff = np.convolve(w, p[::-1])  # index i <-> difference i - (len(p) - 1)
+    diff = convolve(w, p[::-1])  # index i <-> difference i - (len(p) - 1)
     zero = len(p) - 1
     out = diff[zero:].copy()
     out[0] += float(diff[:zero].sum())
@@ -119,14 +119,14 @@ def expected_damage(
 ) -> float:
     """E[damage] of a hit, with damage floored at zero."""
     pmf = damage_pmf(weapon, protection, weapon_bonus, protection_bonus)
-    return float(np.dot(np.arange(len(pmf)), pmf))
+    return dot(np.arange(len(pmf)), pmf)
 
 
 @lru_cache(maxsize=1)
 def _diff_2d6() -> np.ndarray:
     """Distribution of 2d6 - 2d6 (index i <-> difference i - 12)."""
     two = sum_pmf(2, 6)
-    out = np.convolve(two, two[::-1])
+    out = convolve(two, two[::-1])
     out.setflags(write=False)
     return out
 

@@ -36,6 +36,8 @@ from math import comb
 
 import numpy as np
 
+from game.dice import dot
+
 #: Aim die sizes the rules support (the text's example shows a 10, so d10 is the least).
 AIM_DIE_SIZES: tuple[int, ...] = (10, 12)
 
@@ -123,8 +125,17 @@ def land_odds(
     pa = (n_arm - taken[:, 1]) / s
     pm = np.maximum(1.0 - ph - pa, 0.0)
     hs, as_, coef = _multinomial(k)
-    terms = ph[:, None] ** hs * pa[:, None] ** as_ * pm[:, None] ** (k - hs - as_)
-    joint = coef * (q @ terms)  # one entry per (h, a) with h + a <= k
+
+    # Powers as running products (``multiply.accumulate`` multiplies in order) and the matrix
+    # product as correctly rounded sums: these odds are logged, and numpy's vector power and
+    # BLAS differ in the last bit between CPUs.
+    def powers(x: np.ndarray) -> np.ndarray:
+        table = np.ones((len(x), k + 1))
+        table[:, 1:] = x[:, None]
+        return np.multiply.accumulate(table, axis=1)
+
+    terms = powers(ph)[:, hs] * powers(pa)[:, as_] * powers(pm)[:, k - hs - as_]
+    joint = coef * np.array([dot(q, col) for col in terms.T])  # one per (h, a) with h + a <= k
     total = hs + as_
     land = np.bincount(total, weights=joint, minlength=k + 1)
     # Hits that reach a memory: all landed dice if piercing, else those off the armoured aims.
@@ -134,14 +145,14 @@ def land_odds(
         if reach[n] > 0.0:
             dmg[: n + 1] += reach[n] * memory_damage(n, replaceable, block_memories, blocks, piercing)
     p_land = float(land[1:].sum())
-    exp = float(np.dot(np.arange(k + 1), dmg))
+    exp = dot(np.arange(k + 1), dmg)
     return AimOdds(
         p_land=p_land,
         land_pmf=tuple(land.tolist()),
         p_hurt=float(dmg[1:].sum()),
         damage_pmf=tuple(dmg.tolist()),
         expected_damage=exp / p_land if p_land > 0 else 0.0,
-        p_per_die=float(np.dot(q, ph + pa)),
+        p_per_die=dot(q, ph + pa),
     )
 
 

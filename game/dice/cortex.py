@@ -23,7 +23,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from game.dice import convolve_all, die_pmf
+from game.dice import convolve, convolve_all, die_pmf, dot
 
 #: Die sizes of the first six steps (step 1 = d2 ... step 6 = d12).
 LADDER: tuple[int, ...] = (2, 4, 6, 8, 10, 12)
@@ -134,7 +134,7 @@ def margin_pmf(attack: Pool, defence: Pool, constant: int = 0) -> tuple[np.ndarr
     """
     a = pool_pmf(attack)
     d = pool_pmf(defence)
-    pmf = np.convolve(a, d[::-1])
+    pmf = convolve(a, d[::-1])
     low = -(len(d) - 1) - constant
     pmf.setflags(write=False)
     return pmf, low
@@ -243,8 +243,8 @@ def lowest_value_pmf(pools: tuple[Pool, ...], index: int) -> np.ndarray:
         # Distribution of how many other pools tie at v, given all others are >= v.
         ties = np.array([1.0])
         for p in others:
-            ties = np.convolve(ties, np.array([float(p[v + 1 :].sum()), float(p[v])]))
-        out[v] = float(own[v]) * float(np.dot(ties, 1.0 / np.arange(1, len(ties) + 1)))
+            ties = convolve(ties, np.array([float(p[v + 1 :].sum()), float(p[v])]))
+        out[v] = float(own[v]) * dot(ties, 1.0 / np.arange(1, len(ties) + 1))
     out.setflags(write=False)
     return out
 
