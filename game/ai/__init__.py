@@ -49,12 +49,12 @@ _REGISTRY: dict[str, str] = {
     "random": "game.ai.random_policy:random_policy",
     "aggressive": "game.ai.aggressive:aggressive_policy",
     "cautious": "game.ai.cautious:cautious_policy",
-    "planner": "game.ai.planner:planner_policy",
+    "planner": "game.ai.planner.onestep:planner_policy",
 }
 
 #: Policies that take options: name -> ``"module:function"`` of the factory ``(**options) -> Policy``.
 _FACTORIES: dict[str, str] = {
-    "planner": "game.ai.planner:make_planner",
+    "planner": "game.ai.planner.onestep:make_planner",
 }
 
 

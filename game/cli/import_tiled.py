@@ -5,7 +5,7 @@ Contract (docs/tiled.md):
 - Reads a Tiled map (``.tmj``, ``.tmx`` or a ``.json`` map; a shipped map by its file name,
   ``crossroads.tmj``), converts it (:mod:`game.scenario.tiled`) and checks the result as
   ``skirmish check`` would (profiles, policies, placement). Only a map that passes is written,
-  as commented YAML (:mod:`game.scenario.tiled_yaml`) that ``skirmish check`` accepts; it prints
+  as commented YAML (:mod:`game.scenario.tiled.to_yaml`) that ``skirmish check`` accepts; it prints
   ``wrote OUT (n units, m obstacles, ruleset r)`` on stderr.
 - ``--out`` defaults to the map's name with ``.yaml`` in the working directory; ``--out -``
   prints the YAML on stdout. An existing file is not replaced without ``--force`` (exit 2, one
@@ -31,7 +31,7 @@ from game.rules import RULESET_NAMES
 from game.scenario import load_scenario_text
 from game.scenario.locate import resolve_scenario
 from game.scenario.tiled import MAP_SUFFIXES, convert, is_tiled, read_kind
-from game.scenario.tiled_yaml import scenario_yaml
+from game.scenario.tiled.to_yaml import scenario_yaml
 
 #: Exit status for invalid input (DESIGN §4).
 EXIT_INVALID = 2

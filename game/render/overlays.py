@@ -193,7 +193,7 @@ def draw_path(
 def draw_considered(
     surface: pygame.Surface, text: Text, camera: Camera, origin: tuple[int, int], considered: Any
 ) -> None:
-    """The planner's last decision (:class:`game.ai.planner_trace.Considered`): each weighed plan
+    """The planner's last decision (:class:`game.ai.planner.trace.Considered`): each weighed plan
     that goes to a point as a numbered ring there (1 = chosen), and the ranked list with values
     from ``origin`` (screen pixels) down."""
     x0, y = origin

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 import pygame
 
-from game.ai import planner_trace
+from game.ai.planner import trace as planner_trace
 from game.engine.view import MatchView
 from game.render import colors
 from game.render.camera import Camera

@@ -15,15 +15,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from game.ai import get_policy, planner, planner_trace
-from game.ai.planner import Planner, PlannerOptions, make_planner, planner_policy
+from game.ai import get_policy
+from game.ai.planner import onestep as planner
+from game.ai.planner import trace as planner_trace
+from game.ai.planner.onestep import Planner, PlannerOptions, make_planner, planner_policy
 from game.rules import RULESET_NAMES
 from game.tools.batch import load_spec, plan, run_batch, run_battle
 from game.tools.session import Session, Setup
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = sorted(p for p in (ROOT / "scenarios").glob("*.yaml") if p.stem != "profiles")
-PLANNER_MODULES = sorted((ROOT / "game" / "ai").glob("planner*.py"))
+PLANNER_MODULES = sorted((ROOT / "game" / "ai" / "planner").glob("*.py"))
 
 
 def test_registered_as_planner():
@@ -208,7 +210,7 @@ def test_friends_out_of_range_need_no_sight_lookup():
     range estimate; the others would count nothing, so the scores equal those of the full matrix."""
     import dataclasses
 
-    from game.ai import planner_eval as ev
+    from game.ai.planner import evaluate as ev
 
     spec = load_spec(str(ROOT / "scenarios" / "village-battle.yaml"), "ap-pool")
     with Session.start(spec, Setup(ruleset="ap-pool", seed=1), {"red": "cautious", "blue": "cautious"}) as s:

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from game.ai import planner as pl
-from game.ai import planner_eval as ev
-from game.ai import planner_react as pr
 from game.ai import reactions
 from game.ai import tactics as t
-from game.ai.planner_log import log_facts
+from game.ai.planner import evaluate as ev
+from game.ai.planner import onestep as pl
+from game.ai.planner import react as pr
+from game.ai.planner.facts import log_facts
 from game.core.commands import Maneuver
 from game.tools.batch import load_spec
 from game.tools.session import HUMAN, Session, Setup
@@ -72,7 +72,7 @@ def test_a_defence_is_worth_the_hit_it_stops_less_its_ap():
 
 
 def test_a_defence_stops_the_worth_of_the_attackers_hit():
-    """A hit is worth :func:`planner_eval.loss` of the attacker's kind's hit share at the unit's
+    """A hit is worth :func:`game.ai.planner.evaluate.loss` of the attacker's kind's hit share at the unit's
     health; an unknown attacker hits for the default share."""
     with _session("skirmish-5v5", "ap-pool", {"red": "cautious", "blue": "cautious"}) as s:
         s.play(steps=30)

@@ -31,7 +31,7 @@ def test_overlay_is_offered_and_off_by_default():
 
 
 def test_overlay_draws_the_last_decision(pg):
-    from game.ai import planner_trace
+    from game.ai.planner import trace as planner_trace
     from game.render.png import draw_frame
     from game.render.renderer import Renderer, snapshot
     from game.render.ui import UiState

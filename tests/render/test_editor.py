@@ -10,7 +10,7 @@ import time
 import numpy as np
 import pytest
 
-from game.render.editor_model import EditModel, EditRefused
+from game.render.editor.model import EditModel, EditRefused
 from game.render.script import ScriptRunner, parse_script
 from game.scenario import load_scenario
 from tests.render.conftest import REPO

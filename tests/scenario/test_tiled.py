@@ -20,7 +20,7 @@ from game.core.files import LIMITS
 from game.scenario import load_scenario, load_scenario_text
 from game.scenario.embed import embedded, rebuild
 from game.scenario.tiled import ELLIPSE_POINTS, convert, is_tiled
-from game.scenario.tiled_yaml import scenario_yaml
+from game.scenario.tiled.to_yaml import scenario_yaml
 
 REPO = Path(__file__).resolve().parents[2]
 MAPS = REPO / "scenarios" / "maps"

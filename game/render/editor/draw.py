@@ -19,8 +19,8 @@ import pygame
 from game.engine.view import MatchView
 from game.render import colors
 from game.render.camera import Camera
-from game.render.editor_model import EditModel, number, unit_at
-from game.render.editor_state import CTRL_KEYS, EDIT_KEYS, EditState, facing_handle
+from game.render.editor.model import EditModel, number, unit_at
+from game.render.editor.state import CTRL_KEYS, EDIT_KEYS, EditState, facing_handle
 from game.render.text import Text
 
 Point = tuple[float, float]

@@ -16,7 +16,7 @@ Contract:
   each enemy read from the decision's attack options (``pot``: chance to hurt a fully visible
   target at the typical range, ``share``: health share of a hit), and, for every unit whose odds
   no option shows (the enemies always: a policy never sees their options), the evidence of the
-  battle so far (:mod:`game.ai.planner_log`): how often that unit's profile hurt with shots and
+  battle so far (:mod:`game.ai.planner.facts`): how often that unit's profile hurt with shots and
   with blows in contact, and how badly, shrunk towards its side's record and a prior. Odds fall
   with distance as ``1 / (1 + gap / F)`` with F fitted to the battle's shots, and in proportion
   to the fraction of the target in sight. :func:`board` builds it once per decision.
@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from game.ai import tactics as t
-from game.ai.planner_log import log_facts
+from game.ai.planner.facts import log_facts
 from game.core.commands import Decision, Option
 
 #: Worth of a unit being in action beyond its health fraction (a unit out of action stops fighting).
@@ -141,7 +141,7 @@ def kill_chance(view: Any, opt: Option) -> float:
 
 def kind_share(view: Any, who: str) -> float:
     """The health share a hurting attack of ``who``'s kind (side and profile) takes: the log's
-    record, shrunk towards its side's and a prior (:meth:`~game.ai.planner_log.LogFacts.share`)."""
+    record, shrunk towards its side's and a prior (:meth:`~game.ai.planner.facts.LogFacts.share`)."""
     facts = log_facts(view)
     return facts.share(
         facts.side_of.get(who, ""),

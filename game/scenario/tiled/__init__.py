@@ -46,7 +46,7 @@ from typing import Any
 import shapely
 
 from game.core.errors import Problem, ScenarioError
-from game.scenario.tiled_tmx import TmxError, tmx_to_json
+from game.scenario.tiled.tmx import TmxError, tmx_to_json
 from game.scenario.yaml_source import KeyPath, YamlDoc
 
 #: File suffixes always read as Tiled maps; ``.json`` is one when its ``type`` is ``map``.
@@ -174,7 +174,7 @@ def read_kind(path: str | os.PathLike[str]) -> str:
 
 
 def _line(holder: dict[str, Any], default: int = 0) -> int:
-    """The TMX line :mod:`~game.scenario.tiled_tmx` recorded (a JSON map has none: any it writes
+    """The TMX line :mod:`~game.scenario.tiled.tmx` recorded (a JSON map has none: any it writes
     is not ours)."""
     value = holder.get("_line")
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else default

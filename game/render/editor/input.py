@@ -3,7 +3,7 @@
 Contract: :class:`EditInput` turns each event into at most one edit (through the model's
 methods, so each is one undo step) or a change of the :class:`EditState` and the camera; a
 refused edit leaves its reason on the message line; the keys are those of
-:data:`~game.render.editor_state.EDIT_KEYS` and :data:`~game.render.editor_state.CTRL_KEYS`. A drag is
+:data:`~game.render.editor.state.EDIT_KEYS` and :data:`~game.render.editor.state.CTRL_KEYS`. A drag is
 shown while it lasts (:attr:`EditState.drag`) and becomes one edit when the button is released;
 a left press and release without moving is a click (select, or place in a placing mode).
 """
@@ -17,8 +17,8 @@ import pygame
 
 from game.core.errors import SkirmishError
 from game.render.camera import Camera
-from game.render.editor_model import HEIGHT_STEP, POSTURES, EditModel, number, unit_at
-from game.render.editor_state import CTRL_KEYS, EDIT_KEYS, Drag, EditState, facing_handle, point_in_polygon
+from game.render.editor.model import HEIGHT_STEP, POSTURES, EditModel, number, unit_at
+from game.render.editor.state import CTRL_KEYS, EDIT_KEYS, Drag, EditState, facing_handle, point_in_polygon
 from game.render.ui import UiState
 
 Point = tuple[float, float]

@@ -2,7 +2,7 @@
 
 Contract (no pygame): :class:`EditState` is the editor's selection, mode, drawing in progress
 and drag; :data:`EDIT_KEYS` / :data:`CTRL_KEYS` are the key table (pygame key name -> action,
-help text) that :mod:`game.render.editor_input` acts on and :mod:`game.render.editor_draw`
+help text) that :mod:`game.render.editor.input` acts on and :mod:`game.render.editor.draw`
 lists; :func:`facing_handle` and :func:`point_in_polygon` are the table geometry both use.
 """
 
@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from game.render.editor_model import HEIGHT_STEP, number, unit_at
+from game.render.editor.model import HEIGHT_STEP, number, unit_at
 
 Point = tuple[float, float]
 

@@ -9,14 +9,14 @@ command's ``drop`` flag).
 
 - ``defence``: each option is scored in the evaluator's worth: its exact ``p_success`` times the
   worth one hit of the attacker takes (:func:`hit_worth`: the attacker's kind's hit share from the
-  log, :func:`game.ai.planner_eval.loss` at the unit's health), less what it spends, priced as the
+  log, :func:`game.ai.planner.evaluate.loss` at the unit's health), less what it spends, priced as the
   shared policy prices it (:data:`game.ai.reactions.AP_COST` an AP,
   :data:`~game.ai.reactions.FORFEIT_COST` a forfeited action), less a once-per-turn bonus it uses
   up (:func:`~game.ai.reactions.spent_bonus_cost`, at the same worth of a hit). A drop adds the
   position value lying prone changes where it stands, less one action of its turn to get up
   (:func:`action_worth`: its best attack from where it stands); a retreat adds
   :data:`POINT_WEIGHT` × the position value its best legal point adds
-  (:func:`game.ai.planner.position_value` over samples of the region). Ties go to the least
+  (:func:`game.ai.planner.onestep.position_value` over samples of the region). Ties go to the least
   ``detail["expected_damage"]``.
 - ``dodge_move`` / ``follow``: the legal point of the region with the best position value, if it
   beats staying by :data:`MOVE_GAIN`.
@@ -32,14 +32,14 @@ from typing import Any
 
 import numpy as np
 
-from game.ai import planner_eval as ev
-from game.ai import planner_trace as trace
 from game.ai import reactions
 from game.ai import tactics as t
-from game.ai.planner_log import log_facts
+from game.ai.planner import evaluate as ev
+from game.ai.planner import trace
+from game.ai.planner.facts import log_facts
 from game.core.commands import Decision, Option
 
-#: Position-value weights (as the turn planner's, see game.ai.planner).
+#: Position-value weights (as the turn planner's, see game.ai.planner.onestep).
 OFFENCE = 0.6
 APPROACH = 0.15
 #: A retreat point's position value counts this much in a defence's score (a point is secondary
@@ -155,8 +155,8 @@ def _defend(view: Any, decision: Decision, rng: np.random.Generator) -> tuple[An
 
 
 def hit_worth(view: Any, uid: str, attacker: Any) -> float:
-    """Worth ``uid`` loses to one hit of ``attacker``: :func:`game.ai.planner_eval.loss` at its
-    health of its kind's hit share (:func:`~game.ai.planner_eval.kind_share`; the default share for
+    """Worth ``uid`` loses to one hit of ``attacker``: :func:`game.ai.planner.evaluate.loss` at its
+    health of its kind's hit share (:func:`~game.ai.planner.evaluate.kind_share`; the default share for
     an attacker the log does not name)."""
     known = isinstance(attacker, str) and attacker in log_facts(view).side_of
     share = ev.kind_share(view, attacker) if known else ev.DEFAULT_SHARE

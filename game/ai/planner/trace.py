@@ -21,7 +21,7 @@ KEEP = 8
 
 @dataclass(frozen=True)
 class Candidate:
-    """One plan the planner weighed: what it starts with and its value (worth, see planner_eval)."""
+    """One plan the planner weighed: what it starts with and its value (worth: planner.evaluate)."""
 
     label: str
     value: float

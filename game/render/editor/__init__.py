@@ -1,10 +1,10 @@
 """The scenario editor window: ``skirmish edit SCENARIO``.
 
-Contract: :class:`Editor` shows an :class:`~game.render.editor_model.EditModel` through the play
+Contract: :class:`Editor` shows an :class:`~game.render.editor.model.EditModel` through the play
 window's :class:`~game.render.renderer.Renderer`: after every edit the match is rebuilt from the
 edited data (checker, then :class:`~game.tools.session.Setup`; a few milliseconds on the 5v5
 map), so the map, the sight fans and the cover figures are the engine's own, live. Units and
-obstacles with problems are left out of that match and drawn by :mod:`game.render.editor_draw`
+obstacles with problems are left out of that match and drawn by :mod:`game.render.editor.draw`
 with their problems; when even the rest cannot be built (a map or side problem) the last good
 match stays on screen, marked stale. Nothing is played: no AI moves and no command is given.
 :meth:`Editor.tick` is one frame (events in, rebuild if the model changed, one drawing), driven
@@ -23,9 +23,9 @@ from game.core.errors import SkirmishError
 from game.engine.match import Match
 from game.engine.view import MatchView
 from game.render import require_pygame_ce
-from game.render.editor_input import EditInput
-from game.render.editor_model import EditModel
-from game.render.editor_state import EditState
+from game.render.editor.input import EditInput
+from game.render.editor.model import EditModel
+from game.render.editor.state import EditState
 from game.render.window import DEFAULT_SIZE, THREAT_BUDGET_S, init_video, main_loop
 from game.tools.session import Setup
 
@@ -121,7 +121,7 @@ class Editor:
 
     def draw(self, threat_budget: float | None) -> None:
         """One picture: the play window's map of the rebuilt match, then the editor's marks and panel."""
-        from game.render.editor_draw import draw_map, draw_panel
+        from game.render.editor.draw import draw_map, draw_panel
 
         pg = self.pygame
         alive = {u.id for u in self.view.units()}

@@ -6,14 +6,14 @@ reads only the view and the decision, draws only from ``rng``, keeps nothing bet
 that play depends on (every fact it uses is read from the view or the log), and names no
 ruleset: it reads the odds every option carries. On its own turn it
 
-1. builds a :class:`~game.ai.planner_eval.Board` and samples candidate points (the spot it stands
+1. builds a :class:`~game.ai.planner.evaluate.Board` and samples candidate points (the spot it stands
    on, ``budget`` uniform samples of the move region, points on the way to the enemy worth
    approaching most, a few samples of the step region);
-2. scores every point at once with :func:`~game.ai.planner_eval.score_points` (one exact cover
+2. scores every point at once with :func:`~game.ai.planner.evaluate.score_points` (one exact cover
    kernel call): the position value ``PV = OFFENCE × offence − incoming + APPROACH × approach``,
    where *incoming* is the worth its side expects to lose to the enemies' best replies;
 3. values each plan that starts with a legal command: an **attack** by its exact expected gain
-   (:func:`~game.ai.planner_eval.attack_gain`), the relief of the enemy's reply if it goes down,
+   (:func:`~game.ai.planner.evaluate.attack_gain`), the relief of the enemy's reply if it goes down,
    and the best continuation with the AP left (stay, or move to the best point in reach, or
    another attack); a **move** to a point by its PV plus an attack from there if the AP left pay
    for one (the odds from there estimated, :data:`ATTACK_DISCOUNT`); a **posture** change by the
@@ -28,8 +28,8 @@ ruleset: it reads the odds every option carries. On its own turn it
    enemies that threaten its final position (once a turn).
 
 Every other decision (defences, retreats, dodge moves, drops, interpositions, follows) goes to
-:func:`game.ai.planner_react.react`, which values the options with the same evaluator. The plans
-weighed at each decision are recorded for the window (:mod:`game.ai.planner_trace`).
+:func:`game.ai.planner.react.react`, which values the options with the same evaluator. The plans
+weighed at each decision are recorded for the window (:mod:`game.ai.planner.trace`).
 
 ``budget`` (:class:`PlannerOptions`, ``--policy-option planner.budget=N``) is the number of
 uniform samples of the move region per turn decision: more samples, better points, more time.
@@ -48,11 +48,11 @@ import shapely
 from pydantic import BaseModel, ConfigDict, Field
 
 from game.ai import commitment
-from game.ai import planner_eval as ev
-from game.ai import planner_trace as trace
 from game.ai import tactics as t
-from game.ai.planner_log import log_facts
-from game.ai.planner_react import react
+from game.ai.planner import evaluate as ev
+from game.ai.planner import trace
+from game.ai.planner.facts import log_facts
+from game.ai.planner.react import react
 from game.ai.points import sampling_region
 from game.core.commands import ChangePosture, Decision, EndTurn, Face, Maneuver, Move, Step, matches
 

@@ -48,7 +48,7 @@ class Strike:
 
 
 def falloff_factor(gap: float, scale: float, typical: float) -> float:
-    """The distance factor of a shot's chance at ``gap`` (1 at ``typical``): see planner_eval."""
+    """The distance factor of a shot's chance at ``gap`` (1 at ``typical``): see game.ai.planner.evaluate."""
     return (1.0 + typical / scale) / (1.0 + gap / scale)
 
 
