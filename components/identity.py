@@ -13,7 +13,7 @@ class Identity:
     side: str
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Controller:
     """``human`` or the registered name of an AI policy."""
 

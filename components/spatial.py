@@ -1,7 +1,8 @@
 """Where a unit is and how it stands: position, body, facing, posture.
 
 Units are inches (see DESIGN §1): x grows east, y grows south, facing in degrees
-with 0 = east and 90 = south, normalized to [0, 360).
+with 0 = east and 90 = south, normalized to [0, 360). Immutable values: a move, a turn or a
+posture change replaces the component.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ def normalize_degrees(deg: float) -> float:
     return 0.0 if d >= 360.0 else d
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Position:
     """Centre of the unit's base, inches."""
 
@@ -52,7 +53,7 @@ class Position:
     y: float
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Body:
     """Base radius (inches) and size scale (1 = a human)."""
 
@@ -60,14 +61,14 @@ class Body:
     size: float = 1.0
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Facing:
     """Facing in degrees, 0 = east, 90 = south."""
 
     degrees: float = 0.0
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Stance:
     """Current posture."""
 

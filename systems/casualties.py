@@ -13,11 +13,11 @@ Contract:
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import esper
 
-from components.changes import Revisions, TableChanges
 from components.decisions import RunningFlow
 from components.spatial import Position
 from components.state import Health
@@ -39,11 +39,11 @@ class CasualtySystem(esper.Processor):
         self, battle: Battle, uid: str, deltas: dict[str, int], source: str | None, **detail: Any
     ) -> None:
         """Add ``deltas`` to ``uid``'s health tracks (a ``damage`` event)."""
-        h: Health = self._world.unit(uid)[Health]
-        before = dict(h.tracks)
-        for k, v in deltas.items():
-            h.tracks[k] = h.tracks.get(k, 0) + int(v)
-        self._world.battle[Revisions].by_unit[uid] += 1
+        old: Health = self._world.unit(uid)[Health]
+        before = dict(old.tracks)
+        h = old.plus(deltas)
+        self._world.replace(self._world.eid[uid], h)
+        self._world.bump(uid)
         battle.emit(
             "damage",
             unit=uid,
@@ -59,25 +59,26 @@ class CasualtySystem(esper.Processor):
         """Set or clear ``flag`` on ``uid`` (see the module docstring)."""
         world = self._world
         t = world.unit(uid)
-        h: Health = t[Health]
-        if (flag in h.status) == on:
+        old: Health = t[Health]
+        if (flag in old.status) == on:
             return
-        was_out = h.out_of_action
-        (h.status.add if on else h.status.discard)(flag)
-        world.battle[Revisions].by_unit[uid] += 1
+        was_out = old.out_of_action
+        h = old.flagged(flag, on)
+        world.replace(world.eid[uid], h)
+        world.bump(uid)
         world.statuses_changed()
         battle.emit("status", unit=uid, flag=flag, on=on, reason=reason)
         if h.out_of_action and not was_out:
             p: Position = t[Position]
             battle.emit("casualty", unit=uid, reason=reason, at=round_pos((p.x, p.y)))
-            order = world.battle[Round].order
-            if uid in order:
-                order.remove(uid)
-            world.battle[TableChanges].units[uid] = None
+            rnd: Round = world.battle[Round]
+            if uid in rnd.order:
+                world.replace_battle(replace(rnd, order=tuple(u for u in rnd.order if u != uid)))
+            world.note_table(uid)
 
     def process(self, *_: Any) -> None:
         b = self._world.battle
         turn: ActiveTurn = b[ActiveTurn]
         uid = turn.unit
         if uid is not None and b[RunningFlow].flow is None and self._world.units[uid][Health].out_of_action:
-            turn.over = True
+            self._world.replace_battle(replace(turn, over=True))

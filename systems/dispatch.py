@@ -12,6 +12,7 @@ pays its AP, notes the weapon in ``TurnState`` and starts the ruleset's attack f
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import esper
@@ -51,7 +52,7 @@ class DispatchSystem(esper.Processor):
         cmd = inbox.command
         if cmd is None:
             return
-        inbox.command = None
+        self._world.replace_battle(Inbox())
         running: RunningFlow = self._world.battle[RunningFlow]
         if running.flow is not None:
             self._step(running, cmd)
@@ -70,7 +71,7 @@ class DispatchSystem(esper.Processor):
         except StopIteration:
             running.flow = None
             return
-        self._world.battle[PendingDecision].decision = decision
+        self._world.replace_battle(PendingDecision(decision))
 
     def _turn_command(self, battle: Battle, cmd: Any) -> None:
         uid = cmd.unit
@@ -78,7 +79,7 @@ class DispatchSystem(esper.Processor):
         costs = rules.action_costs(battle, uid)
         if isinstance(cmd, EndTurn):
             turn: ActiveTurn = self._world.battle[ActiveTurn]
-            turn.over = True
+            self._world.replace_battle(replace(turn, over=True))
         elif isinstance(cmd, Move):
             length = battle.path_length(uid, cmd.to)
             assert length is not None  # validated by the decision's option
@@ -87,7 +88,7 @@ class DispatchSystem(esper.Processor):
             self._movement.move(battle, uid, cmd.to, "move", ap=ap)
         elif isinstance(cmd, Step):
             state: TurnState = self._world.unit(uid)[TurnState]
-            state.stepped = True
+            self._world.replace(self._world.eid[uid], replace(state, stepped=True))
             self._movement.move(battle, uid, cmd.to, "step", ap=costs.get("step", 0))
         elif isinstance(cmd, Face):
             self._posture.set_facing(battle, uid, cmd.degrees, ap=costs.get("face", 0))
@@ -95,7 +96,10 @@ class DispatchSystem(esper.Processor):
             self._posture.set_posture(battle, uid, Posture(cmd.posture), ap=costs.get("posture", 0))
         elif isinstance(cmd, Attack):
             self._turns.spend_ap(battle, uid, costs.get("attack", 0), "attack")
-            self._world.unit(uid)[TurnState].attacked_with.add(cmd.weapon)
+            state = self._world.unit(uid)[TurnState]
+            self._world.replace(
+                self._world.eid[uid], replace(state, attacked_with=state.attacked_with | {cmd.weapon})
+            )
             self._start(rules.attack(battle, cmd))
         elif isinstance(cmd, Maneuver):
             self._start(rules.maneuver(battle, cmd))

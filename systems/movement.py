@@ -11,7 +11,8 @@ asked, not per step: a ruleset reads the new place on its next line.
 
 from __future__ import annotations
 
-from components.changes import Revisions, TableChanges
+from dataclasses import replace
+
 from components.spatial import Position
 from components.state import TurnState
 from game.core.battle import Battle
@@ -46,11 +47,14 @@ class MovementSystem:
         t = world.unit(uid)
         p: Position = t[Position]
         frm = (p.x, p.y)
-        p.x, p.y = float(to[0]), float(to[1])
-        world.battle[Revisions].by_unit[uid] += 1
         turn: TurnState = t[TurnState]
-        turn.moved += path.length
-        world.battle[TableChanges].units[uid] = None
+        world.replace(
+            world.eid[uid],
+            Position(float(to[0]), float(to[1])),
+            replace(turn, moved=turn.moved + path.length),
+        )
+        world.bump(uid)
+        world.note_table(uid)
         battle.emit(
             kind,
             unit=uid,

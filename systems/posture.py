@@ -13,7 +13,6 @@ neither needs a path nor touches blockers, and neither grows ``TurnState.moved``
 
 from __future__ import annotations
 
-from components.changes import Revisions, TableChanges
 from components.spatial import Facing, Position, Posture, Stance, normalize_degrees
 from game.core.battle import Battle
 from game.core.events import round_pos
@@ -34,9 +33,9 @@ class PostureSystem:
         """``uid`` takes ``posture`` for ``ap`` AP; ``kind`` is the event type."""
         self._turns.spend_ap(battle, uid, ap, kind)
         t = self._world.unit(uid)
-        stance: Stance = t[Stance]
-        old = stance.posture
-        stance.posture = Posture(posture)
+        old = t[Stance].posture
+        stance = Stance(Posture(posture))
+        self._world.replace(self._world.eid[uid], stance)
         self._note(uid)
         p: Position = t[Position]
         battle.emit(
@@ -50,14 +49,13 @@ class PostureSystem:
     def set_facing(self, battle: Battle, uid: str, degrees: float, ap: int = 0) -> None:
         """``uid`` turns to face ``degrees`` for ``ap`` AP."""
         self._turns.spend_ap(battle, uid, ap, "facing")
-        f: Facing = self._world.unit(uid)[Facing]
-        old = f.degrees
-        f.degrees = normalize_degrees(degrees)
+        old = self._world.unit(uid)[Facing].degrees
+        f = Facing(normalize_degrees(degrees))
+        self._world.replace(self._world.eid[uid], f)
         self._note(uid)
         battle.emit("facing", unit=uid, **{"from": round(old, 6), "to": round(f.degrees, 6)}, ap=ap)
 
     def _note(self, uid: str) -> None:
         """Count the change of ``uid`` (for views) and note it for the sight system."""
-        battle = self._world.battle
-        battle[Revisions].by_unit[uid] += 1
-        battle[TableChanges].units[uid] = None
+        self._world.bump(uid)
+        self._world.note_table(uid)

@@ -51,18 +51,17 @@ class SightSystem(esper.Processor):
             facing=np.array([t[Facing].degrees for t in units], dtype=float),
         )
         self._arena = Arena(spec, table)
-        # The battle's record of changes (mutated, never replaced): read on every query.
-        self._changed = world.battle[TableChanges].units
+        self._battle = world.battle
 
     def table(self) -> Arena:
         """The arena, synced with the components."""
-        if self._changed:
+        if self._battle[TableChanges].units:
             self.sync()
         return self._arena
 
     def sync(self) -> None:
         """Copy the components of the units that changed into the arena."""
-        changed = self._changed
+        changed = self._battle[TableChanges].units
         if not changed:
             return
         arena, units = self._arena, self._world.units
@@ -74,7 +73,7 @@ class SightSystem(esper.Processor):
             arena.update(uid, (p.x, p.y), _height(t), t[Facing].degrees)
             if t[Health].out_of_action:
                 arena.remove(uid)
-        changed.clear()
+        self._world.replace_battle(TableChanges())
 
     def process(self, *_: Any) -> None:
         self.sync()

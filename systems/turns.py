@@ -20,9 +20,10 @@ Contract:
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import esper
 
-from components.changes import Revisions
 from components.decisions import PendingDecision, RunningFlow
 from components.outcome import Outcome
 from components.spatial import Position
@@ -55,63 +56,70 @@ class TurnSystem(esper.Processor):
         ap: ActionPoints = self._world.unit(uid)[ActionPoints]
         if n < 0 or n > ap.current:
             raise IllegalCommand(f"{uid} cannot spend {n} AP for {reason}: it has {ap.current}")
-        ap.current -= n
-        self._world.battle[Revisions].by_unit[uid] += 1
-        battle.emit("ap", unit=uid, spent=n, left=ap.current, reason=reason)
+        left = ap.current - n
+        self._world.replace(self._world.eid[uid], ActionPoints(left, ap.maximum))
+        self._world.bump(uid)
+        battle.emit("ap", unit=uid, spent=n, left=left, reason=reason)
 
     def refill_ap(self, uid: str) -> None:
         """Back to full AP (the start of a round; the ``round_start`` event logs it)."""
         ap: ActionPoints = self._world.unit(uid)[ActionPoints]
-        ap.current = ap.maximum
-        self._world.battle[Revisions].by_unit[uid] += 1
+        self._world.replace(self._world.eid[uid], ActionPoints(ap.maximum, ap.maximum))
+        self._world.bump(uid)
 
     # ---------------------------------------------------------- the loop
     def process(self, battle: Battle) -> None:  # type: ignore[override]
         b = self._world.battle
         if Outcome in b or b[RunningFlow].flow is not None or b[PendingDecision].decision is not None:
             return
+        world = self._world
         turn: ActiveTurn = b[ActiveTurn]
         uid = turn.unit
         if uid is not None:
             if not turn.over:
-                turn.commands += 1
+                turn = replace(turn, commands=turn.commands + 1)
                 if turn.commands > MAX_COMMANDS_PER_TURN:
                     battle.emit(
                         "status", unit=uid, flag="turn_limit", on=True, reason="too many commands in one turn"
                     )
-                    turn.over = True
-            units = self._world.units
+                    turn = replace(turn, over=True)
+                world.replace_battle(turn)
+            units = world.units
             if not turn.over and not units[uid][Health].out_of_action:
                 decision = turn_decision(battle, self._rules, self._sight.table(), uid)
                 if decision is not None:
-                    b[PendingDecision].decision = decision
+                    world.replace_battle(PendingDecision(decision))
                     return
             battle.emit("turn_end", unit=uid, ap_left=units[uid][ActionPoints].current)
-            turn.unit = None
+            world.replace_battle(replace(turn, unit=None))
         rnd: Round = b[Round]
         if not rnd.order:
             if rnd.number >= rnd.limit:
                 return  # the victory system ends the match
             self._start_round(battle, rnd)
+            rnd = b[Round]
             if not rnd.order:
                 return
-        self._start_turn(battle, turn, rnd.order.pop(0))
+        world.replace_battle(replace(rnd, order=rnd.order[1:]))
+        self._start_turn(battle, rnd.order[0])
 
     def _start_round(self, battle: Battle, rnd: Round) -> None:
-        rnd.number += 1
-        alive = list(self._world.in_action())
+        world = self._world
+        world.replace_battle(replace(rnd, number=rnd.number + 1))
+        alive = list(world.in_action())
         for uid in alive:
             self.refill_ap(uid)
         order = self._rules.initiative(battle, alive)
-        rnd.order = list(order)
-        battle.emit("round_start", order=order, state_hash=self._world.state_hash())
+        world.replace_battle(replace(world.battle[Round], order=tuple(order)))
+        battle.emit("round_start", order=order, state_hash=world.state_hash())
         self._rules.start_round(battle)
 
-    def _start_turn(self, battle: Battle, turn: ActiveTurn, uid: str) -> None:
-        turn.unit, turn.over, turn.commands = uid, False, 0
-        self._world.replace(self._world.eid[uid], DefenceState(), TurnState())
-        t = self._world.units[uid]
+    def _start_turn(self, battle: Battle, uid: str) -> None:
+        world = self._world
+        world.replace_battle(ActiveTurn(uid, False, 0))
+        world.replace(world.eid[uid], DefenceState(), TurnState())
+        t = world.units[uid]
         p: Position = t[Position]
         battle.emit("turn_start", unit=uid, ap=t[ActionPoints].current, at=[p.x, p.y])
         if not self._rules.start_turn(battle, uid):
-            turn.over = True
+            world.replace_battle(replace(world.battle[ActiveTurn], over=True))

@@ -50,6 +50,6 @@ class VictorySystem(esper.Processor):
         b = self._world.battle
         esper.add_component(self._world.battle_eid, Outcome(winner, reason, battle.round))
         b[RunningFlow].flow = None
-        b[PendingDecision].decision = None
+        self._world.replace_battle(PendingDecision())
         survivors = {s: [ident.uid for ident in standing if ident.side == s] for s in self._sides}
         battle.emit("match_end", winner=winner, reason=reason, rounds=battle.round, survivors=survivors)

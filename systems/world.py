@@ -31,6 +31,7 @@ from typing import Any
 
 import esper
 
+from components.changes import Revisions, TableChanges
 from components.spatial import Facing, Position, Stance
 from components.state import ActionPoints, Health
 from game.core.errors import UnknownName
@@ -95,6 +96,18 @@ class World:
         with self.activated():
             for c in components:
                 esper.add_component(eid, c)
+
+    def replace_battle(self, *components: Any) -> None:
+        """Replace components of the battle entity."""
+        self.replace(self.battle_eid, *components)
+
+    def bump(self, uid: str) -> None:
+        """Count a change of what ``uid``'s view snapshot shows (``Revisions``)."""
+        self.replace_battle(self.battle[Revisions].bumped(uid))
+
+    def note_table(self, uid: str) -> None:
+        """Note that ``uid``'s place, silhouette, facing or presence changed (``TableChanges``)."""
+        self.replace_battle(self.battle[TableChanges].noted(uid))
 
     def in_action(self) -> list[str]:
         """The units in action, in scenario order (callers must not change the list)."""

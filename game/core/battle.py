@@ -5,11 +5,12 @@ Contract:
   units through it and asks for every change through it (move, posture, facing, AP, damage,
   status, events); the match (``game.engine.match.Match``) hands each request to the system
   that owns that change, which writes the components and the event. Reads return the live
-  components; the per-turn bookkeeping objects (``DefenceState``, ``TurnState``) are the only
-  ones a ruleset may change in place.
-- :data:`Flow` is what an attack or maneuver is: a generator that yields a
-  :class:`~game.core.commands.Decision` whenever a unit must choose and is sent the chosen
-  command back.
+  components, which are immutable values: a ruleset changes a unit's per-turn bookkeeping by
+  replacing it (:meth:`Battle.set_turn`, :meth:`Battle.set_defence`) and its battle-wide
+  bookkeeping likewise (:attr:`Battle.rules_state`, :meth:`Battle.set_rules_state`).
+- :data:`Flow` is an attack or maneuver driven like a generator (``game.core.flow.FlowRun``):
+  it yields a :class:`~game.core.commands.Decision` whenever a unit must choose and is sent the
+  chosen command back. The engine itself keeps a flow as frames (``game.core.flow``).
 - :class:`Region` is a legal area for a point choice: geometry for drawing and sampling, and
   the validator that is the authority on legality.
 - :class:`Roller` is the part of the match's seeded, logged dice (``game.dice.Dice``) a
@@ -78,6 +79,11 @@ class Battle(Protocol):
     def defence(self, uid: str) -> DefenceState: ...
     def turn(self, uid: str) -> TurnState: ...
     def active_unit(self) -> str | None: ...
+    @property
+    def rules_state(self) -> Any:
+        """The ruleset's battle-wide bookkeeping (a frozen value; ``None`` until first set)."""
+        ...
+
     def sight(self, attacker: str, target: str) -> SightFacts:
         """Current sight/cover facts from ``attacker`` to ``target``."""
         ...
@@ -113,6 +119,18 @@ class Battle(Protocol):
 
     def set_status(self, uid: str, flag: str, on: bool, reason: str) -> None:
         """Set/clear a status flag; setting ``dead``/``unconscious``/``out`` logs a ``casualty``."""
+        ...
+
+    def set_turn(self, uid: str, state: TurnState) -> None:
+        """Replace ``uid``'s per-turn bookkeeping (the ruleset's record rides on it)."""
+        ...
+
+    def set_defence(self, uid: str, state: DefenceState) -> None:
+        """Replace ``uid``'s reaction bookkeeping of this turn."""
+        ...
+
+    def set_rules_state(self, value: Any) -> None:
+        """Replace the ruleset's battle-wide bookkeeping (a frozen value)."""
         ...
 
     def spend_ap(self, uid: str, n: int, reason: str) -> None: ...

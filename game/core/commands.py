@@ -391,6 +391,11 @@ def find_option(decision: Decision, command: Any) -> Option:
     raise ValueError(f"{type(command).__name__} is not among the legal choices ({labels})")
 
 
+def is_command(value: Any) -> bool:
+    """Whether ``value`` is an instance of a registered command type."""
+    return type(value) in _LAYOUTS
+
+
 def command_to_json(cmd: Any) -> dict[str, Any]:
     """A JSON-safe dict for the event log and saves (tuples become lists)."""
     layout = _LAYOUTS.get(type(cmd))

@@ -96,6 +96,13 @@ class EventLog:
         self.events.append(event)
         return event
 
+    def fork(self) -> EventLog:
+        """An independent log with the same events so far (the event dicts are shared: a logged
+        event is never changed)."""
+        twin = EventLog()
+        twin.events = self.events.copy()
+        return twin
+
     def __len__(self) -> int:
         return len(self.events)
 

@@ -29,13 +29,14 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
 import esper
 import numpy as np
 
+from components.battle import RulesetState
 from components.changes import Revisions
 from components.decisions import Inbox, PendingDecision
 from components.identity import Controller, Identity
@@ -106,14 +107,16 @@ class Match:
         self._sight = self.systems.sight
         self._units = self.world.units
         self._battle = self.world.battle
-        # The battle's clock (mutated, never replaced): every event reads the round.
-        self._round = self._battle[Round]
-        #: Per unit, a count of the changes to what a :class:`~game.engine.view.UnitView` shows
-        #: (place, facing, posture, AP, health): views keep a unit's snapshot while its count
-        #: stands. The battle's :class:`~components.changes.Revisions` dict itself.
-        self.changes: dict[str, int] = self._battle[Revisions].by_unit
         self._log_start()
         self._run()
+
+    @property
+    def changes(self) -> Mapping[str, int]:
+        """Per unit, a count of the changes to what a :class:`~game.engine.view.UnitView` shows
+        (place, facing, posture, AP, health): views keep a unit's snapshot while its count
+        stands."""
+        counts: Mapping[str, int] = self._battle[Revisions].by_unit
+        return counts
 
     # ------------------------------------------------------------------ world
     @contextmanager
@@ -146,12 +149,12 @@ class Match:
 
     @property
     def round(self) -> int:
-        number: int = self._round.number
+        number: int = self._battle[Round].number
         return number
 
     @property
     def round_limit(self) -> int:
-        limit: int = self._round.limit
+        limit: int = self._battle[Round].limit
         return limit
 
     @property
@@ -182,8 +185,7 @@ class Match:
         as_json = command_to_json(cmd)
         self.commands.append(as_json)
         self.emit("command", unit=decision.unit, decision=decision.kind, command=as_json)  # a copy
-        self._battle[Inbox].command = cmd
-        self._battle[PendingDecision].decision = None
+        self.world.replace(self.world.battle_eid, Inbox(cmd), PendingDecision())
         self._run()
 
     def _run(self) -> None:
@@ -320,6 +322,19 @@ class Match:
         except KeyError:
             t = self.world.unit(uid)[TurnState]
         return t
+
+    @property
+    def rules_state(self) -> Any:
+        return self._battle[RulesetState].value
+
+    def set_rules_state(self, value: Any) -> None:
+        self.world.replace(self.world.battle_eid, RulesetState(value))
+
+    def set_turn(self, uid: str, state: TurnState) -> None:
+        self.world.replace(self.world.eid[uid], state)
+
+    def set_defence(self, uid: str, state: DefenceState) -> None:
+        self.world.replace(self.world.eid[uid], state)
 
     def controller(self, uid: str) -> str:
         c: Controller = self.world.unit(uid)[Controller]

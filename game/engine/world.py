@@ -10,8 +10,10 @@ are validated once per process and shared between matches (they are frozen).
 
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import Any
 
+from components.battle import RulesetState
 from components.changes import Revisions, TableChanges
 from components.decisions import Inbox, PendingDecision, RunningFlow
 from components.identity import Controller, Identity
@@ -76,8 +78,9 @@ def _populate(
         PendingDecision(),
         Inbox(),
         RunningFlow(),
-        Revisions({u.id: 0 for u in spec.units}),
+        Revisions(MappingProxyType({u.id: 0 for u in spec.units})),
         TableChanges(),
+        RulesetState(),
     )
 
 

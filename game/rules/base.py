@@ -7,11 +7,17 @@ Contract:
   the engine passes in, so every state change is carried out by a system and
   logged as an event, and every draw comes from the match's one seeded
   generator (``battle.dice``).
-- Attacks and maneuvers are generators: they ``yield`` a
-  :class:`~game.core.commands.Decision` whenever a unit must choose (a defence, a
-  retreat point, the 2" dodge move) and receive the chosen command back from
-  ``send``. The engine routes the decision to a human or an AI policy and
-  validates the answer against the decision's options before sending it.
+- Attacks and maneuvers are flows of explicit steps (:mod:`game.core.flow`): the engine
+  starts :meth:`Ruleset.attack_frame` (the step ``"attack"`` with the command) or
+  :meth:`Ruleset.maneuver_frame` (``"maneuver"``); each step reads, rolls and acts through the
+  ``Battle`` and returns what comes next, asking for a decision (a defence, a retreat point,
+  the 2" dodge move) through a builder (:func:`game.core.flow.asks`). The flow in progress is
+  data (frames of frozen values), so a match can be cloned and written down mid-attack. The
+  engine routes each decision to a human or an AI policy and validates the answer against the
+  decision's options before the next step gets it.
+- A ruleset keeps no state of its own: per-unit bookkeeping is a frozen record on the unit's
+  ``TurnState``/``DefenceState`` (``game.rules.unit_state``), battle-wide bookkeeping one
+  frozen value (``Battle.rules_state``), both replaced through the ``Battle``.
 - ``Stats`` is a pydantic model of one profile stat block for this ruleset
   (``scenarios/profiles.yaml``, key = :attr:`Ruleset.name`); ``Options`` is a
   pydantic model of the ruleset's options (scenario ``options:`` / CLI
@@ -35,10 +41,11 @@ Contract:
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 from weakref import WeakKeyDictionary
 
 from pydantic import BaseModel, ConfigDict
@@ -46,7 +53,8 @@ from pydantic import BaseModel, ConfigDict
 from components.spatial import Posture
 from components.state import Health
 from game.core.battle import Battle, Flow, Region
-from game.core.commands import Attack, Maneuver, Option
+from game.core.commands import Attack, Decision, Maneuver, Option
+from game.core.flow import FlowRun, Frame, Outcome, Stepper, collect
 from game.rules.limits import Binding, Reaction
 from game.rules.mechanics import Mechanic
 
@@ -119,9 +127,18 @@ class UnitSetup:
     ap_max: int
 
 
-class Ruleset(ABC):
+StatsT = TypeVar("StatsT", bound=StrictModel)
+OptionsT = TypeVar("OptionsT", bound=StrictModel)
+
+
+class Ruleset(ABC, Stepper, Generic[StatsT, OptionsT]):
     """A rule system. Subclasses set :attr:`name`, :attr:`Stats`, :attr:`Options`, :attr:`source`,
-    and, if the rules limit them, :attr:`reaction_limits` and :attr:`choice_bindings`."""
+    and, if the rules limit them, :attr:`reaction_limits` and :attr:`choice_bindings`.
+
+    Typed by its stat block and its options (``class GurpsRuleset(Ruleset[GurpsStats,
+    GurpsOptions])``): :attr:`options` is the validated options model, read as typed
+    attributes; each default is stated once, in the model.
+    """
 
     name: ClassVar[str]
     source: ClassVar[str]  # the rule text it implements, e.g. "gurps-active-defense.txt"
@@ -136,23 +153,55 @@ class Ruleset(ABC):
     mechanics: ClassVar[tuple[Mechanic, ...]] = ()
     #: The moving reactions (keys of :data:`REACTION_KINDS`) :meth:`reaction_region` answers.
     reaction_regions: ClassVar[tuple[str, ...]] = ()
+    #: The steps and decision builders of the ruleset's flows, by name (game.core.flow).
+    _flow_steps: ClassVar[dict[str, Callable[..., Any]]] = {}
+    _flow_builders: ClassVar[dict[str, Callable[..., Any]]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._flow_steps, cls._flow_builders = collect(cls)
 
     def __init__(self, options: dict[str, Any] | None = None) -> None:
-        self.options = self.Options.model_validate(options or {})
+        self.options: OptionsT = self.Options.model_validate(options or {})  # type: ignore[assignment]
         self._per_battle: WeakKeyDictionary[Any, Any] = WeakKeyDictionary()
 
     def battle_state(self, battle: Battle, factory: Callable[[], T]) -> T:
-        """This ruleset's scratch state for ``battle``, made by ``factory`` on first use.
-
-        Bookkeeping the components do not model (per-round choices, rolled defence dice,
-        action counts) lives here: one object per battle, so one ruleset instance can serve
-        several battles (as in tests) and the state goes away with its battle.
-        """
+        """Legacy scratch state per battle; being replaced by ``Battle.rules_state``."""
         try:
             state: T = self._per_battle[battle]
         except KeyError:
             state = self._per_battle[battle] = factory()
         return state
+
+    # ---- flows (game.core.flow) ------------------------------------------
+    def run_step(self, battle: Battle, frame: Frame, answer: Any) -> Outcome:
+        """Run the step ``frame`` names with its data and ``answer``."""
+        try:
+            fn = self._flow_steps[frame.step]
+        except KeyError:
+            raise ValueError(f"the {self.name} ruleset has no step {frame.step!r}") from None
+        return fn(self, battle, frame.data, answer)  # type: ignore[no-any-return]
+
+    def ask(self, battle: Battle, builder: str, args: Any) -> Decision:
+        """The decision the builder ``builder`` makes from ``args`` as the battle stands."""
+        try:
+            fn = self._flow_builders[builder]
+        except KeyError:
+            raise ValueError(f"the {self.name} ruleset has no decision {builder!r}") from None
+        return fn(self, battle, args)  # type: ignore[no-any-return]
+
+    def attack_frame(self, cmd: Attack) -> Frame:
+        """The first frame of an attack: the step ``"attack"`` given the command."""
+        return Frame("attack", cmd)
+
+    def maneuver_frame(self, cmd: Maneuver) -> Frame:
+        """The first frame of a maneuver: the step ``"maneuver"`` given the command."""
+        return Frame("maneuver", cmd)
+
+    @property
+    def stepped(self) -> bool:
+        """Whether this ruleset's flows are steps (else: legacy generators, being converted)."""
+        return "attack" in self._flow_steps
 
     # ---- set-up ----------------------------------------------------------
     @classmethod
@@ -186,15 +235,25 @@ class Ruleset(ABC):
     def inches_per_ap(self, battle: Battle, uid: str) -> float:
         """How far one AP of movement takes this unit now (0: cannot move)."""
 
-    def move_ap_cost(self, battle: Battle, uid: str, length: float) -> int | None:
-        """AP to move a path of ``length`` inches (None: too far this turn)."""
+    def move_pricer(self, battle: Battle, uid: str) -> Callable[[float], int | None]:
+        """How many AP a move of a given length costs ``uid`` as it stands now (None: too far this
+        turn): a pure function of the length, made from the state now, so that a turn decision's
+        move validator can keep it (decisions are values a clone shares). Default: one AP per
+        :meth:`inches_per_ap` begun."""
         per = self.inches_per_ap(battle, uid)
-        if per <= 0:
-            return None
-        import math
+        ap = battle.ap(uid).current
 
-        cost = max(1, math.ceil(length / per - 1e-9))
-        return cost if cost <= battle.ap(uid).current else None
+        def price(length: float) -> int | None:
+            if per <= 0:
+                return None
+            cost = max(1, math.ceil(length / per - 1e-9))
+            return cost if cost <= ap else None
+
+        return price
+
+    def move_ap_cost(self, battle: Battle, uid: str, length: float) -> int | None:
+        """AP to move a path of ``length`` inches (None: too far this turn): :meth:`move_pricer`."""
+        return self.move_pricer(battle, uid)(length)
 
     @abstractmethod
     def action_costs(self, battle: Battle, uid: str) -> dict[str, int]:
@@ -210,14 +269,14 @@ class Ruleset(ABC):
         """Ruleset-specific :class:`~game.core.commands.Maneuver` options. Default: none."""
         return []
 
-    @abstractmethod
     def attack(self, battle: Battle, cmd: Attack) -> Flow:
-        """Resolve an attack: roll, yield defence decisions, apply damage, through ``battle``."""
+        """Resolve an attack, driven like a generator (:class:`~game.core.flow.FlowRun`): for tests
+        and tools that answer its decisions themselves. The engine runs the frames itself."""
+        return FlowRun(self, battle, self.attack_frame(cmd))  # type: ignore[return-value]
 
     def maneuver(self, battle: Battle, cmd: Maneuver) -> Flow:
-        """Resolve a maneuver. Default: unknown."""
-        raise ValueError(f"{self.name} has no maneuver {cmd.name!r}")
-        yield  # pragma: no cover - makes this a generator
+        """Resolve a maneuver, driven like a generator (as :meth:`attack`)."""
+        return FlowRun(self, battle, self.maneuver_frame(cmd))  # type: ignore[return-value]
 
     def posture_allowed(self, battle: Battle, uid: str, posture: Posture) -> bool:
         """Whether ``uid`` may change to ``posture`` now. Default: yes."""

@@ -64,6 +64,7 @@ class FakeBattle:
         self.u: dict[str, FakeUnit] = {}
         self._sight: dict[tuple[str, str], SightFacts] = {}
         self.active: str | None = None
+        self._rules_state: Any = None
 
     # ---- set-up helpers for tests -------------------------------------------
     def add(self, uid: str, side: str, pos: tuple[float, float], stats: Any = None, **kw: Any) -> FakeUnit:
@@ -117,6 +118,19 @@ class FakeBattle:
 
     def active_unit(self) -> str | None:
         return self.active
+
+    @property
+    def rules_state(self) -> Any:
+        return self._rules_state
+
+    def set_rules_state(self, value: Any) -> None:
+        self._rules_state = value
+
+    def set_turn(self, uid: str, state: TurnState) -> None:
+        self.u[uid].turn = state
+
+    def set_defence(self, uid: str, state: DefenceState) -> None:
+        self.u[uid].defence = state
 
     def distance(self, a: str, b: str) -> float:
         pa, pb = self.u[a].pos, self.u[b].pos

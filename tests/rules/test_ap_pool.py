@@ -21,6 +21,7 @@ import pytest
 
 from components.sight import CoverLevel
 from components.spatial import Posture
+from components.state import ActionPoints
 from game.core.commands import Attack, Decision
 from game.dice.pools import p_at_least, p_at_least_exact
 from game.rules.ap_pool.ruleset import (
@@ -122,9 +123,9 @@ def test_dodge_options_exact(successes: int, dice: int) -> None:
 )
 def test_when_a_unit_can_dodge(ap: int, dodged_round: int | None, allowed: bool) -> None:
     rules, b = duel()
-    b.u["d"].ap.current = ap
+    b.u["d"].ap = ActionPoints(ap, b.u["d"].ap.maximum)
     if dodged_round is not None:
-        rules._dodges(b)["d"] = (dodged_round, "a")
+        b.set_rules_state({"d": (dodged_round, "a")})
     assert (rules.can_dodge(b, "d") is None) is allowed
     assert (len(rules.dodge_options(b, "d", "melee", 2)) > 1) is allowed
 

@@ -46,7 +46,9 @@ Where the text is silent (choices documented in docs/rulesets/ap-pool.md):
 
 from __future__ import annotations
 
-from collections.abc import Generator, Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, ClassVar, Literal
 
 from pydantic import Field, model_validator
@@ -54,8 +56,10 @@ from pydantic import Field, model_validator
 from components.sight import CoverLevel, SightFacts
 from components.spatial import Posture
 from components.state import Health
-from game.core.battle import Battle, Flow
+from game.core.battle import Battle
+from game.core.codec import value
 from game.core.commands import Attack, Decision, Defend, Modifier, Option
+from game.core.flow import Ask, Call, Done, Frame, Outcome, asks, step
 from game.dice.pools import count_successes, p_at_least, successes_pmf
 from game.rules import mechanics as mech
 from game.rules.ap_pool.commands import DodgeMove, PoolDodge
@@ -247,7 +251,37 @@ def hurt_odds(
     return p_hurt, (e_num / p_hit if p_hit > 0 else 0.0)
 
 
-class ApPoolRuleset(Ruleset):
+# ---- the attack flow's data (game.core.flow): frozen, named for snapshots ---------------------
+
+
+@value("ap-pool.hit")
+@dataclass(frozen=True, slots=True)
+class HitData:
+    """An attack that hit: who, whom, with what, and its successes."""
+
+    attacker: str
+    target: str
+    weapon: str
+    successes: int
+
+
+@value("ap-pool.dodge")
+@dataclass(frozen=True, slots=True)
+class DodgeData:
+    """A dodge declared against a hit: the dodger, its combination and the hit it answers."""
+
+    unit: str
+    combo: str
+    attack_kind: str
+    vs: int
+    attacker: str
+
+
+#: No unit has dodged yet (the ruleset's battle-wide state: unit -> the period of its last dodge).
+_NO_DODGES: Mapping[str, tuple[int, str | None]] = MappingProxyType({})
+
+
+class ApPoolRuleset(Ruleset[ApPoolStats, ApPoolOptions]):
     """AP pool: d6 success pools (5-6), 4 AP a round, a 2-AP dodge reaction with a 2" move."""
 
     name: ClassVar[str] = "ap-pool"
@@ -283,11 +317,11 @@ class ApPoolRuleset(Ruleset):
 
     @property
     def failed_dodge_reduces(self) -> bool:
-        return bool(getattr(self.options, "failed_dodge_reduces_damage", False))
+        return self.options.failed_dodge_reduces_damage
 
     @property
     def once_per_round(self) -> bool:
-        return bool(getattr(self.options, "dodge_once_per_round", False))
+        return self.options.dodge_once_per_round
 
     # ---- mechanics: what batch results count per side (game/rules/mechanics.py) ----------------
     mechanics: ClassVar[tuple[mech.Mechanic, ...]] = (
@@ -368,10 +402,15 @@ class ApPoolRuleset(Ruleset):
         return dict(ACTION_COSTS)
 
     # ---- dodging -----------------------------------------------------------------------------
-    def _dodges(self, battle: Battle) -> dict[str, tuple[int, str | None]]:
+    def _dodges(self, battle: Battle) -> Mapping[str, tuple[int, str | None]]:
         """Per battle: unit -> the (round, active unit) of its last dodge."""
-        table: dict[str, tuple[int, str | None]] = self.battle_state(battle, dict)
-        return table
+        table: Mapping[str, tuple[int, str | None]] | None = battle.rules_state
+        return _NO_DODGES if table is None else table
+
+    def _note_dodge(self, battle: Battle, uid: str) -> None:
+        table = dict(self._dodges(battle))
+        table[uid] = self.dodge_period(battle)
+        battle.set_rules_state(MappingProxyType(table))
 
     def dodge_period(self, battle: Battle) -> tuple[int, str | None]:
         """The span one dodge is limited to: the active unit's turn (or the round, by option)."""
@@ -498,7 +537,9 @@ class ApPoolRuleset(Ruleset):
             )
         return opts
 
-    def attack(self, battle: Battle, cmd: Attack) -> Flow:
+    # ---- the attack flow -------------------------------------------------------------------------
+    @step("attack")
+    def _attack(self, battle: Battle, cmd: Attack, _: Any) -> Outcome:
         uid, target = cmd.unit, cmd.target
         stats = battle.stats(uid)
         weapon = stats.weapon(cmd.weapon)
@@ -521,32 +562,58 @@ class ApPoolRuleset(Ruleset):
             modifiers=[{"source": m.source, "value": m.value} for m in mods],
         )
         if hits == 0:
-            return
-        net = hits
-        options = self.dodge_options(battle, target, weapon.kind, hits)
-        if len(options) > 1:
-            choice = yield Decision(
-                target,
-                "defence",
-                tuple(options),
-                context={"attacker": uid, "weapon": weapon.name, "kind": weapon.kind, "successes": hits},
-            )
-            if choice.kind == "dodge":
-                dodged = yield from self._dodge(battle, target, choice.combo, weapon.kind, hits, uid)
-                if dodged is None:
-                    return
-                if self.failed_dodge_reduces:
-                    net = hits - dodged
-        self._wound(battle, target, uid, weapon, net)
+            return None
+        hit = HitData(uid, target, weapon.name, hits)
+        decision = self._ask_defence(battle, hit)
+        if len(decision.options) > 1:
+            return Ask("defence", hit, Frame("attack.defended", hit), decision)
+        self._wound(battle, target, uid, weapon, hits)
+        return None
 
-    def _dodge(
-        self, battle: Battle, uid: str, combo: str, attack_kind: str, vs: int, attacker: str
-    ) -> Generator[Decision, Any, int | None]:
+    @asks("defence")
+    def _ask_defence(self, battle: Battle, hit: HitData) -> Decision:
+        kind = battle.stats(hit.attacker).weapon(hit.weapon).kind
+        options = self.dodge_options(battle, hit.target, kind, hit.successes)
+        return Decision(
+            hit.target,
+            "defence",
+            tuple(options),
+            context={
+                "attacker": hit.attacker,
+                "weapon": hit.weapon,
+                "kind": kind,
+                "successes": hit.successes,
+            },
+        )
+
+    @step("attack.defended")
+    def _defended(self, battle: Battle, hit: HitData, choice: Any) -> Outcome:
+        if choice.kind == "dodge":
+            kind = battle.stats(hit.attacker).weapon(hit.weapon).kind
+            dodge = DodgeData(hit.target, choice.combo, kind, hit.successes, hit.attacker)
+            return Call(Frame("dodge", dodge), Frame("attack.dodged", hit))
+        self._wound(
+            battle, hit.target, hit.attacker, battle.stats(hit.attacker).weapon(hit.weapon), hit.successes
+        )
+        return None
+
+    @step("attack.dodged")
+    def _dodged(self, battle: Battle, hit: HitData, dodged: int | None) -> Outcome:
+        """After a dodge: ``dodged`` is None if it succeeded, else its successes."""
+        if dodged is None:
+            return None
+        net = hit.successes - dodged if self.failed_dodge_reduces else hit.successes
+        self._wound(battle, hit.target, hit.attacker, battle.stats(hit.attacker).weapon(hit.weapon), net)
+        return None
+
+    @step("dodge")
+    def _dodge(self, battle: Battle, d: DodgeData, _: Any) -> Outcome:
         """Roll a dodge; on success offer the 2" move and return None, else the dodge's successes."""
+        uid, combo, attack_kind, vs, attacker = d.unit, d.combo, d.attack_kind, d.vs, d.attacker
         stats = battle.stats(uid)
         dice = stats.dodge_dice(combo, attack_kind)
         battle.spend_ap(uid, DODGE_AP, "dodge")
-        self._dodges(battle)[uid] = self.dodge_period(battle)
+        self._note_dodge(battle, uid)
         got = count_successes(battle.dice.roll(dice, 6, f"dodge ({combo})", uid))
         ok = got >= vs  # meet or beat: the defender wins ties
         attribute, talent = DODGE_COMBOS[combo]
@@ -569,15 +636,19 @@ class ApPoolRuleset(Ruleset):
             ],
         )
         if not ok:
-            return got
-        region = battle.dodge_region(uid, DODGE_MOVE_INCHES)
-        move = yield Decision(
-            uid,
+            return Done(got)
+        return Ask("dodge_move", d, Frame("dodge.moved", d))
+
+    @asks("dodge_move")
+    def _ask_dodge_move(self, battle: Battle, d: DodgeData) -> Decision:
+        region = battle.dodge_region(d.unit, DODGE_MOVE_INCHES)
+        return Decision(
+            d.unit,
             "dodge_move",
             (
-                Option(DodgeMove(uid, None), "stay"),
+                Option(DodgeMove(d.unit, None), "stay"),
                 Option(
-                    DodgeMove(uid, None),
+                    DodgeMove(d.unit, None),
                     f'dodge move (up to {DODGE_MOVE_INCHES:g}")',
                     point_field="to",
                     region=region.geometry,
@@ -585,10 +656,13 @@ class ApPoolRuleset(Ruleset):
                     detail={"max_len": DODGE_MOVE_INCHES},
                 ),
             ),
-            context={"attacker": attacker},
+            context={"attacker": d.attacker},
         )
+
+    @step("dodge.moved")
+    def _dodge_moved(self, battle: Battle, d: DodgeData, move: Any) -> Outcome:
         if move.to is not None:
-            battle.move_unit(uid, move.to, "dodge_move")
+            battle.move_unit(d.unit, move.to, "dodge_move")
         return None
 
     def _wound(self, battle: Battle, target: str, attacker: str, weapon: ApWeapon, net: int) -> None:

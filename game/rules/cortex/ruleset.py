@@ -93,7 +93,7 @@ Where the text is silent (standard Cortex Classic / Serenity practice):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
@@ -119,7 +119,7 @@ from game.dice.cortex import (
 from game.rules import mechanics as mech
 from game.rules.base import BlockMemo, Ruleset, StrictModel, UnitSetup
 from game.rules.limits import Reaction
-from game.rules.unit_state import own_record
+from game.rules.unit_state import mutable_record
 
 # ---- rule data (text) ----------------------------------------------------------------------------
 
@@ -369,11 +369,11 @@ class CortexDefence:
 
 
 def _turn(battle: Battle, uid: str) -> CortexTurn:
-    return own_record(battle.turn(uid), CortexTurn)
+    return mutable_record(battle, uid, "turn", CortexTurn)
 
 
 def _defence(battle: Battle, uid: str) -> CortexDefence:
-    return own_record(battle.defence(uid), CortexDefence)
+    return mutable_record(battle, uid, "defence", CortexDefence)
 
 
 @dataclass(frozen=True)
@@ -739,21 +739,26 @@ class CortexRuleset(Ruleset):
         left = self.move_allowance(battle, uid) - _turn(battle, uid).moved
         return max(0.0, left) / ap
 
-    def move_ap_cost(self, battle: Battle, uid: str, length: float) -> int | None:
+    def move_pricer(self, battle: Battle, uid: str) -> Callable[[float], int | None]:
         """Actions for ``length`` more inches this turn: 15 ft free, 30 ft 1 action, a run 2.
 
         Moves add up over the turn; actions already paid for movement this turn
         count toward the tier reached. Beyond the run distance: not this turn.
         """
         turn = _turn(battle, uid)
-        total = turn.moved + length
-        paid = turn.move_paid
+        moved, paid = turn.moved, turn.move_paid
         ap = battle.ap(uid).current if self.can_act(battle, uid) else 0
-        for limit, actions in self.move_tiers(battle, uid):
-            if total <= limit + TIER_TOLERANCE:
-                cost = max(0, actions - paid)
-                return cost if cost <= ap else None
-        return None
+        tiers = tuple(self.move_tiers(battle, uid))
+
+        def price(length: float) -> int | None:
+            total = moved + length
+            for limit, actions in tiers:
+                if total <= limit + TIER_TOLERANCE:
+                    cost = max(0, actions - paid)
+                    return cost if cost <= ap else None
+            return None
+
+        return price
 
     def on_moved(self, battle: Battle, uid: str, kind: str, length: float) -> None:
         if kind != "move":

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Generator
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from components.sight import SightFacts
@@ -456,7 +457,7 @@ class GurpsReactions(GurpsCore):
             context={"defender": defender},
         )
         if choice.to is not None:
-            turn.stepped = True
+            battle.set_turn(attacker, replace(battle.turn(attacker), stepped=True))
             battle.move_unit(attacker, choice.to, "step")
 
     def _parry_injures(self, battle: Battle, uid: str, info: AttackInfo, w: GurpsWeapon) -> None:

@@ -47,7 +47,8 @@ documented in docs/rulesets/gurps.md):
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from functools import lru_cache
 from typing import Any, ClassVar
 
@@ -320,12 +321,17 @@ class GurpsRuleset(GurpsReactions, Ruleset):
             yards = math.ceil(yards / 2)
         return yards / battle.yards_per_inch
 
-    def move_ap_cost(self, battle: Battle, uid: str, length: float) -> int | None:
+    def move_pricer(self, battle: Battle, uid: str) -> Callable[[float], int | None]:
         # One Move maneuver covers the whole Move; a step taken first uses part of it.
         budget = self.inches_per_ap(battle, uid) - turn_record(battle, uid).step_in
-        if battle.ap(uid).current < 1 or budget <= 0 or length > budget + 1e-9:
-            return None
-        return 1
+        no_ap = battle.ap(uid).current < 1
+
+        def price(length: float) -> int | None:
+            if no_ap or budget <= 0 or length > budget + 1e-9:
+                return None
+            return 1
+
+        return price
 
     def action_costs(self, battle: Battle, uid: str) -> dict[str, int]:
         turn = battle.turn(uid)
@@ -519,7 +525,8 @@ class GurpsRuleset(GurpsReactions, Ruleset):
         if isinstance(got, str):
             raise ValueError(f"{uid} cannot attack {target} with {w.name}: {got}")
         eff, mods = got
-        battle.turn(uid).attacked_with.add(w.name)
+        state = battle.turn(uid)
+        battle.set_turn(uid, replace(state, attacked_with=state.attacked_with | {w.name}))
         turn = turn_record(battle, uid)
         turn.maneuver = "attack"
         turn.aim = None

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from game.core.battle import Battle
-from game.rules.unit_state import own_record
+from game.rules.unit_state import mutable_record
 
 
 @dataclass(slots=True)
@@ -39,14 +39,12 @@ class GurpsTurn:
 
 def defence_record(battle: Battle, uid: str) -> GurpsDefence:
     """``uid``'s :class:`GurpsDefence` (made on first use this turn)."""
-    state = battle.defence(uid)
-    record = state.record
+    record = battle.defence(uid).record
     # Read for every option of every decision: the made record is returned without a call.
-    return record if type(record) is GurpsDefence else own_record(state, GurpsDefence)
+    return record if type(record) is GurpsDefence else mutable_record(battle, uid, "defence", GurpsDefence)
 
 
 def turn_record(battle: Battle, uid: str) -> GurpsTurn:
     """``uid``'s :class:`GurpsTurn` (made on first use this turn)."""
-    state = battle.turn(uid)
-    record = state.record
-    return record if type(record) is GurpsTurn else own_record(state, GurpsTurn)
+    record = battle.turn(uid).record
+    return record if type(record) is GurpsTurn else mutable_record(battle, uid, "turn", GurpsTurn)
