@@ -2,15 +2,15 @@
 
 Contract:
 - Systems sit below the engine: they import components, the vocabulary (``game.core``) and
-  the kernels (battlefield, rules, dice, geometry, movement), never ``game.engine``. They get
-  the world, the ruleset, the map and each other by construction (:func:`install`), and the
-  battle (``game.core.battle.Battle``: events, and the facade the ruleset hooks are given)
-  as an argument of each call, so no system holds the match.
-- The processors run only through ``esper.process(battle)``, in the order of
+  the kernels (battlefield, rules, dice, geometry, movement), never ``game.engine``. They keep
+  no match state: :func:`install` makes one set for a match (its ruleset, its map's sides),
+  shared by all the match's clones, and every call gets the match as a
+  :class:`~systems.host.Host` (the ``Battle`` the ruleset hooks are given and events go
+  through, the :class:`~systems.store.Store`, the arena).
+- The processors run only through the store's ``esper.process(host)``, in the order of
   :data:`PRIORITIES` (higher first), set here and nowhere else:
-
   1. :class:`~systems.dispatch.DispatchSystem` (50) carries out the command that answered
-     the pending decision: a turn command, or the next step of a ruleset flow.
+     the pending decision: a turn command, or the next steps of a ruleset flow.
   2. :class:`~systems.sight.SightSystem` (40) syncs the numpy mirror with the components
      and brings every pair's sight facts up to date.
   3. :class:`~systems.casualties.CasualtySystem` (30) ends the turn of an active unit taken
@@ -18,7 +18,6 @@ Contract:
   4. :class:`~systems.victory.VictorySystem` (20) ends the match.
   5. :class:`~systems.turns.TurnSystem` (10) ends turns, starts rounds and turns, and poses
      the next turn decision.
-
 - :class:`~systems.movement.MovementSystem` and :class:`~systems.posture.PostureSystem`
   have no per-step work: they carry out a request when it is made (a ruleset reads the
   result on its next line), as do the request methods of the turns (AP) and casualty
@@ -38,9 +37,9 @@ from systems.dispatch import DispatchSystem
 from systems.movement import MovementSystem
 from systems.posture import PostureSystem
 from systems.sight import SightSystem
+from systems.store import Store
 from systems.turns import TurnSystem
 from systems.victory import VictorySystem
-from systems.world import World
 
 #: esper priority of each processor (higher runs first).
 PRIORITIES: dict[type[esper.Processor], int] = {
@@ -53,7 +52,7 @@ PRIORITIES: dict[type[esper.Processor], int] = {
 
 
 class Systems(NamedTuple):
-    """The systems of one match."""
+    """The systems of one match and its clones."""
 
     dispatch: DispatchSystem
     sight: SightSystem
@@ -64,24 +63,23 @@ class Systems(NamedTuple):
     posture: PostureSystem
 
 
-def install(world: World, spec: ScenarioSpec, rules: Ruleset) -> Systems:
-    """Make the systems of a match played on ``spec`` under ``rules`` and add the processors
-    to ``world`` (built: every unit and the battle entity exist)."""
-    sight = SightSystem(world, spec)
-    turns = TurnSystem(world, rules, sight)
-    movement = MovementSystem(world, rules, sight, turns)
-    posture = PostureSystem(world, turns)
+def install(store: Store, spec: ScenarioSpec, rules: Ruleset) -> Systems:  # type: ignore[type-arg]
+    """Make the systems of a match played on ``spec`` under ``rules`` and add the processors to
+    ``store``'s world (a clone's world shares them: ``Store.fork``)."""
+    sight = SightSystem()
+    turns = TurnSystem(rules, sight)
+    movement = MovementSystem(rules, sight, turns)
+    posture = PostureSystem(turns)
     systems = Systems(
-        dispatch=DispatchSystem(world, rules, turns, movement, posture),
+        dispatch=DispatchSystem(rules, turns, movement, posture),
         sight=sight,
-        casualties=CasualtySystem(world, rules),
-        victory=VictorySystem(world, spec.sides),
+        casualties=CasualtySystem(rules),
+        victory=VictorySystem(spec.sides),
         turns=turns,
         movement=movement,
         posture=posture,
     )
-    with world.activated():
-        for system in systems:
-            if isinstance(system, esper.Processor):
-                esper.add_processor(system, priority=PRIORITIES[type(system)])
+    for system in systems:
+        if isinstance(system, esper.Processor):
+            store.add_processor(system, PRIORITIES[type(system)])
     return systems

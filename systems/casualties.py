@@ -18,67 +18,66 @@ from typing import Any
 
 import esper
 
-from components.decisions import RunningFlow
 from components.spatial import Position
 from components.state import Health
 from components.turns import ActiveTurn, Round
-from game.core.battle import Battle
 from game.core.events import round_pos
 from game.rules.base import Ruleset
-from systems.world import World
+from systems.flows import flow_running
+from systems.host import Host
 
 
 class CasualtySystem(esper.Processor):
     """Wounds and casualties (see the module docstring)."""
 
-    def __init__(self, world: World, rules: Ruleset) -> None:
-        self._world = world
+    def __init__(self, rules: Ruleset) -> None:  # type: ignore[type-arg]
         self._rules = rules
 
-    def damage(
-        self, battle: Battle, uid: str, deltas: dict[str, int], source: str | None, **detail: Any
-    ) -> None:
+    def damage(self, host: Host, uid: str, deltas: dict[str, int], source: str | None, **detail: Any) -> None:
         """Add ``deltas`` to ``uid``'s health tracks (a ``damage`` event)."""
-        old: Health = self._world.unit(uid)[Health]
-        before = dict(old.tracks)
+        store = host.store
+        old: Health = store.get(uid, Health)
         h = old.plus(deltas)
-        self._world.replace(self._world.eid[uid], h)
-        self._world.bump(uid)
-        battle.emit(
+        store.put(uid, h)
+        store.bump(uid)
+        host.emit(
             "damage",
             unit=uid,
             source=source,
             deltas=dict(deltas),
-            before=before,
+            before=dict(old.tracks),
             after=dict(h.tracks),
             **detail,
         )
-        self._rules.on_damaged(battle, uid)
+        self._rules.on_damaged(host, uid)
 
-    def set_status(self, battle: Battle, uid: str, flag: str, on: bool, reason: str) -> None:
+    def set_status(self, host: Host, uid: str, flag: str, on: bool, reason: str) -> None:
         """Set or clear ``flag`` on ``uid`` (see the module docstring)."""
-        world = self._world
-        t = world.unit(uid)
-        old: Health = t[Health]
+        store = host.store
+        old: Health = store.get(uid, Health)
         if (flag in old.status) == on:
             return
-        was_out = old.out_of_action
         h = old.flagged(flag, on)
-        world.replace(world.eid[uid], h)
-        world.bump(uid)
-        world.statuses_changed()
-        battle.emit("status", unit=uid, flag=flag, on=on, reason=reason)
-        if h.out_of_action and not was_out:
-            p: Position = t[Position]
-            battle.emit("casualty", unit=uid, reason=reason, at=round_pos((p.x, p.y)))
-            rnd: Round = world.battle[Round]
+        store.put(uid, h)
+        store.bump(uid)
+        store.statuses_changed()
+        host.emit("status", unit=uid, flag=flag, on=on, reason=reason)
+        if h.out_of_action and not old.out_of_action:
+            p: Position = store.get(uid, Position)
+            host.emit("casualty", unit=uid, reason=reason, at=round_pos((p.x, p.y)))
+            rnd: Round = store.battle(Round)
             if uid in rnd.order:
-                world.replace_battle(replace(rnd, order=tuple(u for u in rnd.order if u != uid)))
-            world.note_table(uid)
+                store.put_battle(replace(rnd, order=tuple(u for u in rnd.order if u != uid)))
+            store.note_table(uid)
 
-    def process(self, *_: Any) -> None:
-        b = self._world.battle
-        turn: ActiveTurn = b[ActiveTurn]
+    def process(self, host: Host) -> None:  # type: ignore[override]
+        store = host.store
+        turn: ActiveTurn = store.battle(ActiveTurn)
         uid = turn.unit
-        if uid is not None and b[RunningFlow].flow is None and self._world.units[uid][Health].out_of_action:
-            self._world.replace_battle(replace(turn, over=True))
+        if (
+            uid is not None
+            and not turn.over
+            and not flow_running(store)
+            and store.get(uid, Health).out_of_action
+        ):
+            store.put_battle(replace(turn, over=True))

@@ -2,12 +2,16 @@
 
 Contract: as an esper processor (the first of a step), it takes the battle's
 :class:`~components.decisions.Inbox` command. While a ruleset flow runs, the command is its
-answer: it is sent into the flow, and the flow's next decision becomes the pending one (or
-the flow is over). Otherwise it is a turn command of the active unit, carried out by the
-system that owns the change, at the AP cost the ruleset gives: ``EndTurn`` ends the turn;
-``Move`` and ``Step`` go to movement; ``Face`` and ``ChangePosture`` to posture; ``Attack``
-pays its AP, notes the weapon in ``TurnState`` and starts the ruleset's attack flow;
-``Maneuver`` starts the ruleset's maneuver flow.
+answer: the flow's frames (:class:`~components.decisions.FlowStack`) run on
+(:func:`game.core.flow.advance`) until the flow asks again, and the decision it asks for
+becomes the pending one, or until it is over. Otherwise it is a turn command of the active
+unit, carried out by the system that owns the change, at the AP cost the ruleset gives:
+``EndTurn`` ends the turn; ``Move`` and ``Step`` go to movement; ``Face`` and
+``ChangePosture`` to posture; ``Attack`` pays its AP, notes the weapon in ``TurnState`` and
+starts the ruleset's attack flow (its first frame); ``Maneuver`` starts its maneuver flow.
+
+:meth:`DispatchSystem.asked` is the decision a flow's ``asking`` names, built again as the match
+stands (a restored snapshot asks it).
 """
 
 from __future__ import annotations
@@ -17,17 +21,17 @@ from typing import Any
 
 import esper
 
-from components.decisions import Inbox, PendingDecision, RunningFlow
+from components.decisions import FlowStack, Inbox, PendingDecision, RunningFlow
 from components.spatial import Posture
 from components.state import TurnState
 from components.turns import ActiveTurn
-from game.core.battle import Battle, Flow
-from game.core.commands import Attack, ChangePosture, EndTurn, Face, Maneuver, Move, Step
+from game.core.commands import Attack, ChangePosture, Decision, EndTurn, Face, Maneuver, Move, Step
+from game.core.flow import Frame, advance
 from game.rules.base import Ruleset
+from systems.host import Host
 from systems.movement import MovementSystem
 from systems.posture import PostureSystem
 from systems.turns import TurnSystem
-from systems.world import World
 
 
 class DispatchSystem(esper.Processor):
@@ -35,73 +39,97 @@ class DispatchSystem(esper.Processor):
 
     def __init__(
         self,
-        world: World,
-        rules: Ruleset,
+        rules: Ruleset,  # type: ignore[type-arg]
         turns: TurnSystem,
         movement: MovementSystem,
         posture: PostureSystem,
     ) -> None:
-        self._world = world
         self._rules = rules
         self._turns = turns
         self._movement = movement
         self._posture = posture
 
-    def process(self, battle: Battle) -> None:  # type: ignore[override]
-        inbox: Inbox = self._world.battle[Inbox]
-        cmd = inbox.command
+    def process(self, host: Host) -> None:  # type: ignore[override]
+        store = host.store
+        cmd = store.battle(Inbox).command
         if cmd is None:
             return
-        self._world.replace_battle(Inbox())
-        running: RunningFlow = self._world.battle[RunningFlow]
-        if running.flow is not None:
-            self._step(running, cmd)
+        store.put_battle(Inbox())
+        stack: FlowStack = store.battle(FlowStack)
+        if stack.frames:
+            self._advance(host, stack.frames, cmd)
+        elif store.battle(RunningFlow).flow is not None:
+            self._legacy_step(host, store.battle(RunningFlow), cmd)
         else:
-            self._turn_command(battle, cmd)
+            self._turn_command(host, cmd)
 
-    def _start(self, flow: Flow) -> None:
-        running: RunningFlow = self._world.battle[RunningFlow]
-        running.flow = flow
-        self._step(running, None, first=True)
+    # ------------------------------------------------------------ flows
+    def _start(self, host: Host, frame: Frame, legacy: Any) -> None:
+        if self._rules.stepped:
+            self._advance(host, (frame,), None)
+        else:  # a ruleset still on generator flows (being converted)
+            running = RunningFlow(legacy)
+            host.store.put_battle(running)
+            self._legacy_step(host, running, None, first=True)
 
-    def _step(self, running: RunningFlow, answer: Any, first: bool = False) -> None:
-        """Run the flow to its next decision (which becomes the pending one) or its end."""
+    def _advance(self, host: Host, frames: tuple[Frame, ...], answer: Any) -> None:
+        """Run the flow on to its next decision (which becomes the pending one) or its end."""
+        frames, asking = advance(self._rules, host, frames, answer)
+        store = host.store
+        if asking is None:
+            store.put_battle(FlowStack())
+            return
+        decision = asking.decision
+        if decision is None:
+            decision = self._rules.ask(host, asking.builder, asking.args)
+        store.put_battle(FlowStack(frames, (asking.builder, asking.args)), PendingDecision(decision))
+
+    def asked(self, host: Host) -> Decision | None:
+        """The decision the running flow waits for, built as the match stands (None: none)."""
+        stack: FlowStack = host.store.battle(FlowStack)
+        if not stack.frames or stack.asking is None:
+            return None
+        builder, args = stack.asking
+        return self._rules.ask(host, builder, args)
+
+    def _legacy_step(self, host: Host, running: RunningFlow, answer: Any, first: bool = False) -> None:
         try:
             decision = next(running.flow) if first else running.flow.send(answer)
         except StopIteration:
-            running.flow = None
+            host.store.put_battle(RunningFlow())
             return
-        self._world.replace_battle(PendingDecision(decision))
+        host.store.put_battle(PendingDecision(decision))
 
-    def _turn_command(self, battle: Battle, cmd: Any) -> None:
+    # ------------------------------------------------------------ turn commands
+    def _turn_command(self, host: Host, cmd: Any) -> None:
         uid = cmd.unit
         rules = self._rules
-        costs = rules.action_costs(battle, uid)
+        store = host.store
+        costs = rules.action_costs(host, uid)
         if isinstance(cmd, EndTurn):
-            turn: ActiveTurn = self._world.battle[ActiveTurn]
-            self._world.replace_battle(replace(turn, over=True))
+            store.put_battle(replace(store.battle(ActiveTurn), over=True))
         elif isinstance(cmd, Move):
-            length = battle.path_length(uid, cmd.to)
+            length = host.path_length(uid, cmd.to)
             assert length is not None  # validated by the decision's option
-            ap = rules.move_ap_cost(battle, uid, length)
+            ap = rules.move_ap_cost(host, uid, length)
             assert ap is not None
-            self._movement.move(battle, uid, cmd.to, "move", ap=ap)
+            self._movement.move(host, uid, cmd.to, "move", ap=ap)
         elif isinstance(cmd, Step):
-            state: TurnState = self._world.unit(uid)[TurnState]
-            self._world.replace(self._world.eid[uid], replace(state, stepped=True))
-            self._movement.move(battle, uid, cmd.to, "step", ap=costs.get("step", 0))
+            state: TurnState = store.get(uid, TurnState)
+            store.put(uid, replace(state, stepped=True))
+            self._movement.move(host, uid, cmd.to, "step", ap=costs.get("step", 0))
         elif isinstance(cmd, Face):
-            self._posture.set_facing(battle, uid, cmd.degrees, ap=costs.get("face", 0))
+            self._posture.set_facing(host, uid, cmd.degrees, ap=costs.get("face", 0))
         elif isinstance(cmd, ChangePosture):
-            self._posture.set_posture(battle, uid, Posture(cmd.posture), ap=costs.get("posture", 0))
+            self._posture.set_posture(host, uid, Posture(cmd.posture), ap=costs.get("posture", 0))
         elif isinstance(cmd, Attack):
-            self._turns.spend_ap(battle, uid, costs.get("attack", 0), "attack")
-            state = self._world.unit(uid)[TurnState]
-            self._world.replace(
-                self._world.eid[uid], replace(state, attacked_with=state.attacked_with | {cmd.weapon})
-            )
-            self._start(rules.attack(battle, cmd))
+            self._turns.spend_ap(host, uid, costs.get("attack", 0), "attack")
+            state = store.get(uid, TurnState)
+            store.put(uid, replace(state, attacked_with=state.attacked_with | {cmd.weapon}))
+            legacy = None if rules.stepped else rules.attack(host, cmd)
+            self._start(host, rules.attack_frame(cmd), legacy)
         elif isinstance(cmd, Maneuver):
-            self._start(rules.maneuver(battle, cmd))
+            legacy = None if rules.stepped else rules.maneuver(host, cmd)
+            self._start(host, rules.maneuver_frame(cmd), legacy)
         else:  # pragma: no cover - decisions only offer the types above
             raise TypeError(f"unexpected turn command {cmd!r}")

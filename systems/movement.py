@@ -15,47 +15,40 @@ from dataclasses import replace
 
 from components.spatial import Position
 from components.state import TurnState
-from game.core.battle import Battle
 from game.core.commands import Point
 from game.core.errors import IllegalCommand
 from game.core.events import round_pos
 from game.rules.base import Ruleset
+from systems.host import Host
 from systems.sight import SightSystem
 from systems.turns import TurnSystem
-from systems.world import World
 
 
 class MovementSystem:
     """Moves units (see the module docstring)."""
 
-    def __init__(self, world: World, rules: Ruleset, sight: SightSystem, turns: TurnSystem) -> None:
-        self._world = world
+    def __init__(self, rules: Ruleset, sight: SightSystem, turns: TurnSystem) -> None:  # type: ignore[type-arg]
         self._rules = rules
         self._sight = sight
         self._turns = turns
 
-    def move(self, battle: Battle, uid: str, to: Point, kind: str, ap: int = 0) -> None:
+    def move(self, host: Host, uid: str, to: Point, kind: str, ap: int = 0) -> None:
         """Move ``uid`` to ``to`` for ``ap`` AP; ``kind`` is the event type."""
-        arena = self._sight.table()
+        arena = self._sight.table(host)
         path = arena.path(uid, to)
         if path is None:
             raise IllegalCommand(
                 f"{uid} cannot reach {round_pos(to)}: {arena.free_reason(uid, to) or 'no path'}"
             )
-        self._turns.spend_ap(battle, uid, ap, kind)
-        world = self._world
-        t = world.unit(uid)
-        p: Position = t[Position]
+        self._turns.spend_ap(host, uid, ap, kind)
+        store = host.store
+        p: Position = store.get(uid, Position)
         frm = (p.x, p.y)
-        turn: TurnState = t[TurnState]
-        world.replace(
-            world.eid[uid],
-            Position(float(to[0]), float(to[1])),
-            replace(turn, moved=turn.moved + path.length),
-        )
-        world.bump(uid)
-        world.note_table(uid)
-        battle.emit(
+        turn: TurnState = store.get(uid, TurnState)
+        store.put(uid, Position(float(to[0]), float(to[1])), replace(turn, moved=turn.moved + path.length))
+        store.bump(uid)
+        store.note_table(uid)
+        host.emit(
             kind,
             unit=uid,
             **{"from": round_pos(frm), "to": round_pos(to)},
@@ -63,4 +56,4 @@ class MovementSystem:
             length=round(path.length, 6),
             path=[round_pos(q) for q in path.points],
         )
-        self._rules.on_moved(battle, uid, kind, path.length)
+        self._rules.on_moved(host, uid, kind, path.length)

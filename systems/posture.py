@@ -3,7 +3,7 @@
 Contract: :meth:`PostureSystem.set_posture` carries out a posture change: chosen on a turn,
 a dodge-and-drop (``kind="drop_prone"``) or a knockdown (``kind="knockdown"``);
 :meth:`PostureSystem.set_facing` a turn to face a direction (normalised to [0, 360)). Each
-pays ``ap`` first (an ``ap`` event before its own), changes the component, tells the sight
+pays ``ap`` first (an ``ap`` event before its own), replaces the component, tells the sight
 system the table changed and logs its event. Both act when asked, not per step.
 
 Facing lives here rather than with movement: like a posture it changes the unit's
@@ -14,31 +14,28 @@ neither needs a path nor touches blockers, and neither grows ``TurnState.moved``
 from __future__ import annotations
 
 from components.spatial import Facing, Position, Posture, Stance, normalize_degrees
-from game.core.battle import Battle
 from game.core.events import round_pos
+from systems.host import Host
 from systems.turns import TurnSystem
-from systems.world import World
 
 
 class PostureSystem:
     """Changes postures and facings (see the module docstring)."""
 
-    def __init__(self, world: World, turns: TurnSystem) -> None:
-        self._world = world
+    def __init__(self, turns: TurnSystem) -> None:
         self._turns = turns
 
-    def set_posture(
-        self, battle: Battle, uid: str, posture: Posture, kind: str = "posture", ap: int = 0
-    ) -> None:
+    def set_posture(self, host: Host, uid: str, posture: Posture, kind: str = "posture", ap: int = 0) -> None:
         """``uid`` takes ``posture`` for ``ap`` AP; ``kind`` is the event type."""
-        self._turns.spend_ap(battle, uid, ap, kind)
-        t = self._world.unit(uid)
-        old = t[Stance].posture
+        self._turns.spend_ap(host, uid, ap, kind)
+        store = host.store
+        old = store.get(uid, Stance).posture
         stance = Stance(Posture(posture))
-        self._world.replace(self._world.eid[uid], stance)
-        self._note(uid)
-        p: Position = t[Position]
-        battle.emit(
+        store.put(uid, stance)
+        store.bump(uid)
+        store.note_table(uid)
+        p: Position = store.get(uid, Position)
+        host.emit(
             kind,
             unit=uid,
             **{"from": str(old), "to": str(stance.posture)},
@@ -46,16 +43,13 @@ class PostureSystem:
             at=round_pos((p.x, p.y)),
         )
 
-    def set_facing(self, battle: Battle, uid: str, degrees: float, ap: int = 0) -> None:
+    def set_facing(self, host: Host, uid: str, degrees: float, ap: int = 0) -> None:
         """``uid`` turns to face ``degrees`` for ``ap`` AP."""
-        self._turns.spend_ap(battle, uid, ap, "facing")
-        old = self._world.unit(uid)[Facing].degrees
+        self._turns.spend_ap(host, uid, ap, "facing")
+        store = host.store
+        old = store.get(uid, Facing).degrees
         f = Facing(normalize_degrees(degrees))
-        self._world.replace(self._world.eid[uid], f)
-        self._note(uid)
-        battle.emit("facing", unit=uid, **{"from": round(old, 6), "to": round(f.degrees, 6)}, ap=ap)
-
-    def _note(self, uid: str) -> None:
-        """Count the change of ``uid`` (for views) and note it for the sight system."""
-        self._world.bump(uid)
-        self._world.note_table(uid)
+        store.put(uid, f)
+        store.bump(uid)
+        store.note_table(uid)
+        host.emit("facing", unit=uid, **{"from": round(old, 6), "to": round(f.degrees, 6)}, ap=ap)

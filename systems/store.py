@@ -33,6 +33,7 @@ from typing import Any, TypeVar
 import esper
 
 from components.battle import Journal, Randomness
+from components.changes import Revisions, TableChanges
 from components.spatial import Facing, Position, Stance
 from components.state import ActionPoints, Health
 from game.core.errors import UnknownName
@@ -134,6 +135,15 @@ class Store:
         eid = self.battle_eid
         for c in components:
             esper.add_component(eid, c)
+
+    def bump(self, uid: str) -> None:
+        """Count a change of what ``uid``'s view snapshot shows (``Revisions``)."""
+        self.put_battle(self.battle(Revisions).bumped(uid))
+
+    def note_table(self, uid: str) -> None:
+        """Note that ``uid``'s place, silhouette, facing or presence changed (``TableChanges``):
+        the sight system copies it into the arena before the arena is next read."""
+        self.put_battle(self.battle(TableChanges).noted(uid))
 
     # ------------------------------------------------------------ derived
     def in_action(self) -> list[str]:

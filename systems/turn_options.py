@@ -1,12 +1,14 @@
 """Legal commands of the active unit's turn, as a :class:`~game.core.commands.Decision`.
 
 Part of the turns system. Contract: ``turn_decision(battle, rules, arena, uid)`` (``arena``
-synced by the sight system) lists every legal turn command with its AP cost in the label
-and the ruleset's odds on attacks: Move (free point, validated by the exact shortest path
-and the ruleset's AP cost), Step (one yard, once per turn, if the ruleset prices a step),
-Face, ChangePosture (each posture the ruleset allows), the ruleset's attacks and
-maneuvers, and EndTurn. It returns ``None`` when the turn should end by itself (no AP and
-no free step).
+synced by the sight system) is a pure read of the match: it lists every legal turn command
+with its AP cost in the label and the ruleset's odds on attacks: Move (free point, validated
+by the exact shortest path and the ruleset's AP cost), Step (one yard, once per turn, if the
+ruleset prices a step), Face, ChangePosture (each posture the ruleset allows), the
+ruleset's attacks and maneuvers, and EndTurn. It returns ``None`` when the turn should end
+by itself (no AP and no free step). The decision is a value: its validators keep the values
+they check against (the mover's place, the other bases, the AP price), never the match, so
+a clone shares it.
 """
 
 from __future__ import annotations
@@ -82,17 +84,18 @@ def turn_decision(battle: Battle, rules: Ruleset, arena: Arena, uid: str) -> Dec
         max_len = per_ap * ap.current
         # The region's geometry is only built if someone reads it (sampling, drawing).
         region = arena.move_region(uid, max_len, lazy=True)
+        # The validator keeps values, not the match: a decision is a value its clones share.
+        mover, price, ap_now = arena.mover(uid), rules.move_pricer(battle, uid), ap.current
 
-        def validate_move(to: Any, uid: str = uid, region: Any = region) -> str | None:
+        def validate_move(to: Any, region: Any = region) -> str | None:
             why: str | None = region.validate(to)
             if why:
                 return str(why)
-            length = battle.path_length(uid, to)
-            if length is None:
+            path = mover.path(to)
+            if path is None:
                 return "no free path there"
-            cost = rules.move_ap_cost(battle, uid, length)
-            if cost is None:
-                return f"path of {length:.2f} in is too far with {battle.ap(uid).current} AP"
+            if price(path.length) is None:
+                return f"path of {path.length:.2f} in is too far with {ap_now} AP"
             return None
 
         options.append(

@@ -16,6 +16,8 @@ Contract:
   rolls the activation order (``initiative``), ``round_start`` logs it with a state hash
   for replay verification, and the ruleset's ``start_round`` runs. Past the round limit no
   round starts: the victory system ends the match.
+- :meth:`TurnSystem.decision` is the turn decision the active unit is offered as the match
+  stands (a pure read: a restored snapshot asks it again).
 """
 
 from __future__ import annotations
@@ -24,17 +26,18 @@ from dataclasses import replace
 
 import esper
 
-from components.decisions import PendingDecision, RunningFlow
+from components.decisions import PendingDecision
 from components.outcome import Outcome
 from components.spatial import Position
 from components.state import ActionPoints, DefenceState, Health, TurnState
 from components.turns import ActiveTurn, Round
-from game.core.battle import Battle
+from game.core.commands import Decision
 from game.core.errors import IllegalCommand
 from game.rules.base import Ruleset
+from systems.flows import flow_running
+from systems.host import Host
 from systems.sight import SightSystem
 from systems.turn_options import turn_decision
-from systems.world import World
 
 #: A guard against a controller that never ends its turn (e.g. spins on Face).
 MAX_COMMANDS_PER_TURN = 64
@@ -43,83 +46,89 @@ MAX_COMMANDS_PER_TURN = 64
 class TurnSystem(esper.Processor):
     """Turns and AP (see the module docstring)."""
 
-    def __init__(self, world: World, rules: Ruleset, sight: SightSystem) -> None:
-        self._world = world
+    def __init__(self, rules: Ruleset, sight: SightSystem) -> None:  # type: ignore[type-arg]
         self._rules = rules
         self._sight = sight
 
     # ------------------------------------------------------------------ AP
-    def spend_ap(self, battle: Battle, uid: str, n: int, reason: str) -> None:
+    def spend_ap(self, host: Host, uid: str, n: int, reason: str) -> None:
         """``uid`` spends ``n`` AP for ``reason`` (an ``ap`` event)."""
         if n == 0:
             return
-        ap: ActionPoints = self._world.unit(uid)[ActionPoints]
+        store = host.store
+        ap: ActionPoints = store.get(uid, ActionPoints)
         if n < 0 or n > ap.current:
             raise IllegalCommand(f"{uid} cannot spend {n} AP for {reason}: it has {ap.current}")
         left = ap.current - n
-        self._world.replace(self._world.eid[uid], ActionPoints(left, ap.maximum))
-        self._world.bump(uid)
-        battle.emit("ap", unit=uid, spent=n, left=left, reason=reason)
+        store.put(uid, ActionPoints(left, ap.maximum))
+        store.bump(uid)
+        host.emit("ap", unit=uid, spent=n, left=left, reason=reason)
 
-    def refill_ap(self, uid: str) -> None:
+    def refill_ap(self, host: Host, uid: str) -> None:
         """Back to full AP (the start of a round; the ``round_start`` event logs it)."""
-        ap: ActionPoints = self._world.unit(uid)[ActionPoints]
-        self._world.replace(self._world.eid[uid], ActionPoints(ap.maximum, ap.maximum))
-        self._world.bump(uid)
+        store = host.store
+        ap: ActionPoints = store.get(uid, ActionPoints)
+        store.put(uid, ActionPoints(ap.maximum, ap.maximum))
+        store.bump(uid)
 
     # ---------------------------------------------------------- the loop
-    def process(self, battle: Battle) -> None:  # type: ignore[override]
-        b = self._world.battle
-        if Outcome in b or b[RunningFlow].flow is not None or b[PendingDecision].decision is not None:
+    def decision(self, host: Host, uid: str) -> Decision | None:
+        """The turn decision of ``uid`` as the match stands (None: its turn ends by itself)."""
+        return turn_decision(host, self._rules, self._sight.table(host), uid)
+
+    def process(self, host: Host) -> None:  # type: ignore[override]
+        store = host.store
+        if (
+            store.has_battle(Outcome)
+            or flow_running(store)
+            or store.battle(PendingDecision).decision is not None
+        ):
             return
-        world = self._world
-        turn: ActiveTurn = b[ActiveTurn]
+        turn: ActiveTurn = store.battle(ActiveTurn)
         uid = turn.unit
         if uid is not None:
             if not turn.over:
                 turn = replace(turn, commands=turn.commands + 1)
                 if turn.commands > MAX_COMMANDS_PER_TURN:
-                    battle.emit(
+                    host.emit(
                         "status", unit=uid, flag="turn_limit", on=True, reason="too many commands in one turn"
                     )
                     turn = replace(turn, over=True)
-                world.replace_battle(turn)
-            units = world.units
-            if not turn.over and not units[uid][Health].out_of_action:
-                decision = turn_decision(battle, self._rules, self._sight.table(), uid)
+                store.put_battle(turn)
+            if not turn.over and not store.get(uid, Health).out_of_action:
+                decision = self.decision(host, uid)
                 if decision is not None:
-                    world.replace_battle(PendingDecision(decision))
+                    store.put_battle(PendingDecision(decision))
                     return
-            battle.emit("turn_end", unit=uid, ap_left=units[uid][ActionPoints].current)
-            world.replace_battle(replace(turn, unit=None))
-        rnd: Round = b[Round]
+            host.emit("turn_end", unit=uid, ap_left=store.get(uid, ActionPoints).current)
+            store.put_battle(replace(turn, unit=None))
+        rnd: Round = store.battle(Round)
         if not rnd.order:
             if rnd.number >= rnd.limit:
                 return  # the victory system ends the match
-            self._start_round(battle, rnd)
-            rnd = b[Round]
+            self._start_round(host, rnd)
+            rnd = store.battle(Round)
             if not rnd.order:
                 return
-        world.replace_battle(replace(rnd, order=rnd.order[1:]))
-        self._start_turn(battle, rnd.order[0])
+        store.put_battle(replace(rnd, order=rnd.order[1:]))
+        self._start_turn(host, rnd.order[0])
 
-    def _start_round(self, battle: Battle, rnd: Round) -> None:
-        world = self._world
-        world.replace_battle(replace(rnd, number=rnd.number + 1))
-        alive = list(world.in_action())
+    def _start_round(self, host: Host, rnd: Round) -> None:
+        store = host.store
+        store.put_battle(replace(rnd, number=rnd.number + 1))
+        alive = list(store.in_action())
         for uid in alive:
-            self.refill_ap(uid)
-        order = self._rules.initiative(battle, alive)
-        world.replace_battle(replace(world.battle[Round], order=tuple(order)))
-        battle.emit("round_start", order=order, state_hash=world.state_hash())
-        self._rules.start_round(battle)
+            self.refill_ap(host, uid)
+        order = self._rules.initiative(host, alive)
+        store.put_battle(replace(store.battle(Round), order=tuple(order)))
+        host.emit("round_start", order=order, state_hash=store.state_hash())
+        self._rules.start_round(host)
 
-    def _start_turn(self, battle: Battle, uid: str) -> None:
-        world = self._world
-        world.replace_battle(ActiveTurn(uid, False, 0))
-        world.replace(world.eid[uid], DefenceState(), TurnState())
-        t = world.units[uid]
-        p: Position = t[Position]
-        battle.emit("turn_start", unit=uid, ap=t[ActionPoints].current, at=[p.x, p.y])
-        if not self._rules.start_turn(battle, uid):
-            world.replace_battle(replace(world.battle[ActiveTurn], over=True))
+    def _start_turn(self, host: Host, uid: str) -> None:
+        store = host.store
+        store.put_battle(ActiveTurn(uid, False, 0))
+        store.put(uid, DefenceState(), TurnState())
+        p: Position = store.get(uid, Position)
+        host.emit("turn_start", unit=uid, ap=store.get(uid, ActionPoints).current, at=[p.x, p.y])
+        if not self._rules.start_turn(host, uid):
+            store.put_battle(replace(store.battle(ActiveTurn), over=True))

@@ -172,10 +172,10 @@ def remembered_quarry(view: MatchView, uid: str, quarry: str | None = None) -> s
     Kept in the match's AI memory, not the view's: no event records it, and a saved game
     must carry it to continue as the original would.
     """
-    chosen = view.ai_memory.setdefault("quarry", {})
     if quarry is not None:
-        chosen[uid] = quarry
-    return chosen.get(uid)
+        view.remember("quarry", uid, quarry)
+        return quarry
+    return view.ai_memory.get("quarry", {}).get(uid)
 
 
 def attacked_this_turn(view: MatchView, uid: str) -> bool:

@@ -11,12 +11,21 @@ Its arrays (``xy``, ``height``, ``facing``, ``base``, ``size``, ``alive``) are a
 mirror of the units' components, and one writer keeps them: the sight system
 (``systems.sight``) builds the arena from the components and calls ``update``/``remove``
 for the units that changed, before anything reads it. Only what a change invalidates is
-recomputed; ``stamp`` counts the changes.
+recomputed; ``stamp`` counts the changes. :meth:`Arena.fork` is an independent copy for a
+clone of the match (its arrays and sight cache copied, its memos of frozen answers shared).
+
+The legal regions it makes are values: each validator is a pure function of the table as it
+stood when the region was made (the mover's place and base, the other bases, the static map),
+never of the live arena, so a decision built from them holds for every clone of the match it
+was built in. Paths are memoised by those values in one process-wide cache
+(:func:`cached_path`), which the validators, the arena and every clone share.
 """
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -45,6 +54,74 @@ def static_geometry(
     return SightIndex(obstacles, width, height), NavMesh(obstacles, width, height)
 
 
+#: Shortest paths by (mesh, start, base radius, blockers array, goal): see :func:`cached_path`.
+_PATHS: OrderedDict[tuple[int, float, float, float, int, float, float], tuple[Any, Any, Path | None]] = (
+    OrderedDict()
+)
+_PATHS_MAX = 4096
+
+
+def cached_path(
+    nav: NavMesh, start: Point, radius: float, blockers: np.ndarray, ids: tuple[str, ...], to: Point
+) -> Path | None:
+    """``nav.path(start, to, radius, blockers, ids)``, remembered.
+
+    A path depends only on these values; a blockers array is never changed once made (the arena
+    makes a new one when a unit moves), so it is keyed by its identity and kept alive by the
+    entry (its id cannot be reused while the entry lives). Least recently used entries go first;
+    the answers never depend on what is remembered.
+    """
+    key = (id(nav), float(start[0]), float(start[1]), float(radius), id(blockers), float(to[0]), float(to[1]))
+    got = _PATHS.get(key)
+    if got is not None:
+        _PATHS.move_to_end(key)
+        return got[2]
+    path = nav.path(start, (key[5], key[6]), radius, blockers, ids)
+    _PATHS[key] = (nav, blockers, path)
+    if len(_PATHS) > _PATHS_MAX:
+        _PATHS.popitem(last=False)
+    return path
+
+
+@dataclass(frozen=True, eq=False)
+class Mover:
+    """A unit's base as the table stood when asked: where it is, its radius, the other bases
+    in action (blockers) and the map. Its answers are pure (see the module docstring)."""
+
+    nav: NavMesh
+    start: Point
+    radius: float
+    blockers: np.ndarray
+    ids: tuple[str, ...]
+
+    def free_reason(self, to: Point) -> str | None:
+        return self.nav.free_reason((float(to[0]), float(to[1])), self.radius, self.blockers, self.ids)
+
+    def path(self, to: Point) -> Path | None:
+        return cached_path(self.nav, self.start, self.radius, self.blockers, self.ids, to)
+
+
+def memoised(validate: Callable[[Any], str | None]) -> Callable[[Any], str | None]:
+    """``validate`` (a pure validator) answering each point once.
+
+    A policy validates the point it picks and the match validates it again on ``apply``; each
+    answer may cost a shortest-path search.
+    """
+    memo: dict[tuple[float, float], str | None] = {}
+
+    def check(p: Any) -> str | None:
+        if type(p) is not tuple or len(p) != 2 or type(p[0]) is not float or type(p[1]) is not float:
+            return validate(p)  # only (float, float) points are remembered
+        if p in memo:
+            return memo[p]
+        if len(memo) >= 4096:
+            memo.clear()
+        why = memo[p] = validate(p)
+        return why
+
+    return check
+
+
 class Arena:
     """Sight and movement geometry for one match."""
 
@@ -61,9 +138,8 @@ class Arena:
         self.alive = np.ones(len(self.ids), dtype=bool)
         self.sight_index, self.nav = static_geometry(spec.obstacles, spec.width, spec.height)
         self.cache = SightCache(self.sight_index, self.table())
-        # Paths are asked for several times per move (validate, price, apply): memoise them
-        # until any unit changes place; the same for every unit's blockers.
-        self._paths: dict[tuple[str, float, float], Path | None] = {}
+        # Every unit's blockers, until a unit changes place (paths are memoised by value:
+        # cached_path).
         self._blockers: dict[str | None, tuple[np.ndarray, tuple[str, ...]]] = {}
         # Sight facts by (attacker, target), until the table changes: rulesets and policies ask
         # for the same pairs many times per decision.
@@ -76,6 +152,17 @@ class Arena:
         self._discs: dict[tuple[float, float, float, float], ClippedDisc] = {}
 
     # ------------------------------------------------------------ state
+    def fork(self) -> Arena:
+        """An independent copy (for a clone of the match; see the module docstring)."""
+        twin = object.__new__(Arena)
+        twin.__dict__.update(self.__dict__)
+        for name in ("xy", "base", "size", "height", "facing", "alive"):
+            setattr(twin, name, getattr(self, name).copy())
+        twin.cache = self.cache.fork()
+        twin._blockers = self._blockers.copy()  # arrays never changed once made
+        twin._facts = self._facts.copy()  # frozen values
+        return twin
+
     def table(self) -> UnitTable:
         """The units as the geometry module sees them (all units, alive or not)."""
         return UnitTable(
@@ -91,7 +178,6 @@ class Arena:
         """Unit ``uid`` now stands at ``pos`` with this silhouette height and facing."""
         i = self.index_of[uid]
         if self.xy[i, 0] != pos[0] or self.xy[i, 1] != pos[1]:
-            self._paths.clear()
             self._blockers.clear()
         self.stamp += 1
         self._facts.clear()
@@ -108,7 +194,6 @@ class Arena:
         """
         i = self.index_of[uid]
         self.alive[i] = False
-        self._paths.clear()
         self._blockers.clear()
         self.stamp += 1
         self._facts.clear()
@@ -145,40 +230,20 @@ class Arena:
             got = self._blockers[uid] = (arr, tuple([ids[j] for j in rows.tolist()]))
         return got
 
-    def memoised(self, validate: Callable[[Any], str | None]) -> Callable[[Any], str | None]:
-        """``validate`` answering each point once while the table stays the same.
-
-        A policy validates the point it picks and the match validates it again on ``apply``;
-        each answer may cost a shortest-path search.
-        """
-        memo: dict[tuple[float, float], str | None] = {}
-        seen = [self.stamp]
-
-        def check(p: Any) -> str | None:
-            if type(p) is not tuple or len(p) != 2 or type(p[0]) is not float or type(p[1]) is not float:
-                return validate(p)  # only (float, float) points are remembered
-            key: tuple[float, float] = p
-            if seen[0] != self.stamp:
-                memo.clear()
-                seen[0] = self.stamp
-            if key in memo:
-                return memo[key]
-            why = memo[key] = validate(p)
-            return why
-
-        return check
-
     def _me(self, uid: str) -> tuple[Point, float]:
         i = self.index_of[uid]
         return (float(self.xy[i, 0]), float(self.xy[i, 1])), float(self.base[i])
 
+    def mover(self, uid: str) -> Mover:
+        """``uid``'s base as the table stands now (pure answers: see :class:`Mover`)."""
+        start, r = self._me(uid)
+        blk, ids = self.blockers(uid)
+        return Mover(self.nav, start, r, blk, ids)
+
     def path(self, uid: str, to: Point) -> Path | None:
-        key = (uid, float(to[0]), float(to[1]))
-        if key not in self._paths:
-            start, r = self._me(uid)
-            blk, ids = self.blockers(uid)
-            self._paths[key] = self.nav.path(start, (key[1], key[2]), r, blk, ids)
-        return self._paths[key]
+        start, r = self._me(uid)
+        blk, ids = self.blockers(uid)
+        return cached_path(self.nav, start, r, blk, ids, to)
 
     def free_reason(self, uid: str, to: Point) -> str | None:
         _, r = self._me(uid)
@@ -194,21 +259,21 @@ class Arena:
         exact geodesic reach with ``nav.reachable`` when it needs it. With ``lazy`` the geometry
         is a :class:`~game.core.commands.LazyRegion` (for an option's ``region``).
         """
-        start, r = self._me(uid)
-        geom = self._disc(start, r, max_len, lazy)
+        mover = self.mover(uid)
+        geom = self._disc(mover.start, mover.radius, max_len, lazy)
 
         def validate(p: Any) -> str | None:
-            why = self.free_reason(uid, p)
+            why = mover.free_reason(p)
             if why:
                 return why
-            path = self.path(uid, p)
+            path = mover.path(p)
             if path is None:
                 return "no free path there"
             if path.length > max_len + 1e-9:
                 return f"path of {path.length:.2f} in is longer than {max_len:.2f} in"
             return None
 
-        return Region(geom, self.memoised(validate))
+        return Region(geom, memoised(validate))
 
     def step_region(self, uid: str, max_len: float, lazy: bool = False) -> Region:
         """Where a step may end: like :meth:`move_region`, the geometry is the cheap clipped disc
@@ -218,7 +283,7 @@ class Arena:
         blk, ids = self.blockers(uid)
         return Region(
             self._disc(start, r, max_len, lazy),
-            self.memoised(lambda p: regions.is_legal_step(self.nav, p, start, r, max_len, blk, ids)),
+            memoised(lambda p: regions.is_legal_step(self.nav, p, start, r, max_len, blk, ids)),
         )
 
     def _disc(self, centre: Point, radius: float, max_len: float, lazy: bool) -> Any:
@@ -249,7 +314,7 @@ class Arena:
         arcs = regions.retreat_arcs(self.nav, start, attacker_pos, r, min_len, max_len, blk)
         return Region(
             LazyRegion(arcs),
-            self.memoised(
+            memoised(
                 lambda p: regions.is_legal_retreat(
                     self.nav, p, start, attacker_pos, r, min_len, max_len, blk, ids
                 )
@@ -262,7 +327,7 @@ class Arena:
         geom = regions.dodge_disc(self.nav, start, r, max_len, blk)
         return Region(
             geom,
-            self.memoised(lambda p: regions.is_legal_dodge_move(self.nav, p, start, r, max_len, blk, ids)),
+            memoised(lambda p: regions.is_legal_dodge_move(self.nav, p, start, r, max_len, blk, ids)),
         )
 
     def interpose_region(self, uid: str, friend_pos: Point, attacker_pos: Point, step_len: float) -> Region:
@@ -271,7 +336,7 @@ class Arena:
         geom = regions.interpose_points(self.nav, friend_pos, attacker_pos, start, r, step_len, blk)
         return Region(
             geom,
-            self.memoised(
+            memoised(
                 lambda p: regions.is_legal_interpose(
                     self.nav, p, friend_pos, attacker_pos, start, r, step_len, blk, ids
                 )

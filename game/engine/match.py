@@ -1,44 +1,48 @@
-"""One match: an esper world, its systems, the seeded dice, the event log and the decision loop.
+"""One match: a store of its state, the systems that change it, and the decision loop.
 
 Contract (AEC-like, after PettingZoo/OpenSpiel):
-- ``Match(spec, ruleset=..., seed=...)`` builds a fresh esper world of its own
-  (:func:`~game.engine.world.build_world`: matches in one process never share entities),
-  installs the systems (``systems.install``) and runs until the first decision.
-  ``pending`` is the :class:`~game.core.commands.Decision` the match waits for: the active
-  unit's turn, or a reaction (defence, retreat point, dodge move) of any unit. ``apply(cmd)``
-  checks ``cmd`` against ``pending.options``; an illegal command raises
+- ``Match(spec, ruleset=..., seed=...)`` builds a fresh store (:func:`~game.engine.build.build_store`:
+  an esper world of its own), installs the systems (``systems.install``) and runs until the
+  first decision. ``pending`` is the :class:`~game.core.commands.Decision` the match waits
+  for: the active unit's turn, or a reaction (defence, retreat point, dodge move) of any unit.
+  ``apply(cmd)`` checks ``cmd`` against ``pending.options``; an illegal command raises
   :class:`~game.core.errors.IllegalCommand` and changes nothing. ``outcome`` is set when the
   match is over.
-- The world is the one store of state: every unit's components and the loop state (round,
-  active turn, inbox, pending decision, running flow, outcome) on the battle entity. The
-  match reads them through esper's own tables (:class:`~systems.world.World`) and keeps no
-  copy; ``arena`` is the sight system's numpy mirror, synced on every read.
-- Randomness: one ``numpy.random.SeedSequence(seed)`` per match is spawned into
-  two generators: ``rng`` for every dice draw (logged through ``dice``) and
-  ``ai_rng`` for AI policies. Keeping the AI on its own stream means a saved
-  game (seed + commands) replays exactly whoever made the choices, and the
-  dice do not shift when one side's policy changes.
-- The match implements :class:`game.core.battle.Battle`: rulesets read through it and ask
-  for changes through it; each change is carried out by the system that owns it, which
-  writes its event. The systems do the per-step work through ``esper.process(match)``.
-- The world holds the running flow and the pending decision, which refer to the match:
-  ``close()`` a match when done with it (that deletes its world).
+- **The match is a value.** Every piece of its state is a component in its store
+  (:class:`~systems.store.Store`): the units' places, postures, AP, health and per-turn
+  bookkeeping (with the ruleset's frozen records), and on the battle entity the round, the
+  turn, the pending decision, the rule flow in progress as frames (``game.core.flow``), the
+  ruleset's battle-wide bookkeeping, the AI's memory, the two random streams and the event
+  log. The arena (the numpy mirror of the table, sight facts, paths) is derived from the
+  components by the sight system; the decision is a value built from them.
+- :meth:`Match.clone` is an independent, exact copy: the store forked (the immutable
+  components shared, the random streams and the log forked), the arena forked, the systems
+  and the ruleset shared (they keep no match state). Answered alike, a match and its clone
+  write the same events; playing one never changes the other.
+- :meth:`Match.snapshot` / :meth:`Match.from_snapshot` write the match as versioned,
+  checksummed bytes and read it back exactly (:mod:`game.engine.snapshot`).
+- Randomness: one ``numpy.random.SeedSequence(seed)`` per match is spawned into two streams:
+  ``rng`` for every dice draw (logged through ``dice``) and ``ai_rng`` for AI policies.
+  Keeping the AI on its own stream means a saved game (seed + commands) replays exactly
+  whoever made the choices, and the dice do not shift when one side's policy changes.
+- The match implements :class:`game.core.battle.Battle`: rulesets read through it and ask for
+  changes through it; each change is carried out by the system that owns it, which writes
+  its event. The systems do the per-step work through the store's ``esper.process(match)``.
+- A match's esper world is deleted by :meth:`close`, or when the match is garbage-collected.
 """
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-import esper
 import numpy as np
 
-from components.battle import RulesetState
+from components.battle import AiMemory, Journal, Randomness, RulesetState
 from components.changes import Revisions
-from components.decisions import Inbox, PendingDecision
+from components.decisions import FlowStack, Inbox, PendingDecision
 from components.identity import Controller, Identity
 from components.outcome import Outcome
 from components.sight import SightFacts
@@ -53,13 +57,33 @@ from game.core.commands import Command, Decision, Point, command_to_json, find_o
 from game.core.errors import IllegalCommand
 from game.core.events import EventLog, round_pos
 from game.dice import Dice
-from game.engine.world import build_world
+from game.dice.stream import Stream
+from game.engine.build import build_store
 from game.rules import get_ruleset
 from game.rules.base import Ruleset
 from game.scenario.embed import embedded
-from systems import install
+from systems import Systems, install
+from systems.store import Store
 
-_world_ids = itertools.count()
+#: A guard: the loop runs the systems at most this many times per command.
+MAX_STEPS = 10_000
+
+
+class MatchDice(Dice):
+    """The match's logged dice: every draw from the store's dice stream, logged in its journal
+    (reads the store on each roll, so a clone's dice are its own)."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
+    @property
+    def rng(self) -> np.random.Generator:  # type: ignore[override]
+        stream: Stream = self._store.battle(Randomness).dice
+        return stream.generator
+
+    def _log(self, payload: dict[str, Any]) -> None:  # type: ignore[override]
+        store = self._store
+        store.battle(Journal).log.append(store.battle(Round).number, "roll", payload)
 
 
 class Match:
@@ -78,93 +102,110 @@ class Match:
         self.spec = spec
         self.ruleset_name = ruleset or spec.ruleset
         opts = options if options is not None else spec.options.get(self.ruleset_name, {})
-        self.rules: Ruleset = get_ruleset(self.ruleset_name, opts)
+        self.rules: Ruleset = get_ruleset(self.ruleset_name, opts)  # type: ignore[type-arg]
         self.seed = int(seed)
-        dice_seq, ai_seq = np.random.SeedSequence(self.seed).spawn(2)
-        self.rng = np.random.default_rng(dice_seq)
-        self.ai_rng = np.random.default_rng(ai_seq)
-        #: What AI policies remember between decisions that no log event holds (e.g. each
-        #: unit's quarry): like ``ai_rng`` it cannot be re-derived from the commands, so a save
-        #: carries it. ``{"quarry": {unit: enemy}}``; the engine never reads it.
-        self.ai_memory: dict[str, dict[str, str]] = {}
-        self.log = EventLog()
-        self.dice = Dice(self.rng, self._log_roll)
         self.yards_per_inch = spec.yards_per_inch
         self.controllers = {
             s: (controllers or {}).get(s, spec.controllers.get(s, "random")) for s in spec.sides
         }
-        self.commands: list[dict[str, Any]] = []  # every applied command, for saves and replays
-
-        self.world = build_world(
-            f"skirmish-match-{next(_world_ids)}",
+        dice_seq, ai_seq = np.random.SeedSequence(self.seed).spawn(2)
+        self.store = build_store(
             spec,
             self.rules,
             self.ruleset_name,
             self.controllers,
             int(round_limit or spec.round_limit),
+            Randomness(Stream.seeded(dice_seq), Stream.seeded(ai_seq)),
+            Journal(EventLog()),
         )
-        self.systems = install(self.world, spec, self.rules)
-        self._sight = self.systems.sight
-        self._units = self.world.units
-        self._battle = self.world.battle
+        self.systems: Systems = install(self.store, spec, self.rules)
+        self.mirror: Arena = self.systems.sight.build(spec, self.store)
+        self.dice = MatchDice(self.store)
         self._log_start()
         self._run()
 
-    @property
-    def changes(self) -> Mapping[str, int]:
-        """Per unit, a count of the changes to what a :class:`~game.engine.view.UnitView` shows
-        (place, facing, posture, AP, health): views keep a unit's snapshot while its count
-        stands."""
-        counts: Mapping[str, int] = self._battle[Revisions].by_unit
-        return counts
+    # ------------------------------------------------------------------ a value
+    def clone(self) -> Match:
+        """An independent, exact copy of this match (see the module docstring)."""
+        twin = object.__new__(Match)
+        twin.spec = self.spec
+        twin.ruleset_name = self.ruleset_name
+        twin.rules = self.rules
+        twin.seed = self.seed
+        twin.yards_per_inch = self.yards_per_inch
+        twin.controllers = self.controllers
+        twin.systems = self.systems
+        twin.store = self.store.fork()
+        twin.mirror = self.mirror.fork()
+        twin.dice = MatchDice(twin.store)
+        return twin
+
+    def snapshot(self) -> bytes:
+        """The match as versioned, checksummed bytes (:mod:`game.engine.snapshot`)."""
+        from game.engine.snapshot import write_snapshot
+
+        return write_snapshot(self)
+
+    @classmethod
+    def from_snapshot(cls, data: bytes, source: str = "<snapshot>") -> Match:
+        """The match :meth:`snapshot` wrote (``SnapshotError`` naming ``source`` if it is not one)."""
+        from game.engine.snapshot import read_snapshot
+
+        return read_snapshot(data, source)
 
     # ------------------------------------------------------------------ world
     @contextmanager
     def activated(self) -> Iterator[None]:
-        """Make this match's esper world current (esper's API is module-level)."""
-        with self.world.activated():
-            yield
+        """Make this match's esper world current for the block (esper's API is module-level)."""
+        self.store.activate()
+        yield
 
     def close(self) -> None:
         """Delete this match's esper world (a finished match need not be kept in memory)."""
-        self.world.close()
+        self.store.close()
 
     @property
     def arena(self) -> Arena:
         """The table's sight and movement geometry, synced with the components."""
-        return self._sight.table()
+        return self.systems.sight.table(self)
 
     # ------------------------------------------------------------- the loop
     @property
     def pending(self) -> Decision | None:
         """The decision the match waits for (``None`` once it is over)."""
-        decision: Decision | None = self._battle[PendingDecision].decision
+        decision: Decision | None = self.store.battle(PendingDecision).decision
         return decision
 
     @property
     def outcome(self) -> Outcome | None:
         """How the match ended, or ``None`` while it runs."""
-        got: Outcome | None = self._battle.get(Outcome)
-        return got
+        store = self.store
+        return store.battle(Outcome) if store.has_battle(Outcome) else None
 
     @property
     def round(self) -> int:
-        number: int = self._battle[Round].number
+        number: int = self.store.battle(Round).number
         return number
 
     @property
     def round_limit(self) -> int:
-        limit: int = self._battle[Round].limit
+        limit: int = self.store.battle(Round).limit
         return limit
 
     @property
     def active(self) -> str | None:
         """The unit whose turn it is."""
-        uid: str | None = self._battle[ActiveTurn].unit
+        uid: str | None = self.store.battle(ActiveTurn).unit
         return uid
 
     def active_unit(self) -> str | None:
         return self.active
+
+    @property
+    def flow(self) -> FlowStack:
+        """The rule flow in progress, as frames (empty between flows)."""
+        stack: FlowStack = self.store.battle(FlowStack)
+        return stack
 
     def apply(self, cmd: Command) -> None:
         """Apply one command answering ``pending``; raises ``IllegalCommand`` if not legal."""
@@ -182,35 +223,34 @@ class Match:
             find_option(decision, cmd)
         except ValueError as e:
             raise IllegalCommand(f"{type(cmd).__name__} by {decision.unit} refused: {e}") from None
-        as_json = command_to_json(cmd)
-        self.commands.append(as_json)
-        self.emit("command", unit=decision.unit, decision=decision.kind, command=as_json)  # a copy
-        self.world.replace(self.world.battle_eid, Inbox(cmd), PendingDecision())
+        self.emit("command", unit=decision.unit, decision=decision.kind, command=command_to_json(cmd))
+        self.store.put_battle(Inbox(cmd), PendingDecision())
         self._run()
 
     def _run(self) -> None:
         """Run the systems until a decision is pending or the match is over."""
-        battle = self._battle
-        # ``activated()`` spelt out: this runs after every command.
-        previous = esper.current_world
-        if previous != self.world.name:
-            esper.switch_world(self.world.name)
-        try:
-            for _ in range(10_000):
-                esper.process(self)
-                if battle[PendingDecision].decision is not None or Outcome in battle:
-                    return
-        finally:
-            if previous != self.world.name and previous in esper.list_worlds():
-                esper.switch_world(previous)
+        store = self.store
+        for _ in range(MAX_STEPS):
+            store.process(self)
+            if store.battle(PendingDecision).decision is not None or store.has_battle(Outcome):
+                return
         raise RuntimeError("match made no progress")  # pragma: no cover - a bug guard
 
-    # ------------------------------------------------------------- events
-    def emit(self, type: str, **fields: Any) -> None:
-        self.log.append(self.round, type, fields)
+    @property
+    def commands(self) -> list[dict[str, Any]]:
+        """Every command applied so far, as logged (for saves and replays)."""
+        return [e["command"] for e in self.log.events if e["type"] == "command"]
 
-    def _log_roll(self, payload: dict[str, Any]) -> None:
-        self.log.append(self.round, "roll", payload)
+    # ------------------------------------------------------------- events
+    @property
+    def log(self) -> EventLog:
+        """The match's event log."""
+        log: EventLog = self.store.battle(Journal).log
+        return log
+
+    def emit(self, type: str, **fields: Any) -> None:
+        store = self.store
+        store.battle(Journal).log.append(store.battle(Round).number, type, fields)
 
     def _log_start(self) -> None:
         units = []
@@ -246,114 +286,112 @@ class Match:
 
     def state_hash(self) -> str:
         """A short hash of everything that matters for the rest of the match."""
-        return self.world.state_hash()
+        return self.store.state_hash()
+
+    # ------------------------------------------------------- randomness, AI memory
+    @property
+    def rng(self) -> np.random.Generator:
+        """The dice stream's generator (every draw of it is a logged roll)."""
+        return self.store.battle(Randomness).dice.generator
+
+    @property
+    def ai_rng(self) -> np.random.Generator:
+        """The AI policies' random stream."""
+        return self.store.battle(Randomness).ai.generator
+
+    @property
+    def ai_memory(self) -> Mapping[str, Mapping[str, str]]:
+        """What the AI policies remember that no event holds (read-only; :meth:`remember`)."""
+        topics: Mapping[str, Mapping[str, str]] = self.store.battle(AiMemory).topics
+        return topics
+
+    def remember(self, topic: str, unit: str, value: str) -> None:
+        """AI memory: remember ``value`` for ``unit`` under ``topic`` (e.g. its quarry)."""
+        store = self.store
+        store.put_battle(store.battle(AiMemory).remembered(topic, unit, value))
+
+    def set_ai_memory(self, topics: Mapping[str, Mapping[str, str]]) -> None:
+        """Replace the whole AI memory (a loaded save's)."""
+        memory = AiMemory()
+        for topic, entries in topics.items():
+            for unit, value in entries.items():
+                memory = memory.remembered(topic, unit, value)
+        self.store.put_battle(memory)
+
+    @property
+    def changes(self) -> Mapping[str, int]:
+        """Per unit, a count of the changes to what a :class:`~game.engine.view.UnitView` shows
+        (place, facing, posture, AP, health): views keep a unit's snapshot while its count
+        stands."""
+        counts: Mapping[str, int] = self.store.battle(Revisions).by_unit
+        return counts
 
     # ------------------------------------------------------- Battle: reading
-    # The readers index esper's component tables directly (they run ~100k times a battle);
-    # ``World.unit`` only words the error for an unknown unit.
     def units(self, alive: bool = True) -> list[str]:
-        return list(self.world.in_action() if alive else self._units)
+        return list(self.store.in_action() if alive else self.store.eid)
 
     def sides_in_action(self) -> list[str]:
         """The sides with at least one unit in action, sorted."""
-        units = self._units
-        return sorted({units[u][Identity].side for u in self.world.in_action()})
+        get = self.store.get
+        return sorted({get(u, Identity).side for u in self.store.in_action()})
 
     def side(self, uid: str) -> str:
-        try:
-            ident: Identity = self._units[uid][Identity]
-        except KeyError:
-            ident = self.world.unit(uid)[Identity]
-        return ident.side
+        return self.store.get(uid, Identity).side
 
     def stats(self, uid: str) -> Any:
-        try:
-            return self._units[uid][RuleStats].stats
-        except KeyError:
-            return self.world.unit(uid)[RuleStats].stats
+        return self.store.get(uid, RuleStats).stats
 
     def profile(self, uid: str) -> str:
-        name: str = self.world.unit(uid)[RuleStats].profile
-        return name
+        return self.store.get(uid, RuleStats).profile
 
     def pos(self, uid: str) -> Point:
-        try:
-            p: Position = self._units[uid][Position]
-        except KeyError:
-            p = self.world.unit(uid)[Position]
+        p = self.store.get(uid, Position)
         return (p.x, p.y)
 
     def facing(self, uid: str) -> float:
-        f: Facing = self.world.unit(uid)[Facing]
-        return f.degrees
+        return self.store.get(uid, Facing).degrees
 
     def posture(self, uid: str) -> Posture:
-        try:
-            s: Stance = self._units[uid][Stance]
-        except KeyError:
-            s = self.world.unit(uid)[Stance]
-        return s.posture
+        return self.store.get(uid, Stance).posture
 
     def body(self, uid: str) -> Body:
-        b: Body = self.world.unit(uid)[Body]
-        return b
+        return self.store.get(uid, Body)
 
     def health(self, uid: str) -> Health:
-        try:
-            h: Health = self._units[uid][Health]
-        except KeyError:
-            h = self.world.unit(uid)[Health]
-        return h
+        return self.store.get(uid, Health)
 
     def ap(self, uid: str) -> ActionPoints:
-        try:
-            a: ActionPoints = self._units[uid][ActionPoints]
-        except KeyError:
-            a = self.world.unit(uid)[ActionPoints]
-        return a
+        return self.store.get(uid, ActionPoints)
 
     def defence(self, uid: str) -> DefenceState:
-        d: DefenceState = self.world.unit(uid)[DefenceState]
-        return d
+        return self.store.get(uid, DefenceState)
 
     def turn(self, uid: str) -> TurnState:
-        try:
-            t: TurnState = self._units[uid][TurnState]
-        except KeyError:
-            t = self.world.unit(uid)[TurnState]
-        return t
+        return self.store.get(uid, TurnState)
+
+    def controller(self, uid: str) -> str:
+        return self.store.get(uid, Controller).policy
 
     @property
     def rules_state(self) -> Any:
-        return self._battle[RulesetState].value
-
-    def set_rules_state(self, value: Any) -> None:
-        self.world.replace(self.world.battle_eid, RulesetState(value))
-
-    def set_turn(self, uid: str, state: TurnState) -> None:
-        self.world.replace(self.world.eid[uid], state)
-
-    def set_defence(self, uid: str, state: DefenceState) -> None:
-        self.world.replace(self.world.eid[uid], state)
-
-    def controller(self, uid: str) -> str:
-        c: Controller = self.world.unit(uid)[Controller]
-        return c.policy
+        return self.store.battle(RulesetState).value
 
     def sight(self, attacker: str, target: str) -> SightFacts:
-        return self._sight.table().sight(attacker, target)
+        return self.arena.sight(attacker, target)
 
     def distance(self, a: str, b: str) -> float:
         pa, pb = self.pos(a), self.pos(b)
         return math.hypot(pb[0] - pa[0], pb[1] - pa[1])
 
     def enemies(self, uid: str) -> list[str]:
-        me, units = self.side(uid), self._units
-        return [u for u in self.world.in_action() if units[u][Identity].side != me]
+        get = self.store.get
+        me = get(uid, Identity).side
+        return [u for u in self.store.in_action() if get(u, Identity).side != me]
 
     def friends(self, uid: str) -> list[str]:
-        me, units = self.side(uid), self._units
-        return [u for u in self.world.in_action() if u != uid and units[u][Identity].side == me]
+        get = self.store.get
+        me = get(uid, Identity).side
+        return [u for u in self.store.in_action() if u != uid and get(u, Identity).side == me]
 
     # ------------------------------------------------------- Battle: regions
     def step_region(self, uid: str, max_len: float) -> Region:
@@ -393,3 +431,12 @@ class Match:
 
     def set_facing(self, uid: str, degrees: float, ap: int = 0) -> None:
         self.systems.posture.set_facing(self, uid, degrees, ap)
+
+    def set_turn(self, uid: str, state: TurnState) -> None:
+        self.store.put(uid, state)
+
+    def set_defence(self, uid: str, state: DefenceState) -> None:
+        self.store.put(uid, state)
+
+    def set_rules_state(self, value: Any) -> None:
+        self.store.put_battle(RulesetState(value))

@@ -229,9 +229,14 @@ class MatchView:
         return self._m.round
 
     @property
-    def ai_memory(self) -> dict[str, dict[str, str]]:
-        """The match's AI memory (``Match.ai_memory``): the one thing policies may write."""
+    def ai_memory(self) -> Mapping[str, Mapping[str, str]]:
+        """The match's AI memory (``Match.ai_memory``), read-only: ``{topic: {unit: value}}``."""
         return self._m.ai_memory
+
+    def remember(self, topic: str, unit: str, value: str) -> None:
+        """Write to the match's AI memory (the one thing policies may change): ``unit``'s ``topic``
+        is now ``value`` (e.g. its quarry). A save and a clone carry it."""
+        self._m.remember(topic, unit, value)
 
     @property
     def name(self) -> str:

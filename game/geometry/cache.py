@@ -100,6 +100,26 @@ class SightCache:
         """The current unit table."""
         return self._units
 
+    #: Per-pair arrays updated in place (a fork copies them); the rest is shared or replaced.
+    _OWN_ARRAYS = (
+        "_fraction", "_screen", "_visible", "_level", "_hidden", "_arc", "_distance",
+        "_unit_screen", "_start", "_count", "_pool", "_pool_dist", "_state",
+    )  # fmt: skip
+
+    def fork(self) -> SightCache:
+        """An independent copy answering the same facts (for a clone of a match): the arrays
+        updated in place are copied; the unit table, the static pair index and the facts
+        memoised so far (frozen values) are shared."""
+        twin = object.__new__(SightCache)
+        twin.__dict__.update(self.__dict__)
+        for name in self._OWN_ARRAYS:
+            setattr(twin, name, getattr(self, name).copy())
+        twin._memo = self._memo.copy()
+        twin._dirty = set(self._dirty)
+        twin._moved = set(self._moved)
+        twin._touched = set(self._touched)
+        return twin
+
     def pair_index(self, a: int, t: int) -> int:
         """Position of the pair (a, t) in the all-pairs order (attacker-major)."""
         if a == t:

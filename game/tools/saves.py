@@ -554,7 +554,7 @@ def load_match(path: str | os.PathLike[str], scenario_path: str | os.PathLike[st
                 f"{save.check.events} / {save.check.state_hash} (saved by skirmish {save.game_version}, "
                 f"this is {__version__})",
             )
-        match.ai_memory = {"quarry": dict(save.ai_memory.quarry)}
+        match.set_ai_memory({"quarry": dict(save.ai_memory.quarry)})
     except BaseException:
         match.close()
         raise
