@@ -22,11 +22,10 @@ Contract:
 
 from __future__ import annotations
 
-import copy
+import contextlib
 import hashlib
 import itertools
 import json
-import weakref
 from collections.abc import Iterator
 from typing import Any, TypeVar
 
@@ -57,7 +56,7 @@ def _delete_world(name: str) -> None:
 class Store:
     """One match's esper world (see the module docstring)."""
 
-    __slots__ = ("__weakref__", "_finalizer", "_in_action", "battle_eid", "eid", "name")
+    __slots__ = ("_in_action", "battle_eid", "eid", "name")
 
     def __init__(self, name: str | None = None) -> None:
         self.name = name or f"skirmish-match-{next(_names)}"
@@ -65,7 +64,6 @@ class Store:
         self.eid: dict[str, int] = {}
         self.battle_eid = 0
         self._in_action: list[str] | None = None
-        self._finalizer = weakref.finalize(self, _delete_world, self.name)
 
     # ------------------------------------------------------------ building
     def activate(self) -> None:
@@ -189,7 +187,13 @@ class Store:
 
     def close(self) -> None:
         """Delete the esper world (a finished match need not be kept in memory)."""
-        self._finalizer()
+        _delete_world(self.name)
+
+    def __del__(self) -> None:
+        # Stores hold no reference back to anything that holds them: they die by reference
+        # counting, and their world with them (a search makes and drops many clones).
+        with contextlib.suppress(Exception):  # (at interpreter shutdown)
+            _delete_world(self.name)
 
 
 def _fork_world(source: str, target: str, battle_eid: int) -> None:
@@ -202,7 +206,7 @@ def _fork_world(source: str, target: str, battle_eid: int) -> None:
     them in place and swaps the tuple on ``switch_world``).
     """
     ctx = esper._context_map[source]
-    count, components, entities = ctx[0], ctx[1], ctx[2]
+    components, entities = ctx[1], ctx[2]
     new_entities = {eid: table.copy() for eid, table in entities.items()}
     battle = new_entities[battle_eid]
     for kind in FORKED:
@@ -210,7 +214,7 @@ def _fork_world(source: str, target: str, battle_eid: int) -> None:
         if got is not None:
             battle[kind] = _forked(got)
     esper._context_map[target] = (
-        copy.copy(count),
+        itertools.count(max(entities, default=0) + 1),  # no entity is made after the build
         {kind: eids.copy() for kind, eids in components.items()},
         new_entities,
         set(),

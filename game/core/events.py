@@ -80,31 +80,62 @@ _RESERVED = frozenset({"seq", "round", "type"})
 
 
 class EventLog:
-    """An append-only list of events, optionally mirrored to listeners."""
+    """An append-only list of events.
+
+    ``events`` is the list of event dicts (never change one: a logged event is a fact, and the
+    dicts are shared with forks). :meth:`lines` / :meth:`text` serialise them, remembering the
+    lines already written, so writing a growing log again (a snapshot after each decision)
+    serialises only the new events. A log read back from its lines (:meth:`from_lines`) parses
+    them only when ``events`` is first read.
+    """
+
+    __slots__ = ("_events", "_raw", "_text")
 
     def __init__(self) -> None:
-        self.events: list[dict[str, Any]] = []
+        self._events: list[dict[str, Any]] = []
+        #: Lines read back and not parsed yet: the first events (``_events`` follow them).
+        self._raw: list[str] | None = None
+        #: The JSON lines of the first ``len(_text)`` events.
+        self._text: list[str] = []
+
+    @classmethod
+    def from_lines(cls, lines: list[str]) -> EventLog:
+        """The log whose :meth:`lines` are ``lines`` (parsed when first read)."""
+        log = cls()
+        log._raw = list(lines)
+        log._text = list(lines)
+        return log
+
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        if self._raw is not None:
+            self._events = [json.loads(line) for line in self._raw] + self._events
+            self._raw = None
+        return self._events
 
     def append(self, round_no: int, type_: str, fields: dict[str, Any]) -> dict[str, Any]:
         if not _RESERVED.isdisjoint(fields):
             k = next(k for k in fields if k in _RESERVED)
             raise ValueError(f"event field {k!r} is reserved")
-        event: dict[str, Any] = {"seq": len(self.events), "round": round_no, "type": type_}
+        event: dict[str, Any] = {"seq": len(self), "round": round_no, "type": type_}
         plain = _PLAIN
         for k, v in fields.items():
             event[k] = v if type(v) in plain else _clean(v)
-        self.events.append(event)
+        self._events.append(event)
         return event
 
     def fork(self) -> EventLog:
         """An independent log with the same events so far (the event dicts are shared: a logged
         event is never changed)."""
         twin = EventLog()
-        twin.events = self.events.copy()
+        twin._events = self._events.copy()
+        twin._raw = self._raw  # never changed: replaced when parsed
+        twin._text = self._text.copy()
         return twin
 
     def __len__(self) -> int:
-        return len(self.events)
+        raw = self._raw
+        return len(self._events) + (0 if raw is None else len(raw))
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
         return iter(self.events)
@@ -112,12 +143,24 @@ class EventLog:
     def of_type(self, *types: str) -> list[dict[str, Any]]:
         return [e for e in self.events if e["type"] in types]
 
-    def lines(self) -> Iterator[str]:
-        for e in self.events:
-            yield json.dumps(e, separators=(",", ":"))
+    def lines(self) -> list[str]:
+        """Every event as its JSON line (the lines written before are remembered)."""
+        text = self._text
+        n = len(self)
+        if len(text) < n:
+            raw = self._raw
+            offset = 0 if raw is None else len(raw)
+            dumps = json.dumps
+            text.extend(dumps(e, separators=(",", ":")) for e in self._events[len(text) - offset :])
+        return text
+
+    def text(self) -> str:
+        """The log as JSON lines, each ended by a newline."""
+        lines = self.lines()
+        return "\n".join(lines) + "\n" if lines else ""
 
     def to_text(self) -> str:
-        return "".join(line + "\n" for line in self.lines())
+        return self.text()
 
     def write(self, path: str | Path) -> Path:
         """Write the log atomically (temp file + rename): never a half-written file."""

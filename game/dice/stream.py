@@ -56,7 +56,7 @@ class Stream:
 
     def _raw_state(self) -> dict[str, Any]:
         if self._gen is not None:
-            state: dict[str, Any] = dict(self._gen.bit_generator.state)
+            state: dict[str, Any] = self._gen.bit_generator.state  # type: ignore[assignment]
             return state
         assert self._state is not None
         return self._state

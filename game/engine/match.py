@@ -119,7 +119,8 @@ class Match:
             Journal(EventLog()),
         )
         self.systems: Systems = install(self.store, spec, self.rules)
-        self.mirror: Arena = self.systems.sight.build(spec, self.store)
+        self._mirror: Arena | None = self.systems.sight.build(spec, self.store)
+        self._decide = False
         self.dice = MatchDice(self.store)
         self._log_start()
         self._run()
@@ -136,7 +137,8 @@ class Match:
         twin.controllers = self.controllers
         twin.systems = self.systems
         twin.store = self.store.fork()
-        twin.mirror = self.mirror.fork()
+        twin._mirror = None if self._mirror is None else self._mirror.fork()
+        twin._decide = self._decide
         twin.dice = MatchDice(twin.store)
         return twin
 
@@ -165,6 +167,15 @@ class Match:
         self.store.close()
 
     @property
+    def mirror(self) -> Arena:
+        """The numpy mirror of the table as the sight system last synced it (built from the
+        components when first needed: a restored snapshot builds it then)."""
+        got = self._mirror
+        if got is None:
+            got = self._mirror = self.systems.sight.build(self.spec, self.store)
+        return got
+
+    @property
     def arena(self) -> Arena:
         """The table's sight and movement geometry, synced with the components."""
         return self.systems.sight.table(self)
@@ -174,6 +185,22 @@ class Match:
     def pending(self) -> Decision | None:
         """The decision the match waits for (``None`` once it is over)."""
         decision: Decision | None = self.store.battle(PendingDecision).decision
+        if decision is None and self._decide:
+            decision = self._decision_again()
+        return decision
+
+    def _decision_again(self) -> Decision:
+        """The pending decision of a restored snapshot, built from the state when first asked
+        (a decision is a value derived from the state: the one the written match waited for)."""
+        store = self.store
+        decision = self.systems.dispatch.asked(self) if store.battle(FlowStack).frames else None
+        active = store.battle(ActiveTurn).unit
+        if decision is None and active is not None:
+            decision = self.systems.turns.decision(self, active)
+        if decision is None:
+            raise RuntimeError("the state waits for no decision and the match is not over")
+        store.put_battle(PendingDecision(decision))
+        self._decide = False
         return decision
 
     @property

@@ -369,7 +369,7 @@ class MatchView:
     @property
     def event_count(self) -> int:
         """How many events the match has logged (grows with every change of state)."""
-        return len(self._m.log.events)
+        return len(self._m.log)
 
     # ------------------------------------------------------------------ geometry
     def cover_at_points(

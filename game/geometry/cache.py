@@ -89,6 +89,9 @@ class SightCache:
         # Facts already asked for, per pair, until a change reaches the pair: after a move most
         # pairs are untouched, and the AI asks about the same pairs decision after decision.
         self._memo: list[SightFacts | None] = [None] * p
+        # Whether a fork shares the arrays / the memo (copy on write: see fork).
+        self._shared_arrays = False
+        self._shared_memo = False
         self._no_change = np.zeros(p, dtype=bool)
         # the unit grid of the intervening-unit update covers the map (units taken off the
         # table are parked far outside it and tested apart)
@@ -100,25 +103,39 @@ class SightCache:
         """The current unit table."""
         return self._units
 
-    #: Per-pair arrays updated in place (a fork copies them); the rest is shared or replaced.
+    #: Per-pair arrays updated in place: a fork shares them until either side writes.
     _OWN_ARRAYS = (
         "_fraction", "_screen", "_visible", "_level", "_hidden", "_arc", "_distance",
         "_unit_screen", "_start", "_count", "_pool", "_pool_dist", "_state",
     )  # fmt: skip
 
     def fork(self) -> SightCache:
-        """An independent copy answering the same facts (for a clone of a match): the arrays
-        updated in place are copied; the unit table, the static pair index and the facts
-        memoised so far (frozen values) are shared."""
+        """An independent copy answering the same facts (for a clone of a match).
+
+        Copy on write: the two share the per-pair arrays and the memo of facts until one of
+        them is about to change them (:meth:`_own_arrays`, :meth:`_own_memo`), and the unit
+        table, the static pair index and the facts themselves (frozen values) for good.
+        """
         twin = object.__new__(SightCache)
         twin.__dict__.update(self.__dict__)
-        for name in self._OWN_ARRAYS:
-            setattr(twin, name, getattr(self, name).copy())
-        twin._memo = self._memo.copy()
         twin._dirty = set(self._dirty)
         twin._moved = set(self._moved)
         twin._touched = set(self._touched)
+        self._shared_arrays = self._shared_memo = True
+        twin._shared_arrays = twin._shared_memo = True
         return twin
+
+    def _own_arrays(self) -> None:
+        """Copy the per-pair arrays a fork shares, before changing them."""
+        if self._shared_arrays:
+            for name in self._OWN_ARRAYS:
+                setattr(self, name, getattr(self, name).copy())
+            self._shared_arrays = False
+
+    def _own_memo(self) -> None:
+        if self._shared_memo:
+            self._memo = self._memo.copy()
+            self._shared_memo = False
 
     def pair_index(self, a: int, t: int) -> int:
         """Position of the pair (a, t) in the all-pairs order (attacker-major)."""
@@ -160,6 +177,8 @@ class SightCache:
         """Recompute whatever the moves since the last refresh made stale."""
         if not self._stale:
             return
+        self._own_arrays()
+        self._own_memo()
         units = self._units
         if self._dirty:
             if len(self._dirty) == 1:
@@ -277,6 +296,7 @@ class SightCache:
         k = a * (self._n - 1) + (t if t < a else t - 1)  # pair_index, inline: asked very often
         got = self._memo[k]
         if got is None:
+            self._own_memo()
             ids = self._units.ids
             lo = self._start.item(k)
             rows = self._pool[lo : lo + self._count.item(k)].tolist()
