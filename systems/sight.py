@@ -32,7 +32,7 @@ from systems.store import Store
 
 def height_of(store: Store, uid: str) -> float:
     """The silhouette height of a unit: its posture's height times its size."""
-    return POSTURE_HEIGHT[store.get(uid, Stance).posture] * store.get(uid, Body).size
+    return POSTURE_HEIGHT[store.get(uid, Stance).posture] * store.body[uid].size
 
 
 class SightSystem(esper.Processor):
@@ -59,7 +59,7 @@ class SightSystem(esper.Processor):
 
     def table(self, host: Host) -> Arena:
         """The arena, synced with the components."""
-        if host.store.battle(TableChanges).units:
+        if host.store.table_dirty:
             self.sync(host)
         return host.mirror
 
@@ -77,7 +77,7 @@ class SightSystem(esper.Processor):
             arena.update(uid, (p.x, p.y), height_of(store, uid), store.get(uid, Facing).degrees)
             if store.get(uid, Health).out_of_action:
                 arena.remove(uid)
-        store.put_battle(TableChanges())
+        store.table_synced()
 
     def process(self, host: Host) -> None:  # type: ignore[override]
         self.sync(host)

@@ -18,6 +18,11 @@ Contract:
   quarter of a command): :func:`_fork_world` writes the new world's context directly, the one
   place that knows esper 3.9's layout of a world (``tests/engine/test_store.py`` pins it).
 - A store's world is deleted when the store is closed or garbage-collected.
+- Fast reads, designed in: a unit's ``Identity``, ``Body`` and ``RuleStats`` never change in a
+  match; beside the components (which esper queries find as usual) the store keeps them in
+  plain tables, ``side``, ``body`` and ``rules_stats``, filled when the unit is made and shared
+  by forks. ``table_dirty`` says whether ``TableChanges`` names any unit (a flag beside the
+  component, so the sight system's check before every arena read costs no esper call).
 """
 
 from __future__ import annotations
@@ -33,8 +38,9 @@ import esper
 
 from components.battle import Journal, Randomness
 from components.changes import Revisions, TableChanges
-from components.spatial import Facing, Position, Stance
-from components.state import ActionPoints, Health
+from components.identity import Identity
+from components.spatial import Body, Facing, Position, Stance
+from components.state import ActionPoints, Health, RuleStats
 from game.core.errors import UnknownName
 from game.core.events import round_pos
 
@@ -56,13 +62,18 @@ def _delete_world(name: str) -> None:
 class Store:
     """One match's esper world (see the module docstring)."""
 
-    __slots__ = ("_in_action", "battle_eid", "eid", "name")
+    __slots__ = ("_in_action", "battle_eid", "body", "eid", "name", "rules_stats", "side", "table_dirty")
 
     def __init__(self, name: str | None = None) -> None:
         self.name = name or f"skirmish-match-{next(_names)}"
         #: unit id -> entity id, in scenario order (fixed once built; forks share it)
         self.eid: dict[str, int] = {}
         self.battle_eid = 0
+        #: unit id -> side, base and size, validated stat block (fixed; see the module docstring)
+        self.side: dict[str, str] = {}
+        self.body: dict[str, Body] = {}
+        self.rules_stats: dict[str, RuleStats] = {}
+        self.table_dirty = False
         self._in_action: list[str] | None = None
 
     # ------------------------------------------------------------ building
@@ -75,6 +86,14 @@ class Store:
         """Create the entity of unit ``uid`` (units are added in scenario order)."""
         self.activate()
         self.eid[uid] = esper.create_entity(*components)
+        for c in components:
+            kind = type(c)
+            if kind is Identity:
+                self.side[uid] = c.side
+            elif kind is Body:
+                self.body[uid] = c
+            elif kind is RuleStats:
+                self.rules_stats[uid] = c
         self._in_action = None
 
     def add_battle(self, *components: Any) -> None:
@@ -142,6 +161,12 @@ class Store:
         """Note that ``uid``'s place, silhouette, facing or presence changed (``TableChanges``):
         the sight system copies it into the arena before the arena is next read."""
         self.put_battle(self.battle(TableChanges).noted(uid))
+        self.table_dirty = True
+
+    def table_synced(self) -> None:
+        """The sight system copied every noted unit into the arena."""
+        self.put_battle(TableChanges())
+        self.table_dirty = False
 
     # ------------------------------------------------------------ derived
     def in_action(self) -> list[str]:
@@ -181,6 +206,8 @@ class Store:
         twin = Store()
         twin.eid = self.eid
         twin.battle_eid = self.battle_eid
+        twin.side, twin.body, twin.rules_stats = self.side, self.body, self.rules_stats
+        twin.table_dirty = self.table_dirty
         twin._in_action = self._in_action
         _fork_world(self.name, twin.name, self.battle_eid)
         return twin

@@ -75,15 +75,16 @@ class MatchDice(Dice):
 
     def __init__(self, store: Store) -> None:
         self._store = store
+        # The store's random streams and log are fixed objects for its life (forked with it).
+        self._stream: Stream = store.battle(Randomness).dice
+        self._journal: EventLog = store.battle(Journal).log
 
     @property
     def rng(self) -> np.random.Generator:  # type: ignore[override]
-        stream: Stream = self._store.battle(Randomness).dice
-        return stream.generator
+        return self._stream.generator
 
     def _log(self, payload: dict[str, Any]) -> None:  # type: ignore[override]
-        store = self._store
-        store.battle(Journal).log.append(store.battle(Round).number, "roll", payload)
+        self._journal.append(self._store.battle(Round).number, "roll", payload)
 
 
 class Match:
@@ -122,6 +123,7 @@ class Match:
         self._mirror: Arena | None = self.systems.sight.build(spec, self.store)
         self._decide = False
         self.dice = MatchDice(self.store)
+        self._log: EventLog | None = None
         self._log_start()
         self._run()
 
@@ -140,6 +142,7 @@ class Match:
         twin._mirror = None if self._mirror is None else self._mirror.fork()
         twin._decide = self._decide
         twin.dice = MatchDice(twin.store)
+        twin._log = None
         return twin
 
     def snapshot(self) -> bytes:
@@ -271,13 +274,15 @@ class Match:
     # ------------------------------------------------------------- events
     @property
     def log(self) -> EventLog:
-        """The match's event log."""
-        log: EventLog = self.store.battle(Journal).log
+        """The match's event log (the store's ``Journal``: one object for the store's life, forked
+        with it)."""
+        log = self._log
+        if log is None:
+            log = self._log = self.store.battle(Journal).log
         return log
 
     def emit(self, type: str, **fields: Any) -> None:
-        store = self.store
-        store.battle(Journal).log.append(store.battle(Round).number, type, fields)
+        self.log.append(self.store.battle(Round).number, type, fields)
 
     def _log_start(self) -> None:
         units = []
@@ -359,14 +364,20 @@ class Match:
 
     def sides_in_action(self) -> list[str]:
         """The sides with at least one unit in action, sorted."""
-        get = self.store.get
-        return sorted({get(u, Identity).side for u in self.store.in_action()})
+        side = self.store.side
+        return sorted({side[u] for u in self.store.in_action()})
 
     def side(self, uid: str) -> str:
-        return self.store.get(uid, Identity).side
+        try:
+            return self.store.side[uid]
+        except KeyError:
+            return self.store.get(uid, Identity).side  # words the error
 
     def stats(self, uid: str) -> Any:
-        return self.store.get(uid, RuleStats).stats
+        try:
+            return self.store.rules_stats[uid].stats
+        except KeyError:
+            return self.store.get(uid, RuleStats).stats
 
     def profile(self, uid: str) -> str:
         return self.store.get(uid, RuleStats).profile
@@ -382,7 +393,10 @@ class Match:
         return self.store.get(uid, Stance).posture
 
     def body(self, uid: str) -> Body:
-        return self.store.get(uid, Body)
+        try:
+            return self.store.body[uid]
+        except KeyError:
+            return self.store.get(uid, Body)
 
     def health(self, uid: str) -> Health:
         return self.store.get(uid, Health)
@@ -411,14 +425,14 @@ class Match:
         return math.hypot(pb[0] - pa[0], pb[1] - pa[1])
 
     def enemies(self, uid: str) -> list[str]:
-        get = self.store.get
-        me = get(uid, Identity).side
-        return [u for u in self.store.in_action() if get(u, Identity).side != me]
+        side = self.store.side
+        me = self.side(uid)
+        return [u for u in self.store.in_action() if side[u] != me]
 
     def friends(self, uid: str) -> list[str]:
-        get = self.store.get
-        me = get(uid, Identity).side
-        return [u for u in self.store.in_action() if u != uid and get(u, Identity).side == me]
+        side = self.store.side
+        me = self.side(uid)
+        return [u for u in self.store.in_action() if u != uid and side[u] == me]
 
     # ------------------------------------------------------- Battle: regions
     def step_region(self, uid: str, max_len: float) -> Region:

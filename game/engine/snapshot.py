@@ -352,6 +352,7 @@ def _restore(parts: _Parts, source: str) -> Any:
         match.systems = install(store, spec, rules)
         match._mirror = None  # derived: built when first read
         match.dice = MatchDice(store)
+        match._log = log
         # The pending decision is derived too: built when first asked (Match.pending).
         match._decide = outcome is None
         return match

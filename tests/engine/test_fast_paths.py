@@ -62,8 +62,9 @@ def test_event_cleaning_is_unchanged(value):
 def _arena(spec):
     """The arena of a new match on ``spec`` (the sight system builds it from the components)."""
     m = Match(spec, seed=0)
+    arena = m.arena
     m.close()
-    return m.arena
+    return arena
 
 
 def test_clipped_disc_is_the_geos_construction_vertex_for_vertex(spec):
@@ -179,16 +180,29 @@ def test_turn_decisions_build_their_regions_lazily(spec):
     m.close()
 
 
-def test_memoised_validators_answer_again_after_the_table_changes(spec):
-    m = Match(spec, seed=1)
-    arena = m.arena
+def test_memoised_validators_answer_each_point_once(spec):
+    # A region's validator is a pure function of the table as it stood when the region was
+    # made (a decision is a value a clone shares): remembered per point for good.
+    from game.battlefield.arena import memoised
+
     calls = []
-    check = arena.memoised(lambda p: calls.append(p) or ("no" if arena.stamp == 0 else None))
+    check = memoised(lambda p: calls.append(p) or ("no" if p[0] < 1.5 else None))
     assert check((1.0, 2.0)) == "no" and check((1.0, 2.0)) == "no" and len(calls) == 1
+    assert check((2.0, 2.0)) is None and len(calls) == 2
+    assert check([1.0, 2.0]) == "no" and len(calls) == 3  # only (float, float) tuples are remembered
+
+
+def test_a_region_made_before_a_change_keeps_judging_the_table_it_was_made_on(spec):
+    m = Match(spec, seed=1)
     uid = m.units()[0]
-    arena.update(uid, m.pos(uid), 1.0, 90.0)  # any change of the table
-    assert check((1.0, 2.0)) is None and len(calls) == 2
-    assert check([1.0, 2.0]) is None and len(calls) == 3  # only (float, float) tuples are remembered
+    other = next(u for u in m.units() if u != uid)
+    region = m.arena.move_region(uid, 6.0)
+    x, y = m.pos(uid)
+    target = (x + 2.0, y)
+    before = region.validate(target)
+    m.arena.update(other, target, 1.0, 0.0)  # another unit now stands on the point
+    assert region.validate(target) == before  # the old region judges the old table
+    assert m.arena.move_region(uid, 6.0).validate(target) is not None  # a new one, the new table
     m.close()
 
 
@@ -216,7 +230,7 @@ def test_unit_snapshots_follow_every_change(spec):
         lambda: m.damage(other, {next(iter(m.health(other).tracks)): -1}, None),
         lambda: m.set_status(other, "stunned", True, "test"),
         lambda: m.spend_ap(other, 1, "test"),
-        lambda: m.systems.turns.refill_ap(other),
+        lambda: m.systems.turns.refill_ap(m, other),
         lambda: m.set_status(other, "dead", True, "test"),
     ]
     for change in changes:

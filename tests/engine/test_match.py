@@ -66,7 +66,7 @@ def test_face_normalizes_and_is_free(spec):
 
 def test_worlds_are_isolated():
     a, b = Match(make_spec(), seed=5), Match(make_spec(), seed=5)
-    assert a.world.name != b.world.name
+    assert a.store.name != b.store.name
     ua = a.pending.unit
     x, y = a.pos(ua)
     a.apply(Move(ua, (x + (1.0 if x < 10 else -1.0), y)))
@@ -78,7 +78,7 @@ def test_worlds_are_isolated():
     assert n_a == n_b == 4
     a.close()
     b.close()
-    assert a.world.name not in esper.list_worlds()
+    assert a.store.name not in esper.list_worlds()
 
 
 def test_same_seed_same_log_bytes():

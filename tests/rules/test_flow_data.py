@@ -28,15 +28,9 @@ def flow_frames(match: Match) -> Any:
     """The frames of the flow in progress (empty when none runs)."""
     from components.decisions import RunningFlow
 
-    running = match.world.battle[RunningFlow].flow
-    if running is None:
-        return ()
-    frames = getattr(running, "frames", None)
-    if frames is None:
-        raise AssertionError(
-            f"{match.ruleset_name}: a flow in progress is a {type(running).__name__}, not frames"
-        )
-    return frames
+    if match.store.battle(RunningFlow).flow is not None:
+        raise AssertionError(f"{match.ruleset_name}: a flow in progress is a generator, not frames")
+    return match.flow.frames
 
 
 def roundtrip(value: Any) -> Any:
