@@ -53,6 +53,7 @@ from game.ai import Policy, get_policy, policy_names
 from game.core.errors import IllegalCommand, Problem, SkirmishError
 from game.core.events import read_log
 from game.core.files import FileRefused
+from game.rules import ruleset_class
 from game.scenario.embed import FIELDS, EmbeddedMismatch, has_embedded, rebuild
 from game.scenario.locate import ScenarioNotFound, find_scenario, resolve_scenario, sha256_of
 from game.tools.headers import header_problem
@@ -249,6 +250,9 @@ def _diff(expected: dict[str, Any], got: dict[str, Any], pos: int) -> Divergence
     if got.get("type") == "match_start" and expected.get("type") == "match_start":
         expected = {k: v for k, v in expected.items() if k not in INFORMATIONAL}
         got = {k: v for k, v in got.items() if k not in INFORMATIONAL}
+        # A log records the options it was played with; options added since take their
+        # defaults (the rules the log was played under), so compare the options filled in.
+        expected["options"] = filled_options(expected.get("ruleset"), expected.get("options"))
         if not has_embedded(expected):
             # A log written before match_start embedded its scenario: compare what it recorded.
             got = {k: v for k, v in got.items() if k not in FIELDS or k in expected}
@@ -268,6 +272,18 @@ def _diff(expected: dict[str, Any], got: dict[str, Any], pos: int) -> Divergence
         if expected.get(key, "(missing)") != got.get(key, "(missing)"):
             return Divergence(seq, kind, key, expected.get(key, "(missing)"), got.get(key, "(missing)"))
     return None  # pragma: no cover - unequal dicts differ in some key
+
+
+def filled_options(ruleset: Any, options: Any) -> Any:
+    """A log's recorded ``options`` with every option added since filled with its default (as
+    ``match_start`` writes them today); as recorded if they are not valid options of the ruleset
+    (the comparison then shows the difference)."""
+    if not isinstance(ruleset, str) or not isinstance(options, dict):
+        return options
+    try:
+        return ruleset_class(ruleset).Options.model_validate(options).model_dump(mode="json")
+    except (SkirmishError, ValueError, TypeError):
+        return options
 
 
 def _policies(controllers: dict[str, str]) -> dict[str, Policy]:

@@ -1,6 +1,7 @@
 """Every shipped scenario × ruleset × policy pair plays to the end; cautious beats random.
 
-The pairs put each built-in policy on each side at least once. Battles are cut to
+The pairs put each registered policy (the policy registry: a new policy is tested at once) on
+each side at least once. Battles are cut to
 a few rounds (``round_limit``) to keep the suite fast: what is tested is that every
 decision any ruleset poses on any map gets a legal answer from every policy.
 """
@@ -12,13 +13,16 @@ from pathlib import Path
 
 import pytest
 
+from game.ai import policy_names
 from game.rules import RULESET_NAMES
 from game.tools.batch import plan, run_batch, run_battle
 from game.tools.stats import wilson
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = sorted(p for p in (ROOT / "scenarios").glob("*.yaml") if p.stem != "profiles")
-PAIRS = [("aggressive", "cautious"), ("cautious", "random"), ("random", "aggressive")]
+_NAMES = policy_names()
+#: Each registered policy against the next, round the registry: each on each side once.
+PAIRS = [(_NAMES[i], _NAMES[(i + 1) % len(_NAMES)]) for i in range(len(_NAMES))]
 #: Rounds per conformance battle (the full round limit with SKIRMISH_SOAK=full).
 SHORT_ROUNDS = None if os.environ.get("SKIRMISH_SOAK") == "full" else 2
 

@@ -15,7 +15,16 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 LOGS = HERE / "logs"
-RULESETS = ("gurps", "defence-dice", "cortex", "aff", "ap-pool")
+
+
+def _registry() -> tuple[str, ...]:
+    from game.rules import RULESET_NAMES
+
+    return RULESET_NAMES
+
+
+#: Every registered ruleset (the registry is the one list: a new ruleset is recorded at once).
+RULESETS = _registry()
 SCENARIOS = ("duel", "firing-line", "hedgerows", "skirmish-5v5", "street")
 #: seed -> (red policy, blue policy): the three built-in policies all play.
 SEEDS = {1: ("cautious", "aggressive"), 2: ("aggressive", "cautious"), 3: ("random", "cautious")}

@@ -12,13 +12,14 @@ from game.render.inspect import context_line, option_lines, target_lines
 from game.render.panel import key_label
 from game.render.sentences import sentence
 from game.render.ui import row_key
+from game.rules import RULESET_NAMES
 from game.tools.session import Session, Setup
 from tests.render.conftest import REPO
 
 #: Python notation a player must never see: keyword reprs, list/tuple/dict literals, booleans
 #: and None as words, snake_case identifiers.
 REPR = re.compile(r"=\(|=\[|\[\d|\{'|\{|\}|\bTrue\b|\bFalse\b|\bNone\b|\b[a-z]+_[a-z_]+\b")
-RULESETS = ("gurps", "defence-dice", "cortex", "aff", "ap-pool")
+RULESETS = RULESET_NAMES  # the registry: a new ruleset is tested here at once
 
 
 def _texts(ruleset: str, scenario: str, seed: int):

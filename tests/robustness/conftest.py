@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from game.rules import RULESET_NAMES
+
 # Headless: nothing here may open a window (and nothing should import pygame at all).
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
@@ -16,7 +18,7 @@ import tests.engine.simple_rules  # noqa: F401  (registers the "test-simple" rul
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = ROOT / "scenarios"
 SHIPPED = sorted(p for p in SCENARIOS.glob("*.yaml") if p.name != "profiles.yaml")
-RULESETS = ("gurps", "defence-dice", "cortex", "aff", "ap-pool")
+RULESETS = RULESET_NAMES  # the registry: a new ruleset is tested here at once
 #: Rulesets without reaction decisions to count on (defence dice are rolled up front; a block for
 #: another memory needs a Block(2) memory, its block left and a hit on an ordinary memory).
 NO_REACTIONS = frozenset({"defence-dice"})

@@ -1,8 +1,9 @@
-"""The rule ledgers of docs/rulesets/{cortex,defence-dice,ap-pool,aff}.md hold together.
+"""The rule ledgers of docs/rulesets/<ruleset>.md hold together, for every registered ruleset.
 
-Each ledger numbers the rules of its text without gaps (C1, C2, ... / D / P / A), gives every
-row the text, its enforcement and its test, and every test it names exists; every option of the
-ruleset's ``Options`` model is documented in the ledger's options table.
+Each ledger numbers the rules of its text without gaps with one letter (G1, G2, ... for GURPS,
+C for Cortex, ...), gives every row the text, its enforcement and its test, and every test it
+names exists; every option of the ruleset's ``Options`` model is documented in the ledger's
+options table. The rulesets come from the registry: a new ruleset needs its ledger.
 """
 
 from __future__ import annotations
@@ -12,10 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from game.rules import ruleset_class
+from game.rules import RULESET_NAMES, ruleset_class
 
 ROOT = Path(__file__).resolve().parents[2]
-LEDGERS = {"cortex": "C", "defence-dice": "D", "ap-pool": "P", "aff": "A"}
 ROW = re.compile(r"^\| ([A-Z])(\d+) \|")
 TEST = re.compile(r"`(?:(test_\w+)\.py::)?(test_\w+)(?:\[[^\]]*\])?`")
 
@@ -27,11 +27,12 @@ def _defined_tests() -> set[str]:
     return names
 
 
-@pytest.mark.parametrize("ruleset", sorted(LEDGERS))
+@pytest.mark.parametrize("ruleset", RULESET_NAMES)
 def test_ledger_numbers_rows_and_tests(ruleset: str) -> None:
     text = (ROOT / "docs" / "rulesets" / f"{ruleset}.md").read_text()
     rows = [line for line in text.splitlines() if ROW.match(line)]
-    prefix = LEDGERS[ruleset]
+    assert rows, f"docs/rulesets/{ruleset}.md has no numbered rule rows"
+    prefix = ROW.match(rows[0]).group(1)  # type: ignore[union-attr]
     numbers = [int(ROW.match(r).group(2)) for r in rows if ROW.match(r).group(1) == prefix]  # type: ignore[union-attr]
     assert numbers == list(range(1, len(numbers) + 1)) and len(numbers) >= 15, numbers
     defined = _defined_tests()
@@ -44,7 +45,7 @@ def test_ledger_numbers_rows_and_tests(ruleset: str) -> None:
                 assert (ROOT / "tests" / "rules" / f"{module}.py").exists(), module
 
 
-@pytest.mark.parametrize("ruleset", sorted(LEDGERS))
+@pytest.mark.parametrize("ruleset", RULESET_NAMES)
 def test_every_option_is_documented(ruleset: str) -> None:
     text = (ROOT / "docs" / "rulesets" / f"{ruleset}.md").read_text()
     for name in ruleset_class(ruleset).Options.model_fields:
