@@ -1,9 +1,10 @@
 """``skirmish rulesets``: list the rulesets, the rule text each implements, and its options.
 
 Contract: prints one block per ruleset (name, source file, one-line summary, every option
-with its type and default, the stat-block fields profiles give it, and the names of the
-mechanics batch results count, ``Ruleset.mechanics``); ``--json`` prints the
-same as one JSON object keyed by ruleset name. Never imports pygame.
+with its type, range, unit, default and source (:func:`game.rules.options.describe`), the
+stat-block fields profiles give it, and the names of the mechanics batch results count,
+``Ruleset.mechanics``); ``--json`` prints the same as one JSON object keyed by ruleset name.
+Never imports pygame.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any, Literal, get_args, get_origin
 import click
 
 from game.rules import RULESET_NAMES, ruleset_class
+from game.rules.options import describe, shown
 
 
 def _type_name(annotation: Any) -> str:
@@ -49,7 +51,7 @@ def describe_rulesets() -> dict[str, dict[str, Any]]:
         info[name] = {
             "source": cls.source,
             "summary": doc[0] if doc else "",
-            "options": _fields(cls.Options),
+            "options": describe(cls.Options),
             "stats": [f["name"] for f in _fields(cls.Stats)],
             "mechanics": [{"name": m.name, "description": m.description} for m in cls.mechanics],
         }
@@ -72,7 +74,8 @@ def rulesets(as_json: bool) -> None:
             click.echo("  options:")
             for o in d["options"]:
                 desc = f" — {o['description']}" if o["description"] else ""
-                click.echo(f"    {o['name']} ({o['type']}, default {o['default']!r}){desc}")
+                src = f" [{o['source']}]" if o["source"] else ""
+                click.echo(f"    {shown(o)}{desc}{src}")
         else:
             click.echo("  options: none")
         click.echo(f"  stat fields: {', '.join(d['stats'])}")
