@@ -11,6 +11,8 @@ Dodge table itself is checked row by row in test_dice_steps_tracks_aims.py.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
+from types import MappingProxyType
 from typing import Any
 
 import pytest
@@ -19,6 +21,7 @@ from pydantic import ValidationError
 
 from components.sight import CoverLevel
 from game.cli.odds import odds
+from game.core.codec import decode, encode
 from game.core.commands import Attack, Decision
 from game.dice.aff import DODGE_TRACK, NO_PROTECTION, expected_damage, p_no_damage, p_opposed, p_roll_under
 from game.rules import get_ruleset
@@ -28,6 +31,7 @@ from game.rules.aff.ruleset import (
     RANGE_MODIFIER,
     REAR_DEFENCE_MODIFIER,
     AffRuleset,
+    AffState,
     AffStats,
     protections,
 )
@@ -204,6 +208,36 @@ def test_ubiquitous_choice_binds_for_the_round() -> None:
     assert [c.kind for c in r.protection_choices(b, "t")] == ["armour", "dodge"]
 
 
+def test_the_round_binding_is_a_frozen_value_of_the_match() -> None:
+    # issue 25: the ruleset keeps nothing itself; the binding is the match's rules state, a frozen
+    # value a snapshot writes and reads back exactly (a mapping that cannot be changed in place).
+    r, b = duel(target=stats(armour=ARMOUR, talents=["swashbuckler"]), ubiquitous=True)
+    script(b, [6, 6, 1, 1, 3, 2])
+    run_flow(r.attack(b, Attack("a", "t", "sword")), protect("dodge"))
+    state = b.rules_state
+    assert isinstance(state, AffState) and state.locks == {"t": (b.round, "dodge")}
+    back = decode(json.loads(json.dumps(encode(state))))
+    assert back == state and type(back.locks) is MappingProxyType
+    with pytest.raises(TypeError):
+        back.locks["t"] = (b.round, "armour")  # type: ignore[index]
+
+
+def test_a_hit_waiting_for_its_protection_resumes_from_its_written_frames() -> None:
+    # The flow in progress is data: written down at the decision and read back, it asks the same
+    # decision and ends the same way (the worked example of the single protection above).
+    r, b = duel(target=stats(armour=ARMOUR, special_skills={"sword": 2}))
+    script(b, [6, 6, 1, 1, 3, 4])
+    run: Any = r.attack(b, Attack("a", "t", "sword"))
+    decision = next(run)
+    run.frames = decode(json.loads(json.dumps(encode(run.frames))))
+    asked = r.ask(b, "defence", run.frames[-1].data)
+    assert [(o.command, o.label) for o in asked.options] == [(o.command, o.label) for o in decision.options]
+    assert asked.unit == decision.unit and asked.context == decision.context
+    with pytest.raises(StopIteration):
+        run.send(protect("armour")(decision))
+    assert b.u["t"].health.tracks["stamina"] == 12 - 2
+
+
 def test_standard_rules_do_not_bind() -> None:
     s = stats(talents=["swashbuckler"], shield=True)
     r, b = duel(target=s)
@@ -276,7 +310,7 @@ def test_one_attack_a_turn_and_turn_economy() -> None:
     assert MAX_AP == 2 and r.action_costs(b, "a") == {"attack": 1, "posture": 1, "face": 0}
     assert r.inches_per_ap(b, "a") == 5.0
     assert r.attack_options(b, "a")
-    b.u["a"].turn.attacked_with.add("sword")
+    b.u["a"].turn = replace(b.u["a"].turn, attacked_with=frozenset({"sword"}))
     assert r.attack_options(b, "a") == []
 
 
@@ -345,7 +379,7 @@ def test_melee_flow_monte_carlo() -> None:
             calib += dodge[0]["p_success"]
             succ += dodge[0]["success"]
         hurts += any(e["type"] == "damage" for e in b.events)
-        b.u["t"].health.tracks["stamina"] = 12
+        b.u["t"].health = replace(b.u["t"].health, tracks={"stamina": 12})
     assert mc_ok(hits / N_MC, o.p_success, N_MC)
     assert mc_ok(hurts / N_MC, o.detail["p_hurt"], N_MC)
     assert mc_ok(succ / hits, calib / hits, hits)
@@ -361,7 +395,7 @@ def test_missile_flow_monte_carlo_with_ubiquitous_dodge_and_shield() -> None:
         b.round += 1  # a fresh armour-or-dodge choice each time
         run_flow(r.attack(b, Attack("a", "t", "bow")), protect(o.detail["best_protection"]))
         hurts += any(e["type"] == "damage" for e in b.events)
-        b.u["t"].health.tracks["stamina"] = 12
+        b.u["t"].health = replace(b.u["t"].health, tracks={"stamina": 12})
     assert mc_ok(hurts / N_MC, o.detail["p_hurt"], N_MC)
 
 
@@ -503,7 +537,7 @@ def test_protection_memo_follows_the_round_lock_and_the_stat_block() -> None:
     r, b = duel(target=s, ubiquitous=True)
     sword = b.stats("a").weapons[0]
     assert r.best_protection(b, "t", sword).kind == "dodge"
-    r._lock_table(b)["t"] = (b.round, "armour")
+    b.set_rules_state(AffState(MappingProxyType({"t": (b.round, "armour")})))
     assert r.best_protection(b, "t", sword).kind == "armour"
     assert [c.kind for c in r.protection_choices(b, "t")] == ["armour"]
     b.round += 1

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
+from types import MappingProxyType
 from typing import Any
 
 import pytest
@@ -19,7 +21,9 @@ from click.testing import CliRunner
 from pydantic import ValidationError
 
 from components.sight import CoverLevel
+from components.state import Health
 from game.cli.odds import odds
+from game.core.codec import decode, encode
 from game.core.commands import Attack, Decision, Maneuver
 from game.dice.aims import land_odds
 from game.rules import get_ruleset
@@ -30,6 +34,7 @@ from game.rules.defence_dice.ruleset import (
     HIDDEN_INFO_MODIFIER,
     MAX_AP,
     MEMORIES,
+    DDState,
     DDStats,
     DefenceDiceRuleset,
 )
@@ -149,7 +154,8 @@ def test_reroll_value_is_the_exact_expected_number_of_defended_aims() -> None:
         (5.0, 0.0),
         stats=stats(vitality=3, memories=[{"name": "x"}, {"name": "p", "armour": "9-10"}]),
     )
-    r.state(b).dodge["t"] = (9, 4, 4)  # 9 is armoured already: one useful aim
+    # The state is a frozen value: a test replaces it too. 9 is armoured already: one useful aim.
+    b.set_rules_state(replace(r.state(b), dodge={"t": (9, 4, 4)}))
     now, expected = r.reroll_value(b, "t")
     faces = range(1, 11)
     exact = sum(len(set(roll) - {9, 10}) for roll in itertools.product(faces, repeat=3)) / 1000
@@ -229,7 +235,7 @@ def test_cover_roll_applies_to_both_directions() -> None:
 
 def test_big_cover_units_roll_more_dice() -> None:
     r, b = cover_scene()
-    b.u["c"].body.size = 2.0
+    b.u["c"].body = replace(b.u["c"].body, size=2.0)
     assert r.cover_dice(b, "c") == 2
     assert option(r, b, "t", "bow").p_success == pytest.approx(land_odds(10, 1, frozenset(), 2).p_land)
 
@@ -341,6 +347,49 @@ def test_block_2_blocks_for_one_other_memory_a_round() -> None:
     assert r.block_charges(b, "t") == 1
 
 
+def test_a_block_decision_resumes_from_its_written_frames() -> None:
+    # The flow in progress is data: written down at the block decision and read back, it asks the
+    # same decision and plays on as test_block_2_blocks_for_one_other_memory_a_round does.
+    r, b = blocky_scene()
+    script(b, [1, 2, 1, 2])
+    run: Any = r.attack(b, Attack("a", "t", "sword"))
+    decision = next(run)
+    run.frames = decode(json.loads(json.dumps(encode(run.frames))))
+    asked = r.ask(b, "block", run.frames[-1].data)
+    assert [(o.command, o.label) for o in asked.options] == [(o.command, o.label) for o in decision.options]
+    assert asked.unit == decision.unit and asked.context == decision.context
+    with pytest.raises(StopIteration):
+        run.send(blocking()(decision))  # the second hit finds no block for others left: no decision
+    assert [(e["memory"], e["target"]) for e in b.events if e["type"] == "block"] == [("shield", "one")]
+    assert [e["memory"] for e in b.events if e["type"] == "damage"] == ["two"]
+    assert r.state(b).block_used == {("t", "shield"): 1}
+    assert decode(json.loads(json.dumps(encode(r.state(b))))) == r.state(b)
+
+
+def test_the_battle_state_is_a_frozen_value_of_the_match() -> None:
+    # issue 25: dodge faces, cover rolls, lost memories, block uses and reroll choices are one
+    # frozen value in the match, which a snapshot writes and reads back exactly.
+    r, b = make(cover_roll_per_pair=True)
+    b.add("a", "red", (0.0, 0.0), stats=stats(vitality=0))
+    b.add("c", "blue", (5.0, 0.0), stats=stats(vitality=0))
+    b.add("t", "blue", (10.0, 0.0), stats=stats(vitality=1))
+    b.set_sight("a", "t", intervening=("c",))
+    script(b, [7, 3, 9, 1])  # t's dodge die 7; a -> t: attack 3, cover roll 9 for the pair, t loses "one"
+    r.start_round(b)
+    attack(r, b, "t", "bow")
+    run_flow(r.maneuver(b, Maneuver("t", "dodge_reroll:off")), lambda d: None)
+    state = b.rules_state
+    assert isinstance(state, DDState) and state is r.state(b)
+    assert state.dodge == {"a": (), "c": (), "t": (7,)} and state.reroll == {"t": False}
+    assert state.cover == {("c", frozenset({"a", "t"})): (9,)} and state.lost == {"t": frozenset({"one"})}
+    back = decode(json.loads(json.dumps(encode(state))))
+    assert back == state
+    for got in (back.dodge, back.cover, back.lost, back.block_used, back.reroll):
+        assert type(got) is MappingProxyType
+    with pytest.raises(TypeError):
+        back.lost["t"] = frozenset()  # type: ignore[index]
+
+
 def test_declining_the_block_keeps_it_for_later() -> None:
     r, b = blocky_scene()
     script(b, [1, 5, 1, 1])  # "one" is replaced: the second hit's 1 of 3 is "two"
@@ -443,7 +492,7 @@ def test_reach_and_range() -> None:
     with pytest.raises(ValueError, match="line of sight"):
         next(r.attack(b, Attack("a", "near", "sword")))
     b.set_sight("a", "near")
-    b.u["a"].turn.attacked_with.add("sword")
+    b.u["a"].turn = replace(b.u["a"].turn, attacked_with=frozenset({"sword"}))
     assert r.attack_options(b, "a") == []  # one attack a turn
 
 
@@ -457,7 +506,7 @@ def test_attack_monte_carlo_matches_exact_odds(weapon: str) -> None:
     b.add("c", "blue", (5.0, 0.0), stats=stats(vitality=0))
     b.add("t", "blue", (10.0, 0.0), stats=stats(vitality=0, memories=BLOCKY))
     b.set_sight("a", "t", intervening=("c",))
-    r.state(b).dodge.update({"t": (2, 5), "a": (), "c": ()})  # t's dodge dice are rolled
+    b.set_rules_state(replace(r.state(b), dodge={"t": (2, 5), "a": (), "c": ()}))  # t's dodge dice rolled
     w = stats(
         weapons=[
             {"name": "volley", "kind": "ranged", "dice": 4, "range": 40},
@@ -475,11 +524,9 @@ def test_attack_monte_carlo_matches_exact_odds(weapon: str) -> None:
     lost_total = 0
     for _ in range(N_MC):
         b.events.clear()
-        r.state(b).cover.clear()
-        r.state(b).block_used.clear()
-        r.state(b).lost.clear()
-        b.u["t"].health.tracks.update({MEMORIES: 3, FIGHT_OR_FLIGHT: 0})
-        b.u["t"].health.status.clear()
+        b.set_rules_state(replace(r.state(b), cover={}, block_used={}, lost={}))
+        health = b.u["t"].health
+        b.u["t"].health = Health({**health.tracks, MEMORIES: 3, FIGHT_OR_FLIGHT: 0}, health.maxima)
         run_flow(r.attack(b, Attack("a", "t", weapon)), blocking())
         d = next(e for e in b.events if e["type"] == "defence")
         landed = any(x["result"] == "hit" for x in d["outcome"])

@@ -58,16 +58,19 @@ Where the text is silent (standard AFF practice; decisions marked so):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, ClassVar, Literal
 
 from pydantic import Field, field_validator, model_validator
 
 from components.sight import Arc, CoverLevel, SightFacts
 from components.state import Health
-from game.core.battle import Battle, Flow
-from game.core.commands import Attack, Decision, Defend, Modifier, Option
+from game.core.battle import Battle
+from game.core.codec import value
+from game.core.commands import Attack, Decision, Defend, Maneuver, Modifier, Option
+from game.core.flow import Ask, Call, Frame, Outcome, asks, step
 from game.dice.aff import (
     NO_PROTECTION,
     Track,
@@ -327,6 +330,39 @@ def protections(
     return out, forbidden
 
 
+# ---- the attack flow's data (game.core.flow) and the battle-wide state: frozen, named ------------
+
+
+@value("aff.hit")
+@dataclass(frozen=True, slots=True)
+class HitData:
+    """A landed hit: the unit hit, who hit it, and with which of the hitter's weapons (by name)."""
+
+    target: str
+    attacker: str
+    weapon: str
+
+
+_NO_LOCKS: Mapping[str, tuple[int, str]] = MappingProxyType({})
+
+
+@value("aff.state")
+@dataclass(frozen=True, slots=True)
+class AffState:
+    """The ruleset's battle-wide state (``Battle.rules_state``): under Ubiquitous Dodging, each
+    unit's armour-or-dodge choice and the round it binds (unit -> (round, choice))."""
+
+    locks: Mapping[str, tuple[int, str]] = field(default_factory=lambda: _NO_LOCKS)
+
+    def __post_init__(self) -> None:
+        if type(self.locks) is not MappingProxyType:  # e.g. as decoded from a snapshot
+            object.__setattr__(self, "locks", MappingProxyType(dict(self.locks)))
+
+    def locked(self, uid: str, round_: int, choice: str) -> AffState:
+        """This state with ``uid`` bound to ``choice`` for round ``round_``."""
+        return AffState(MappingProxyType({**self.locks, uid: (round_, choice)}))
+
+
 #: Protection choices and the best protection, priced for every attack option of every decision
 #: from the same few stat blocks: worked out once per block and key.
 _BY_STATS = BlockMemo()
@@ -342,7 +378,7 @@ def _protection_chosen(e: dict[str, Any]) -> str | None:
     return None
 
 
-class AffRuleset(Ruleset):
+class AffRuleset(Ruleset[AffStats, AffOptions]):
     """Advanced Fighting Fantasy: opposed 2d6 melee, damage tracks, armour or dodge protection."""
 
     name: ClassVar[str] = "aff"
@@ -419,26 +455,26 @@ class AffRuleset(Ruleset):
 
     @property
     def ubiquitous(self) -> bool:
-        return bool(getattr(self.options, "ubiquitous", False))
+        return self.options.ubiquitous
 
     @property
     def riposte(self) -> bool:
-        return bool(getattr(self.options, "riposte", True))
+        return self.options.riposte
 
     @property
     def optional_protection(self) -> bool:
-        return bool(getattr(self.options, "optional_protection", False))
+        return self.options.optional_protection
 
-    def _lock_table(self, battle: Battle) -> dict[str, tuple[int, str]]:
-        """Per battle: unit -> (round, armour-or-dodge choice) under Ubiquitous Dodging."""
-        table: dict[str, tuple[int, str]] = self.battle_state(battle, dict)
-        return table
+    def state(self, battle: Battle) -> AffState:
+        """The battle-wide state (no choice bound yet: an empty one)."""
+        st: AffState | None = battle.rules_state
+        return AffState() if st is None else st
 
     def locked_choice(self, battle: Battle, uid: str) -> str | None:
         """The armour-or-dodge choice binding ``uid`` this round (Ubiquitous Dodging only)."""
         if not self.ubiquitous:
             return None
-        entry = self._lock_table(battle).get(uid)
+        entry = self.state(battle).locks.get(uid)
         return entry[1] if entry and entry[0] == battle.round else None
 
     def protection_choices(self, battle: Battle, uid: str) -> list[ProtectionRoll]:
@@ -615,8 +651,9 @@ class AffRuleset(Ruleset):
             },
         )
 
-    # ---- attack flow -----------------------------------------------------------------------------
-    def attack(self, battle: Battle, cmd: Attack) -> Flow:
+    # ---- attack flow (game.core.flow) ------------------------------------------------------------
+    @step("attack")
+    def _attack(self, battle: Battle, cmd: Attack, _: Any) -> Outcome:
         uid, target = cmd.unit, cmd.target
         stats: AffStats = battle.stats(uid)
         weapon = stats.weapon(cmd.weapon)
@@ -643,9 +680,7 @@ class AffRuleset(Ruleset):
                 p_success=option.p_success,
                 p_hurt=option.detail["p_hurt"],
             )
-            if hit:
-                yield from self._hit(battle, target, uid, weapon)
-            return
+            return Call(Frame("hit", HitData(target, uid, weapon.name))) if hit else None
 
         att, _, dfn, d_mods, parry = self.melee_scores(battle, uid, target, weapon, sight)
         a_total = sum(battle.dice.roll(2, 6, "melee", uid)) + att
@@ -686,8 +721,8 @@ class AffRuleset(Ruleset):
             riposte=can_riposte and winner == target,
         )
         if winner == uid:
-            yield from self._hit(battle, target, uid, weapon)
-        elif winner == target and can_riposte:
+            return Call(Frame("hit", HitData(target, uid, weapon.name)))
+        if winner == target and can_riposte:
             d_stats: AffStats = battle.stats(target)
             reach = [
                 w
@@ -695,7 +730,13 @@ class AffRuleset(Ruleset):
                 if self.edge_gap_yards(battle, target, uid) <= w.reach + 1e-9
             ]
             strike = max(reach, key=lambda w: (d_stats.special(w.skill), sum(w.track)))
-            yield from self._hit(battle, uid, target, strike)
+            return Call(Frame("hit", HitData(uid, target, strike.name)))
+        return None
+
+    @step("maneuver")
+    def _maneuver(self, battle: Battle, cmd: Maneuver, _: Any) -> Outcome:
+        """AFF has no maneuvers (``maneuver_options`` offers none)."""
+        raise ValueError(f"{self.name} has no maneuver {cmd.name!r}")
 
     def protection_options(self, battle: Battle, uid: str, weapon: AffWeapon) -> tuple[Option, ...]:
         """The defence decision's options: each protection with P(no damage) and E[damage]."""
@@ -714,25 +755,37 @@ class AffRuleset(Ruleset):
             )
         return tuple(out)
 
-    def _hit(self, battle: Battle, target: str, attacker: str, weapon: AffWeapon) -> Flow:
-        """A landed hit: the protection decision, the damage and protection rolls, the damage."""
-        options = self.protection_options(battle, target, weapon)
+    @step("hit")
+    def _hit(self, battle: Battle, hit: HitData, _: Any) -> Outcome:
+        """A landed hit (a sub-flow: the attacker's hit, or the defender's riposte): the protection
+        decision, then :meth:`_protected`."""
         # A decision even with one protection at hand: the log then records every protection
         # roll as a Defend command, as it does under the other rulesets.
-        choice = yield Decision(
-            unit=target,
+        return Ask("defence", hit, Frame("hit.protected", hit))
+
+    @asks("defence")
+    def _ask_protection(self, battle: Battle, hit: HitData) -> Decision:
+        weapon = battle.stats(hit.attacker).weapon(hit.weapon)
+        return Decision(
+            unit=hit.target,
             kind="defence",
-            options=options,
+            options=self.protection_options(battle, hit.target, weapon),
             context={
-                "attacker": attacker,
+                "attacker": hit.attacker,
                 "weapon": weapon.name,
                 "weapon_track": list(weapon.track),
                 "hit": True,
             },
         )
+
+    @step("hit.protected")
+    def _protected(self, battle: Battle, hit: HitData, choice: Any) -> Outcome:
+        """The chosen protection: the damage and protection rolls, the damage."""
+        target, attacker = hit.target, hit.attacker
+        weapon = battle.stats(attacker).weapon(hit.weapon)
         chosen = next(p for p in self.protection_choices(battle, target) if p.kind == choice.kind)
         if self.ubiquitous and chosen.kind in ("armour", "dodge"):
-            self._lock_table(battle)[target] = (battle.round, chosen.kind)
+            battle.set_rules_state(self.state(battle).locked(target, battle.round, chosen.kind))
         w_roll = battle.dice.roll(1, 6, "damage", attacker)[0]
         raw = track_value(weapon.track, w_roll)
         prot = 0
@@ -755,7 +808,7 @@ class AffRuleset(Ruleset):
             success=dmg <= 0,
         )
         if dmg <= 0:
-            return
+            return None
         battle.damage(
             target,
             {STAMINA: -dmg},
@@ -768,6 +821,7 @@ class AffRuleset(Ruleset):
         )
         if battle.health(target).tracks[STAMINA] <= 0 and not battle.health(target).out_of_action:
             battle.set_status(target, "out", True, "STAMINA 0")
+        return None
 
 
-__all__ = ["AffOptions", "AffRuleset", "AffStats", "AffWeapon", "protections"]
+__all__ = ["AffOptions", "AffRuleset", "AffState", "AffStats", "AffWeapon", "HitData", "protections"]

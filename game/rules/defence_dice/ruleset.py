@@ -65,16 +65,19 @@ Where the text is silent (decisions):
 
 from __future__ import annotations
 
-from collections.abc import Generator, Sequence
-from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+from typing import Any, ClassVar, Literal, TypeVar
 
 from pydantic import Field, field_validator, model_validator
 
 from components.sight import CoverLevel, SightFacts
 from components.state import Health
-from game.core.battle import Battle, Flow
+from game.core.battle import Battle
+from game.core.codec import value
 from game.core.commands import Attack, Decision, Maneuver, Modifier, Option
+from game.core.flow import Ask, Call, Done, Frame, Outcome, asks, step
 from game.dice.aims import AIM_DIE_SIZES, AimOdds, land_odds, parse_aimline
 from game.rules import mechanics as mech
 from game.rules.base import Ruleset, StrictModel, UnitSetup
@@ -248,18 +251,81 @@ class DDOptions(StrictModel):
     )
 
 
-# ---- per-battle state ----------------------------------------------------------------------------
+# ---- the battle-wide state and the attack flow's data: frozen values, named for snapshots --------
+
+K = TypeVar("K")
+V = TypeVar("V")
+_EMPTY: Mapping[Any, Any] = MappingProxyType({})
+#: A cover roll's key: (cover unit, the attacker-target pair, or None for one roll a round).
+CoverKey = tuple[str, frozenset[str] | None]
 
 
-@dataclass
-class _State:
-    dodge: dict[str, tuple[int, ...]] = field(default_factory=dict)  # rolled dodge faces per unit
-    #: (cover unit, attacker-target pair or None for one roll a round) -> faces
-    cover: dict[tuple[str, frozenset[str] | None], tuple[int, ...]] = field(default_factory=dict)
-    lost: dict[str, set[str]] = field(default_factory=dict)  # replaced memories per unit
-    #: (unit, Block memory) -> blocks for other memories used this round
-    block_used: dict[tuple[str, str], int] = field(default_factory=dict)
-    reroll: dict[str, bool] = field(default_factory=dict)  # standing choice: moves reroll dodge dice
+def _put(mapping: Mapping[K, V], key: K, val: V) -> Mapping[K, V]:
+    """A read-only copy of ``mapping`` with ``key`` set to ``val``."""
+    out = dict(mapping)
+    out[key] = val
+    return MappingProxyType(out)
+
+
+@value("defence-dice.state")
+@dataclass(frozen=True, slots=True)
+class DDState:
+    """What the ruleset remembers of a battle (``Battle.rules_state``), replaced on every change.
+
+    Attributes:
+        dodge: each unit's rolled dodge faces (absent: not rolled yet).
+        cover: each cover roll's faces (see :data:`CoverKey`).
+        lost: each unit's memories replaced by fight or flight.
+        block_used: (unit, Block memory) -> blocks for other memories used this round.
+        reroll: each unit's standing choice whether its moves reroll its dodge dice (absent: the
+            default, :data:`DEFAULT_REROLL`).
+    """
+
+    dodge: Mapping[str, tuple[int, ...]] = field(default_factory=lambda: _EMPTY)
+    cover: Mapping[CoverKey, tuple[int, ...]] = field(default_factory=lambda: _EMPTY)
+    lost: Mapping[str, frozenset[str]] = field(default_factory=lambda: _EMPTY)
+    block_used: Mapping[tuple[str, str], int] = field(default_factory=lambda: _EMPTY)
+    reroll: Mapping[str, bool] = field(default_factory=lambda: _EMPTY)
+
+    def __post_init__(self) -> None:
+        for name in ("dodge", "cover", "lost", "block_used", "reroll"):
+            got = getattr(self, name)
+            if type(got) is not MappingProxyType:  # e.g. as decoded from a snapshot
+                object.__setattr__(self, name, MappingProxyType(dict(got)))
+
+
+_NO_STATE = DDState()
+
+
+@value("defence-dice.hits")
+@dataclass(frozen=True, slots=True)
+class HitsData:
+    """The landed hits of an attack still to resolve, in order: (unit hit, aim)."""
+
+    attacker: str
+    weapon: str
+    landed: tuple[tuple[str, int], ...]
+
+
+@value("defence-dice.hit")
+@dataclass(frozen=True, slots=True)
+class HitData:
+    """One landed hit: the unit hit, the attacker, its weapon (by name) and the aim."""
+
+    unit: str
+    attacker: str
+    weapon: str
+    aim: int
+
+
+@value("defence-dice.targeted")
+@dataclass(frozen=True, slots=True)
+class TargetedHit:
+    """A hit past armour (or through it, ``armour`` naming it) that targets the memory ``memory``."""
+
+    hit: HitData
+    memory: str
+    armour: str | None
 
 
 @dataclass(frozen=True)
@@ -272,7 +338,7 @@ class AttackPlan:
     odds: AimOdds
 
 
-class DefenceDiceRuleset(Ruleset):
+class DefenceDiceRuleset(Ruleset[DDStats, DDOptions]):
     """Defence dice: aim dice against rolled dodge and cover dice; memories as health."""
 
     name: ClassVar[str] = "defence-dice"
@@ -348,18 +414,24 @@ class DefenceDiceRuleset(Ruleset):
 
     @property
     def aim_die(self) -> int:
-        return int(getattr(self.options, "aim_die", DEFAULT_AIM_DIE))
+        return self.options.aim_die
 
     @property
     def cover_per_pair(self) -> bool:
-        return bool(getattr(self.options, "cover_roll_per_pair", False))
+        return self.options.cover_roll_per_pair
 
     @property
     def always_reroll(self) -> bool:
-        return bool(getattr(self.options, "always_reroll_dodge", False))
+        return self.options.always_reroll_dodge
 
-    def state(self, battle: Battle) -> _State:
-        return self.battle_state(battle, _State)
+    def state(self, battle: Battle) -> DDState:
+        """The battle-wide state (nothing rolled or chosen yet: an empty one)."""
+        st: DDState | None = battle.rules_state
+        return _NO_STATE if st is None else st
+
+    def _update(self, battle: Battle, **changes: Any) -> None:
+        """Replace the battle-wide state with ``changes`` made."""
+        battle.set_rules_state(replace(self.state(battle), **changes))
 
     # ---- set-up ----------------------------------------------------------------------------------
     @classmethod
@@ -378,7 +450,7 @@ class DefenceDiceRuleset(Ruleset):
 
     # ---- memories --------------------------------------------------------------------------------
     def intact(self, battle: Battle, uid: str) -> list[Memory]:
-        lost = self.state(battle).lost.get(uid, set())
+        lost = self.state(battle).lost.get(uid, frozenset())
         return [m for m in battle.stats(uid).memories if m.name not in lost]
 
     def armoured_aims(self, battle: Battle, uid: str) -> frozenset[int]:
@@ -427,16 +499,16 @@ class DefenceDiceRuleset(Ruleset):
 
     def start_round(self, battle: Battle) -> None:
         st = self.state(battle)
-        st.cover.clear()
-        st.block_used.clear()
+        if st.cover or st.block_used:
+            self._update(battle, cover=_EMPTY, block_used=_EMPTY)
         for uid in battle.units():
-            if uid not in st.dodge:  # the encounter starts for this unit: roll its dodge dice
+            if uid not in self.state(battle).dodge:  # the encounter starts for this unit: roll its dodge dice
                 self.roll_dodge(battle, uid, "encounter start")
 
     def roll_dodge(self, battle: Battle, uid: str, why: str) -> tuple[int, ...]:
         n = battle.stats(uid).vitality
         faces = tuple(battle.dice.roll(n, self.aim_die, f"dodge dice ({why})", uid))
-        self.state(battle).dodge[uid] = faces
+        self._update(battle, dodge=_put(self.state(battle).dodge, uid, faces))
         battle.emit("defence_dice", unit=uid, kind="dodge", faces=list(faces), reason=why)
         return faces
 
@@ -449,13 +521,13 @@ class DefenceDiceRuleset(Ruleset):
     def action_costs(self, battle: Battle, uid: str) -> dict[str, int]:
         return dict(ACTION_COSTS)
 
-    def _cover_key(self, cover_uid: str, uid: str, target: str) -> tuple[str, frozenset[str] | None]:
+    def _cover_key(self, cover_uid: str, uid: str, target: str) -> CoverKey:
         return (cover_uid, frozenset((uid, target)) if self.cover_per_pair else None)
 
     def _drop_cover(self, battle: Battle, uid: str) -> None:
         cover = self.state(battle).cover
-        for key in [k for k in cover if k[0] == uid]:
-            del cover[key]
+        if any(k[0] == uid for k in cover):
+            self._update(battle, cover=MappingProxyType({k: f for k, f in cover.items() if k[0] != uid}))
 
     def rerolls_on_move(self, battle: Battle, uid: str) -> bool:
         """Whether a move of ``uid`` rerolls its dodge dice (its standing choice, or the option)."""
@@ -465,13 +537,13 @@ class DefenceDiceRuleset(Ruleset):
         if length <= 0:
             return
         self._drop_cover(battle, uid)
-        st = self.state(battle)
-        if uid not in st.dodge or battle.health(uid).out_of_action or not battle.stats(uid).vitality:
+        dodge = self.state(battle).dodge
+        if uid not in dodge or battle.health(uid).out_of_action or not battle.stats(uid).vitality:
             return
         if self.rerolls_on_move(battle, uid):
             self.roll_dodge(battle, uid, kind)
         else:
-            battle.emit("dodge_kept", unit=uid, faces=list(st.dodge[uid]), reason=kind)
+            battle.emit("dodge_kept", unit=uid, faces=list(dodge[uid]), reason=kind)
 
     def reroll_value(self, battle: Battle, uid: str) -> tuple[int, float]:
         """(aims the unit's dodge dice defend now, the expected number after a reroll).
@@ -518,17 +590,18 @@ class DefenceDiceRuleset(Ruleset):
             )
         ]
 
-    def maneuver(self, battle: Battle, cmd: Maneuver) -> Flow:
+    @step("maneuver")
+    def _maneuver(self, battle: Battle, cmd: Maneuver, _: Any) -> Outcome:
+        """The free standing choice whether moves reroll the unit's dodge dice (no decision)."""
         legal = {o.command.name for o in self.maneuver_options(battle, cmd.unit)}
         if cmd.name not in legal:
             raise ValueError(
                 f"{cmd.unit} cannot {cmd.name!r} now (legal: {', '.join(sorted(legal)) or 'none'})"
             )
         on = cmd.name.endswith(":on")
-        self.state(battle).reroll[cmd.unit] = on
+        self._update(battle, reroll=_put(self.state(battle).reroll, cmd.unit, on))
         battle.emit("reroll_choice", unit=cmd.unit, reroll=on)
-        return
-        yield  # pragma: no cover - makes this a generator
+        return None
 
     def on_damaged(self, battle: Battle, uid: str) -> None:
         self._drop_cover(battle, uid)
@@ -607,18 +680,21 @@ class DefenceDiceRuleset(Ruleset):
 
     def cover_faces(self, battle: Battle, cover_uid: str, uid: str, target: str) -> tuple[int, ...]:
         """The cover roll of ``cover_uid`` between this pair, rolled now if not yet rolled."""
-        st = self.state(battle)
         key = self._cover_key(cover_uid, uid, target)
-        if key not in st.cover:
-            n = self.cover_dice(battle, cover_uid)
-            faces = tuple(battle.dice.roll(n, self.aim_die, "cover dice", cover_uid))
-            st.cover[key] = faces
-            battle.emit(
-                "defence_dice", unit=cover_uid, kind="cover", faces=list(faces), between=sorted((uid, target))
-            )
-        return st.cover[key]
+        known = self.state(battle).cover.get(key)
+        if known is not None:
+            return known
+        n = self.cover_dice(battle, cover_uid)
+        faces = tuple(battle.dice.roll(n, self.aim_die, "cover dice", cover_uid))
+        self._update(battle, cover=_put(self.state(battle).cover, key, faces))
+        battle.emit(
+            "defence_dice", unit=cover_uid, kind="cover", faces=list(faces), between=sorted((uid, target))
+        )
+        return faces
 
-    def attack(self, battle: Battle, cmd: Attack) -> Flow:
+    # ---- the attack flow (game.core.flow) --------------------------------------------------------
+    @step("attack")
+    def _attack(self, battle: Battle, cmd: Attack, _: Any) -> Outcome:
         uid, target = cmd.unit, cmd.target
         weapon = battle.stats(uid).weapon(cmd.weapon)
         sight = battle.sight(uid, target)
@@ -664,14 +740,25 @@ class DefenceDiceRuleset(Ruleset):
             p_success=1.0 - plan.odds.p_land,
             success=all(o["result"] != "hit" for o in outcome),
         )
-        for unit, aim in landed:
-            if not battle.health(unit).out_of_action:
-                yield from self._hit(battle, unit, uid, weapon, aim)
+        return Call(Frame("attack.hits", HitsData(uid, weapon.name, tuple(landed))))
 
-    def _hit(self, battle: Battle, uid: str, attacker: str, weapon: DDWeapon, aim: int) -> Flow:
-        """One landed hit on ``uid`` at ``aim``: armour on its aimline, else the targeted memory
-        (drawn at random): a Block memory blocks, a Block(N) may block for an ordinary one."""
-        st = self.state(battle)
+    @step("attack.hits")
+    def _hits(self, battle: Battle, data: HitsData, _: Any) -> Outcome:
+        """The landed hits in turn, each on a unit still in action when its turn comes."""
+        for i, (unit, aim) in enumerate(data.landed):
+            if not battle.health(unit).out_of_action:
+                rest = replace(data, landed=data.landed[i + 1 :])
+                return Call(
+                    Frame("hit", HitData(unit, data.attacker, data.weapon, aim)), Frame("attack.hits", rest)
+                )
+        return None
+
+    @step("hit")
+    def _hit(self, battle: Battle, hit: HitData, _: Any) -> Outcome:
+        """One landed hit on ``hit.unit`` at ``hit.aim``: armour on its aimline, else the targeted
+        memory (drawn at random): a Block memory blocks, a Block(N) may block for an ordinary one."""
+        uid, attacker, aim = hit.unit, hit.attacker, hit.aim
+        weapon = battle.stats(attacker).weapon(hit.weapon)
         intact = self.intact(battle, uid)
         armour = next((m for m in intact if aim in m.aims), None)
         if armour is not None:
@@ -686,49 +773,79 @@ class DefenceDiceRuleset(Ruleset):
                 still_hits=weapon.piercing,
             )
             if not weapon.piercing:
-                return
+                return None
         targets = [m for m in intact if m.targetable]
         roll = battle.dice.roll(1, len(targets), "target memory", uid)[0] if len(targets) > 1 else 1
         target = targets[roll - 1]
-        blocker: Memory | None = target if target.block else None
-        if blocker is None and not weapon.piercing:
-            blocker = yield from self._block_for_other(battle, uid, attacker, weapon, aim, target)
+        struck = TargetedHit(hit, target.name, armour.name if armour is not None else None)
+        if target.block:
+            return self._land(battle, struck, target.name)
+        if weapon.piercing:
+            return self._land(battle, struck, None)
+        return Call(Frame("block_for_other", struck), Frame("hit.blocked", struck))
+
+    @step("hit.blocked")
+    def _blocked(self, battle: Battle, struck: TargetedHit, blocker: str | None) -> Outcome:
+        """After the decision whether a Block(N) memory blocks for the target (``blocker``)."""
+        return self._land(battle, struck, blocker)
+
+    def _land(self, battle: Battle, struck: TargetedHit, blocker: str | None) -> Outcome:
+        """The hit meets the Block memory ``blocker`` (None: none); unless blocked, the targeted
+        memory is replaced by fight or flight."""
+        hit = struck.hit
+        uid, attacker = hit.unit, hit.attacker
+        weapon = battle.stats(attacker).weapon(hit.weapon)
         if blocker is not None:
             battle.emit(
                 "block",
                 unit=uid,
                 attacker=attacker,
-                memory=blocker.name,
-                kind="itself" if blocker is target else "another",
-                aim=aim,
-                target=target.name,
+                memory=blocker,
+                kind="itself" if blocker == struck.memory else "another",
+                aim=hit.aim,
+                target=struck.memory,
                 still_hits=weapon.piercing,
             )
             if not weapon.piercing:
-                return
-        st.lost.setdefault(uid, set()).add(target.name)
+                return None
+        target = next(m for m in battle.stats(uid).memories if m.name == struck.memory)
+        lost = self.state(battle).lost
+        self._update(battle, lost=_put(lost, uid, lost.get(uid, frozenset()) | {target.name}))
         deltas = {MEMORIES: -1, FIGHT_OR_FLIGHT: 1} if not target.guard else {FIGHT_OR_FLIGHT: 1}
         battle.damage(
             uid,
             deltas,
             source=attacker,
             weapon=weapon.name,
-            aim=aim,
+            aim=hit.aim,
             memory=target.name,
-            blocked_by=blocker.name if blocker is not None else armour.name if armour is not None else None,
+            blocked_by=blocker if blocker is not None else struck.armour,
         )
         if battle.health(uid).tracks[MEMORIES] <= 0 and not battle.health(uid).out_of_action:
             battle.set_status(uid, "out", True, "every memory replaced by fight or flight")
+        return None
 
-    def _block_for_other(
-        self, battle: Battle, uid: str, attacker: str, weapon: DDWeapon, aim: int, target: Memory
-    ) -> Generator[Decision, Any, Memory | None]:
-        """The defence decision whether a Block(N) memory blocks for ``target`` (None: no block)."""
-        blockers = [m for m in self.intact(battle, uid) if m.block and self.blocks_left(battle, uid, m)]
-        if not blockers:
-            return None
-        options = [Option(MemoryBlock(uid, None), f"take the hit: {target.name} is replaced", p_success=0.0)]
-        for m in blockers:
+    def _blockers(self, battle: Battle, uid: str) -> list[Memory]:
+        """``uid``'s intact Block(N) memories with a block for another memory left this round."""
+        return [m for m in self.intact(battle, uid) if m.block and self.blocks_left(battle, uid, m)]
+
+    @step("block_for_other")
+    def _block_for_other(self, battle: Battle, struck: TargetedHit, _: Any) -> Outcome:
+        """A sub-flow: whether a Block(N) memory blocks for the targeted memory; its value is the
+        blocking memory's name (None: no block, or none left to offer)."""
+        decision = self._ask_block(battle, struck)
+        if len(decision.options) == 1:  # no block for others left: nothing to decide
+            return Done(None)
+        return Ask("block", struck, Frame("block_for_other.chosen", struck), decision)
+
+    @asks("block")
+    def _ask_block(self, battle: Battle, struck: TargetedHit) -> Decision:
+        hit = struck.hit
+        uid = hit.unit
+        options = [
+            Option(MemoryBlock(uid, None), f"take the hit: {struck.memory} is replaced", p_success=0.0)
+        ]
+        for m in self._blockers(battle, uid):
             left = self.blocks_left(battle, uid, m)
             options.append(
                 Option(
@@ -738,18 +855,33 @@ class DefenceDiceRuleset(Ruleset):
                     detail={"ap": 0, "blocks_left": left},
                 )
             )
-        choice = yield Decision(
+        return Decision(
             unit=uid,
             kind="defence",
             options=tuple(options),
-            context={"attacker": attacker, "weapon": weapon.name, "aim": aim, "memory": target.name},
+            context={"attacker": hit.attacker, "weapon": hit.weapon, "aim": hit.aim, "memory": struck.memory},
         )
+
+    @step("block_for_other.chosen")
+    def _block_chosen(self, battle: Battle, struck: TargetedHit, choice: Any) -> Outcome:
         if choice.memory is None:
-            return None
-        blocker = next(m for m in blockers if m.name == choice.memory)
+            return Done(None)
+        uid = struck.hit.unit
+        blocker = next(m for m in self._blockers(battle, uid) if m.name == choice.memory)
         key = (uid, blocker.name)
-        self.state(battle).block_used[key] = self.state(battle).block_used.get(key, 0) + 1
-        return blocker
+        used = self.state(battle).block_used
+        self._update(battle, block_used=_put(used, key, used.get(key, 0) + 1))
+        return Done(blocker.name)
 
 
-__all__ = ["DDOptions", "DDStats", "DDWeapon", "DefenceDiceRuleset", "Memory"]
+__all__ = [
+    "DDOptions",
+    "DDState",
+    "DDStats",
+    "DDWeapon",
+    "DefenceDiceRuleset",
+    "HitData",
+    "HitsData",
+    "Memory",
+    "TargetedHit",
+]
