@@ -93,8 +93,9 @@ Where the text is silent (standard Cortex Classic / Serenity practice):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, fields, replace
+from types import MappingProxyType
 from typing import Any, ClassVar, Literal
 
 from pydantic import Field, field_validator, model_validator
@@ -102,8 +103,10 @@ from pydantic import Field, field_validator, model_validator
 from components.sight import Arc, CoverLevel, SightFacts
 from components.spatial import LYING_DOWN, Posture
 from components.state import Health
-from game.core.battle import Battle, Flow
+from game.core.battle import Battle
+from game.core.codec import value
 from game.core.commands import Attack, Decision, Defend, Maneuver, Modifier, Option
+from game.core.flow import Ask, Frame, Outcome, asks, step
 from game.dice.cortex import (
     Pool,
     format_pool,
@@ -119,7 +122,7 @@ from game.dice.cortex import (
 from game.rules import mechanics as mech
 from game.rules.base import BlockMemo, Ruleset, StrictModel, UnitSetup
 from game.rules.limits import Reaction
-from game.rules.unit_state import mutable_record
+from game.rules.unit_state import record_of, set_defence_record, set_turn_record
 
 # ---- rule data (text) ----------------------------------------------------------------------------
 
@@ -338,21 +341,49 @@ class CortexOptions(StrictModel):
     )
 
 
-# ---- per-battle state ----------------------------------------------------------------------------
+# ---- the match's memory of the rules: frozen values (game.core.codec), replaced on change ----------
+
+_NONE: Mapping[str, Any] = MappingProxyType({})
 
 
-@dataclass
-class _Track:
-    """Rolls owed by units over life points or dying."""
+@value("cortex.track")
+@dataclass(frozen=True, slots=True)
+class CortexTrack:
+    """What the ruleset remembers across turns (the battle's ``rules_state``), per unit."""
 
-    conscious_rolls: dict[str, int] = field(default_factory=dict)  # rolls made so far while reeling
-    dying_since: dict[str, int] = field(default_factory=dict)  # round dying started
-    dying_rolls: dict[str, int] = field(default_factory=dict)
-    declared: dict[str, tuple[int, int]] = field(default_factory=dict)  # unit -> (round, actions)
-    turn_round: dict[str, int] = field(default_factory=dict)  # unit -> round of its last turn start
+    conscious_rolls: Mapping[str, int] = field(default_factory=lambda: _NONE)  # rolls made while reeling
+    dying_since: Mapping[str, int] = field(default_factory=lambda: _NONE)  # round dying started
+    dying_rolls: Mapping[str, int] = field(default_factory=lambda: _NONE)
+    declared: Mapping[str, tuple[int, int]] = field(default_factory=lambda: _NONE)  # (round, actions)
+    turn_round: Mapping[str, int] = field(default_factory=lambda: _NONE)  # round of its last turn start
+
+    def __post_init__(self) -> None:  # read-only tables, also when decoded from a snapshot
+        for f in fields(self):
+            table = getattr(self, f.name)
+            if type(table) is not MappingProxyType:
+                object.__setattr__(self, f.name, MappingProxyType(dict(table)))
+
+    def put(self, table: TrackTable, uid: str, entry: Any) -> CortexTrack:
+        """This track with ``uid``'s entry in ``table`` set to ``entry``."""
+        return replace(self, **{table: MappingProxyType({**getattr(self, table), uid: entry})})
 
 
-@dataclass(slots=True)
+TrackTable = Literal["conscious_rolls", "dying_since", "dying_rolls", "declared", "turn_round"]
+
+
+def track(battle: Battle) -> CortexTrack:
+    """The battle's :class:`CortexTrack` (an empty one before the first entry)."""
+    got: CortexTrack | None = battle.rules_state
+    return CortexTrack() if got is None else got
+
+
+def note(battle: Battle, table: TrackTable, uid: str, entry: Any) -> None:
+    """Set ``uid``'s entry in ``table`` of the battle's track (the track is replaced)."""
+    battle.set_rules_state(track(battle).put(table, uid, entry))
+
+
+@value("cortex.turn")
+@dataclass(frozen=True, slots=True)
 class CortexTurn:
     """A unit's movement this turn (kept on its ``TurnState``, see game.rules.unit_state)."""
 
@@ -361,7 +392,8 @@ class CortexTurn:
     move_paid: int = 0  # actions paid for movement this turn
 
 
-@dataclass(slots=True)
+@value("cortex.defence")
+@dataclass(frozen=True, slots=True)
 class CortexDefence:
     """A unit's defence since its turn began (kept on its ``DefenceState``)."""
 
@@ -369,11 +401,26 @@ class CortexDefence:
 
 
 def _turn(battle: Battle, uid: str) -> CortexTurn:
-    return mutable_record(battle, uid, "turn", CortexTurn)
+    return record_of(battle.turn(uid), CortexTurn)
 
 
 def _defence(battle: Battle, uid: str) -> CortexDefence:
-    return mutable_record(battle, uid, "defence", CortexDefence)
+    return record_of(battle.defence(uid), CortexDefence)
+
+
+@value("cortex.attack")
+@dataclass(frozen=True, slots=True)
+class RolledAttack:
+    """An attack rolled and waiting for its defence: who, whom, with which weapon, the facts of
+    the attack when it was made, the pool as rolled, its total and its modifiers as shown."""
+
+    attacker: str
+    target: str
+    weapon: str
+    sight: SightFacts
+    dice: str
+    total: int
+    modifiers: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -390,7 +437,7 @@ class Defence:
     declare: int | None = None  # the actions an undeclared defender commits to by choosing this
 
 
-class CortexRuleset(Ruleset):
+class CortexRuleset(Ruleset[CortexStats, CortexOptions]):
     """Cortex: step dice, multi-action penalty, rolled Difficulties, stun and wounds."""
 
     name: ClassVar[str] = "cortex"
@@ -561,14 +608,11 @@ class CortexRuleset(Ruleset):
 
     @property
     def visibility(self) -> str:
-        return str(getattr(self.options, "visibility", "clear"))
+        return self.options.visibility
 
     @property
     def prospective(self) -> bool:
-        return bool(getattr(self.options, "prospective_penalty", False))
-
-    def _track(self, battle: Battle) -> _Track:
-        return self.battle_state(battle, _Track)
+        return self.options.prospective_penalty
 
     # ---- set-up ----------------------------------------------------------------------------------
     @classmethod
@@ -621,8 +665,7 @@ class CortexRuleset(Ruleset):
         return sum(self._roll(battle, pool, purpose, uid))
 
     def start_round(self, battle: Battle) -> None:
-        track = self._track(battle)
-        for uid, since in sorted(track.dying_since.items()):
+        for uid, since in sorted(track(battle).dying_since.items()):
             h = battle.health(uid)
             if "dead" in h.status or DYING not in h.status:
                 continue
@@ -633,7 +676,7 @@ class CortexRuleset(Ruleset):
     def start_turn(self, battle: Battle, uid: str) -> bool:
         if battle.health(uid).out_of_action:
             return False
-        self._track(battle).turn_round[uid] = battle.round
+        note(battle, "turn_round", uid, battle.round)
         if self.prospective:
             if REELING in battle.health(uid).status and not self._conscious_roll(battle, uid):
                 return False
@@ -650,12 +693,12 @@ class CortexRuleset(Ruleset):
             return
         pool = self._run_pool(battle, uid)
         feet = HUSTLE_FEET + self._roll_total(battle, pool, "run distance", uid)
-        _turn(battle, uid).run_feet = feet
+        set_turn_record(battle, uid, replace(_turn(battle, uid), run_feet=feet))
 
     # ---- declaring the round's actions ----------------------------------------------------------
     def declared(self, battle: Battle, uid: str) -> int | None:
         """The actions ``uid`` declared this round (0: all-out defence), None if not yet."""
-        got = self._track(battle).declared.get(uid)
+        got = track(battle).declared.get(uid)
         return got[1] if got is not None and got[0] == battle.round else None
 
     def can_act(self, battle: Battle, uid: str) -> bool:
@@ -677,12 +720,11 @@ class CortexRuleset(Ruleset):
         ap = battle.ap(uid).current
         if not 1 <= actions <= ap:
             raise ValueError(f"{uid} can declare 1 to {ap} actions, not {actions}")
-        track = self._track(battle)
         if not self._acting(battle, uid):
-            track.declared[uid] = (battle.round, 0)
+            note(battle, "declared", uid, (battle.round, 0))
             return False
         battle.spend_ap(uid, ap - actions, f"declared {actions} actions")
-        track.declared[uid] = (battle.round, actions)
+        note(battle, "declared", uid, (battle.round, actions))
         battle.emit(
             "actions_declared",
             unit=uid,
@@ -697,7 +739,7 @@ class CortexRuleset(Ruleset):
 
     def forfeits(self, battle: Battle, uid: str, actions: int) -> int:
         """Actions of its own turn still to come this round that declaring ``actions`` gives up."""
-        if self._track(battle).turn_round.get(uid) == battle.round:
+        if track(battle).turn_round.get(uid) == battle.round:
             return 0  # its turn is past: the rest of its actions only serve defences
         return max(0, battle.ap(uid).current - actions)
 
@@ -764,11 +806,11 @@ class CortexRuleset(Ruleset):
         if kind != "move":
             return
         turn = _turn(battle, uid)
-        moved = turn.moved = turn.moved + length
+        moved = turn.moved + length
         tier = next(
             (a for limit, a in self.move_tiers(battle, uid) if moved <= limit + TIER_TOLERANCE), RUN_ACTIONS
         )
-        turn.move_paid = max(turn.move_paid, tier)
+        set_turn_record(battle, uid, replace(turn, moved=moved, move_paid=max(turn.move_paid, tier)))
 
     def action_costs(self, battle: Battle, uid: str) -> dict[str, int]:
         """Attack and posture are actions: an undeclared unit may only face (and walk)."""
@@ -867,6 +909,13 @@ class CortexRuleset(Ruleset):
             if RANGE_STEPS[band]:
                 steps.append(Modifier(f"range: {band}", RANGE_STEPS[band], "skill steps"))
         pool = trait_pool(stats.attr(weapon.attribute), stats.skill(weapon.skill), self._steps(steps))
+        constant, const_mods = self.difficulty_constant(battle, target, weapon, sight)
+        return pool, steps, constant, const_mods
+
+    def difficulty_constant(
+        self, battle: Battle, target: str, weapon: CortexWeapon, sight: SightFacts
+    ) -> tuple[int, list[Modifier]]:
+        """(what cover and visibility add to the Difficulty, its modifiers)."""
         const_mods: list[Modifier] = []
         level = self.cover_level(battle, target, weapon, sight)
         if COVER_DIFFICULTY.get(level, 0):
@@ -875,7 +924,7 @@ class CortexRuleset(Ruleset):
         vis = VISIBILITY_DIFFICULTY.get(self.visibility, 0)
         if vis:
             const_mods.append(Modifier(f"visibility: {self.visibility}", vis, "difficulty"))
-        return pool, steps, int(sum(m.value for m in const_mods)), const_mods
+        return int(sum(m.value for m in const_mods)), const_mods
 
     def defences(
         self,
@@ -1087,7 +1136,10 @@ class CortexRuleset(Ruleset):
             e_stun, e_wounds = e_stun / p_hit_me, e_wounds / p_hit_me
         return p_any, p_hurt, e_stun, e_wounds
 
-    def attack(self, battle: Battle, cmd: Attack) -> Flow:
+    # ---- the attack flow (game.core.flow) -------------------------------------------------------
+    @step("attack")
+    def _attack(self, battle: Battle, cmd: Attack, _: Any) -> Outcome:
+        """Roll the attack; in pitch black resolve it at once, else ask the target's defence."""
         uid, target = cmd.unit, cmd.target
         stats: CortexStats = battle.stats(uid)
         weapon = stats.weapon(cmd.weapon)
@@ -1101,7 +1153,7 @@ class CortexRuleset(Ruleset):
             extra = max(0, self.actions_taken(battle, uid) - ACTION_COSTS["attack"])
         else:
             extra = self.extra_actions(battle, uid)
-        pool, _, constant, const_mods = self.attack_setup(battle, uid, target, weapon, sight, extra)
+        pool, _, _, _ = self.attack_setup(battle, uid, target, weapon, sight, extra)
         option = self._attack_option(battle, uid, target, weapon, sight, extra)
         total = self._roll_total(battle, pool, "attack", uid)
         battle.emit(
@@ -1120,43 +1172,63 @@ class CortexRuleset(Ruleset):
         )
         if self.visibility == "pitch_black":
             self._resolve_pitch_black(battle, uid, target, weapon, total)
-            return
-        defs = self.defences(battle, target, uid, weapon, sight, constant, const_mods)
-        context = {
-            "attacker": uid,
-            "weapon": weapon.name,
-            "attack_dice": format_pool(pool),
-            "roll": total,
-            "difficulty_bonus": constant,
-            "modifiers": [str(m) for m in option.modifiers],
-        }
-        chosen: Defence | None = None
+            return None
+        rolled = RolledAttack(
+            uid, target, weapon.name, sight, format_pool(pool), total, tuple(str(m) for m in option.modifiers)
+        )
+        return Ask("defence", rolled, Frame("attack.defended", rolled))
+
+    def _against(self, battle: Battle, a: RolledAttack) -> tuple[CortexWeapon, int, list[Modifier]]:
+        """The attack's weapon and its Difficulty constant (cover, visibility) with its modifiers."""
+        weapon: CortexWeapon = battle.stats(a.attacker).weapon(a.weapon)
+        constant, const_mods = self.difficulty_constant(battle, a.target, weapon, a.sight)
+        return weapon, constant, const_mods
+
+    def _attack_defences(self, battle: Battle, a: RolledAttack) -> list[Defence]:
+        weapon, constant, const_mods = self._against(battle, a)
+        return self.defences(battle, a.target, a.attacker, weapon, a.sight, constant, const_mods)
+
+    @asks("defence")
+    def _ask_defence(self, battle: Battle, a: RolledAttack) -> Decision:
+        """The target's defence against the rolled total: while it has not declared its actions,
+        the innate defence or a declaration (``declare:N``) for an active one; else every defence
+        it may use now."""
+        _, constant, _ = self._against(battle, a)
+        defs = self._attack_defences(battle, a)
         if any(d.declare is not None for d in defs):
-            # Not declared yet: first the innate defence, or declaring actions for an active one.
-            choice = yield Decision(
-                unit=target,
-                kind="defence",
-                options=self._declaring_options(battle, defs, target, total),
-                context=context,
+            options = self._declaring_options(battle, defs, a.target, a.total)
+        else:
+            options = tuple(self._defence_option(battle, d, a.target, a.total) for d in defs)
+        context = {
+            "attacker": a.attacker,
+            "weapon": a.weapon,
+            "attack_dice": a.dice,
+            "roll": a.total,
+            "difficulty_bonus": constant,
+            "modifiers": list(a.modifiers),
+        }
+        return Decision(unit=a.target, kind="defence", options=options, context=context)
+
+    @step("attack.defended")
+    def _defended(self, battle: Battle, a: RolledAttack, choice: Any) -> Outcome:
+        """The defence chosen: a declaration asks again (now declared, at its penalty), unless the
+        unit passes out taking the action; a defence is rolled against the attack."""
+        if isinstance(choice, Maneuver):
+            if self.declare(battle, a.target, int(choice.name.partition(":")[2]), "defence"):
+                return Ask("defence", a, Frame("attack.defended", a))
+            _, constant, const_mods = self._against(battle, a)
+            # passed out on taking the action: no defence, not moving around
+            chosen = Defence(
+                "none", (), STATIC_DIFFICULTY, constant, tuple(const_mods), "no defence (passed out)", False
             )
-            if not isinstance(choice, Maneuver):
-                chosen = defs[0]
-            elif self.declare(battle, target, int(choice.name.partition(":")[2]), "defence"):
-                defs = self.defences(battle, target, uid, weapon, sight, constant, const_mods)
-            else:  # passed out on taking the action: no defence, not moving around
-                chosen = Defence(
-                    "none",
-                    (),
-                    STATIC_DIFFICULTY,
-                    constant,
-                    tuple(const_mods),
-                    "no defence (passed out)",
-                    False,
-                )
-        if chosen is None:
-            options = tuple(self._defence_option(battle, d, target, total) for d in defs)
-            choice = yield Decision(unit=target, kind="defence", options=options, context=context)
-            chosen = next(d for d in defs if d.kind == choice.kind)
+        else:
+            chosen = next(d for d in self._attack_defences(battle, a) if d.kind == choice.kind)
+        self._resolve_defence(battle, a, chosen)
+        return None
+
+    def _resolve_defence(self, battle: Battle, a: RolledAttack, chosen: Defence) -> None:
+        """Roll ``chosen`` (paying its action) against the attack's total; damage on a hit."""
+        uid, target, total = a.attacker, a.target, a.total
         if chosen.costs_action:
             battle.spend_ap(target, 1, chosen.kind)
         if chosen.fixed is not None:
@@ -1181,7 +1253,7 @@ class CortexRuleset(Ruleset):
             success=not hit,
         )
         if hit:
-            self._damage(battle, target, uid, weapon, total - difficulty)
+            self._damage(battle, target, uid, battle.stats(uid).weapon(a.weapon), total - difficulty)
 
     def _defence_option(self, battle: Battle, d: Defence, target: str, total: int) -> Option:
         """The defence as an option, with the exact chance its Difficulty beats the known total.
@@ -1295,7 +1367,7 @@ class CortexRuleset(Ruleset):
             battle.set_status(uid, SERIOUSLY_WOUNDED, True, f"wounds {wounds} >= half of {lp} life points")
         if wounds >= lp and DYING not in h.status:
             battle.set_status(uid, DYING, True, f"wounds {wounds} >= {lp} life points")
-            self._track(battle).dying_since[uid] = battle.round
+            note(battle, "dying_since", uid, battle.round)
             if self._dying_roll(battle, uid):
                 battle.set_status(uid, "out", True, "dying")
             return
@@ -1309,11 +1381,10 @@ class CortexRuleset(Ruleset):
 
     def _conscious_roll(self, battle: Battle, uid: str) -> bool:
         """Roll to stay conscious; True if the unit stays up."""
-        counts = self._track(battle).conscious_rolls
         return self._vw_check(
             battle,
             uid,
-            counts,
+            "conscious_rolls",
             CONSCIOUS_DIFFICULTY,
             CONSCIOUS_STEP,
             "stay conscious",
@@ -1323,27 +1394,26 @@ class CortexRuleset(Ruleset):
 
     def _dying_roll(self, battle: Battle, uid: str) -> bool:
         """Roll to stay alive; True if the unit survives this minute."""
-        counts = self._track(battle).dying_rolls
         return self._vw_check(
-            battle, uid, counts, DYING_DIFFICULTY, DYING_STEP, "stay alive", "dead", "died of wounds"
+            battle, uid, "dying_rolls", DYING_DIFFICULTY, DYING_STEP, "stay alive", "dead", "died of wounds"
         )
 
     def _vw_check(
         self,
         battle: Battle,
         uid: str,
-        counts: dict[str, int],
+        counts: TrackTable,
         base: int,
         step: int,
         kind: str,
         flag: str,
         failure: str,
     ) -> bool:
-        """A Vitality + Willpower roll whose Difficulty grows by ``step`` with each earlier roll;
-        on a failure the unit gets status ``flag``."""
-        n = counts.get(uid, 0)
+        """A Vitality + Willpower roll whose Difficulty grows by ``step`` with each earlier roll
+        (counted in the track's table ``counts``); on a failure the unit gets status ``flag``."""
+        n = int(getattr(track(battle), counts).get(uid, 0))
         difficulty = base + step * n
-        counts[uid] = n + 1
+        note(battle, counts, uid, n + 1)
         roll = self._roll_total(battle, self._vw_pool(battle, uid), kind, uid)
         ok = roll >= difficulty
         battle.emit("check", unit=uid, kind=kind, roll=roll, difficulty=difficulty, success=ok)
@@ -1418,21 +1488,22 @@ class CortexRuleset(Ruleset):
         steps = self.action_steps(battle, uid, self.extra_actions(battle, uid))
         return trait_pool(stats.attr("agility"), stats.skill("athletics/running"), self._steps(steps))
 
-    def maneuver(self, battle: Battle, cmd: Maneuver) -> Flow:
+    @step("maneuver")
+    def _maneuver(self, battle: Battle, cmd: Maneuver, _: Any) -> Outcome:
+        """Declare the round's actions, or take all-out defence (the declaration of none)."""
         uid = cmd.unit
         legal = {o.command.name for o in self.maneuver_options(battle, uid)}
         if cmd.name not in legal:
             raise ValueError(f"{uid} cannot {cmd.name!r} now (legal: {', '.join(sorted(legal)) or 'none'})")
         if cmd.name.startswith(f"{DECLARE}:"):
             self.declare(battle, uid, int(cmd.name.partition(":")[2]), "turn")
-            return
+            return None
         if not self.prospective:
-            if not self._acting(battle, uid):
-                self._track(battle).declared[uid] = (battle.round, 0)
-                return
-            self._track(battle).declared[uid] = (battle.round, 0)
+            acting = self._acting(battle, uid)
+            note(battle, "declared", uid, (battle.round, 0))
+            if not acting:
+                return None
         battle.spend_ap(uid, battle.ap(uid).current, "all-out defence")
-        _defence(battle, uid).all_out_defence = True
+        set_defence_record(battle, uid, replace(_defence(battle, uid), all_out_defence=True))
         battle.emit("maneuver", unit=uid, name=ALL_OUT_DEFENCE, steps=ALL_OUT_DEFENCE_STEPS)
-        return
-        yield  # pragma: no cover - makes this a generator
+        return None
