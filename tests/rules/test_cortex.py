@@ -1,4 +1,4 @@
-"""Cortex ruleset (game.rules.cortex.ruleset), held to shared/rules/cortex-actions-defense-damage.txt.
+"""Cortex ruleset (the game.rules.cortex package), held to shared/rules/cortex-actions-defense-damage.txt.
 
 Table-driven checks of every number of the text (cover, visibility, range steps,
 movement tiers, action penalty, all-out defence, passing out, dying, seriously
@@ -25,30 +25,27 @@ from game.cli.odds import odds
 from game.core.commands import Attack, Decision, Defend, Maneuver
 from game.dice.cortex import hit_damage, p_meet_or_beat, step_dice, trait_pool
 from game.rules import get_ruleset
-from game.rules.cortex.ruleset import (
-    ALL_OUT_DEFENCE_STEPS,
-    BASE_MOVE_FEET,
+from game.rules.cortex.actions import ALL_OUT_DEFENCE_STEPS, EXTRA_ACTION_STEPS, MAX_ACTIONS
+from game.rules.cortex.attacks import COVER_DIFFICULTY, RANGE_STEPS, VISIBILITY_DIFFICULTY
+from game.rules.cortex.damage import (
     CONSCIOUS_DIFFICULTY,
     CONSCIOUS_STEP,
-    COVER_DIFFICULTY,
     DYING_DIFFICULTY,
     DYING_STEP,
-    EXTRA_ACTION_STEPS,
+    ROUNDS_PER_MINUTE,
+    SERIOUS_WOUND_STEPS,
+)
+from game.rules.cortex.defence import STATIC_DIFFICULTY
+from game.rules.cortex.movement import (
+    BASE_MOVE_FEET,
     HUSTLE_ACTIONS,
     HUSTLE_FEET,
-    MAX_ACTIONS,
-    RANGE_STEPS,
-    ROUNDS_PER_MINUTE,
     RUN_ACTIONS,
-    SERIOUS_WOUND_STEPS,
-    STATIC_DIFFICULTY,
     TIER_TOLERANCE,
-    TROOPER,
-    VISIBILITY_DIFFICULTY,
-    CortexRuleset,
-    CortexStats,
-    track,
 )
+from game.rules.cortex.ruleset import CortexRuleset
+from game.rules.cortex.state import track
+from game.rules.cortex.stats import TROOPER, CortexStats
 from tests.rules.fakes import FakeBattle, ScriptedDice, mc_ok, run_flow
 
 N_MC = 4000
