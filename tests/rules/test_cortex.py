@@ -1,4 +1,4 @@
-"""Cortex ruleset (game.rules.cortex.ruleset), held to shared/rules/cortex-actions-defense-damage.txt.
+"""Cortex ruleset (the game.rules.cortex package), held to shared/rules/cortex-actions-defense-damage.txt.
 
 Table-driven checks of every number of the text (cover, visibility, range steps,
 movement tiers, action penalty, all-out defence, passing out, dying, seriously
@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import time
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -24,29 +25,27 @@ from game.cli.odds import odds
 from game.core.commands import Attack, Decision, Defend, Maneuver
 from game.dice.cortex import hit_damage, p_meet_or_beat, step_dice, trait_pool
 from game.rules import get_ruleset
-from game.rules.cortex.ruleset import (
-    ALL_OUT_DEFENCE_STEPS,
-    BASE_MOVE_FEET,
+from game.rules.cortex.actions import ALL_OUT_DEFENCE_STEPS, EXTRA_ACTION_STEPS, MAX_ACTIONS
+from game.rules.cortex.attacks import COVER_DIFFICULTY, RANGE_STEPS, VISIBILITY_DIFFICULTY
+from game.rules.cortex.damage import (
     CONSCIOUS_DIFFICULTY,
     CONSCIOUS_STEP,
-    COVER_DIFFICULTY,
     DYING_DIFFICULTY,
     DYING_STEP,
-    EXTRA_ACTION_STEPS,
+    ROUNDS_PER_MINUTE,
+    SERIOUS_WOUND_STEPS,
+)
+from game.rules.cortex.defence import STATIC_DIFFICULTY
+from game.rules.cortex.movement import (
+    BASE_MOVE_FEET,
     HUSTLE_ACTIONS,
     HUSTLE_FEET,
-    MAX_ACTIONS,
-    RANGE_STEPS,
-    ROUNDS_PER_MINUTE,
     RUN_ACTIONS,
-    SERIOUS_WOUND_STEPS,
-    STATIC_DIFFICULTY,
     TIER_TOLERANCE,
-    TROOPER,
-    VISIBILITY_DIFFICULTY,
-    CortexRuleset,
-    CortexStats,
 )
+from game.rules.cortex.ruleset import CortexRuleset
+from game.rules.cortex.state import track
+from game.rules.cortex.stats import TROOPER, CortexStats
 from tests.rules.fakes import FakeBattle, ScriptedDice, mc_ok, run_flow
 
 N_MC = 4000
@@ -79,6 +78,17 @@ def duel(
         if n is not None and not r.prospective:
             r.declare(b, uid, n, "turn")
     return r, b
+
+
+def set_ap(b: FakeBattle, uid: str, current: int) -> None:
+    """Give ``uid`` ``current`` AP (components are frozen: the unit gets new ones)."""
+    b.u[uid].ap = replace(b.u[uid].ap, current=current)
+
+
+def heal(b: FakeBattle, uid: str, *tracks: str) -> None:
+    """Zero ``uid``'s damage ``tracks`` and clear its status flags."""
+    h = b.u[uid].health
+    b.u[uid].health = replace(h, tracks={**h.tracks, **dict.fromkeys(tracks, 0)}, status=frozenset())
 
 
 def option(r: CortexRuleset, b: FakeBattle, weapon: str, target: str = "t") -> Any:
@@ -300,7 +310,7 @@ def test_defence_availability(
     r, b = duel(gap_in=1.5)
     b.u["t"].facing = facing
     b.u["t"].posture = posture
-    b.u["t"].ap.current = ap
+    set_ap(b, "t", ap)
     assert kinds(r, b, weapon) == expect
 
 
@@ -390,7 +400,7 @@ def test_an_undeclared_defender_declares_with_its_active_defence() -> None:
     assert [m["value"] for m in defence["modifiers"] if m["source"] == "multiple actions"] == [-1]
     # Once its own turn is past, declaring forfeits none of its turn's actions.
     r2, b2 = duel(gap_in=1.5, actions=(1, None))
-    r2._track(b2).turn_round["t"] = b2.round
+    b2.set_rules_state(track(b2).put("turn_round", "t", b2.round))
     script(b2, [1, 1, 8])  # attack 2, innate 8: a miss
     decisions = run_flow(_attack_flow(r2, b2), defend("none"))
     assert all(o.detail.get("forfeits", 0) == 0 for o in decisions[0].options)
@@ -448,14 +458,13 @@ def test_declared_actions_all_carry_the_penalty() -> None:
         dice.append(o.detail["attack_dice"])
         assert o == next(p for p in opts["declare:3"].detail["attacks"] if p.command == o.command)
         engine_attack(r, b, "short sword", defend("none"))
-        b.u["t"].health.tracks.update(stun=0, wounds=0)
-        b.u["t"].health.status.clear()
+        heal(b, "t", "stun", "wounds")
     assert dice == ["d8+d2"] * 3  # every action at -2 steps
     attacks = [e for e in b.events if e["type"] == "attack"]
     assert [e["dice"] for e in attacks] == dice
     assert [m["value"] for m in attacks[0]["modifiers"] if m["source"] == "multiple actions"] == [-2]
     b.round += 1  # a new round: undeclared again (the engine refills the AP)
-    b.u["a"].ap.current = MAX_ACTIONS
+    set_ap(b, "a", MAX_ACTIONS)
     assert r.declared(b, "a") is None and len(r.maneuver_options(b, "a")) == 4
 
 
@@ -467,8 +476,7 @@ def test_prospective_penalty_option() -> None:
     for _ in range(3):
         dice.append(option(r, b, "short sword").detail["attack_dice"])
         engine_attack(r, b, "short sword", defend("none"))
-        b.u["t"].health.tracks.update(stun=0, wounds=0)
-        b.u["t"].health.status.clear()
+        heal(b, "t", "stun", "wounds")
     assert dice == ["d8+d6", "d8+d4", "d8+d2"]  # 0, -1, -2 steps
     attacks = [e for e in b.events if e["type"] == "attack"]
     assert [e["dice"] for e in attacks] == dice
@@ -548,9 +556,9 @@ def test_movement_region_matches_the_allowance() -> None:
     script(b, [6])  # the run roll at -2 steps: Agility d8 alone
     assert r.start_turn(b, "a")
     assert r.inches_per_ap(b, "a") * b.u["a"].ap.current == pytest.approx(12.0)  # run: 36 ft
-    b.u["a"].ap.current = 1
+    set_ap(b, "a", 1)
     assert r.inches_per_ap(b, "a") * 1 == pytest.approx(10.0)  # one action: a hustle at most
-    b.u["a"].ap.current = 0
+    set_ap(b, "a", 0)
     assert r.inches_per_ap(b, "a") == 0.0
 
 
@@ -572,7 +580,7 @@ def test_run_tier(ap: int, moves: list[float], cost: int | None) -> None:
     script(b, [6])  # Agility d8 + Athletics d4 (no Running specialty) at -2 steps: d8; 30 + 6 = 36 ft = 12 yd
     assert r.start_turn(b, "a")
     assert b.u["a"].turn.record.run_feet == 36
-    b.u["a"].ap.current = ap
+    set_ap(b, "a", ap)
     x = 0.0
     for step in moves[:-1]:
         c = r.move_ap_cost(b, "a", step)
@@ -645,7 +653,7 @@ def test_miss_on_a_higher_difficulty_and_hit_on_a_tie() -> None:
     engine_attack(r, b, "short sword", defend("none"))
     assert not any(e["type"] == "damage" for e in b.events)
     script(b, [3, 4, 7, 1])  # 7 vs 7: hits, margin 0, weapon 1 - armour 2 -> nothing gets through
-    b.u["a"].ap.current = 1  # another turn's action
+    set_ap(b, "a", 1)  # another turn's action
     engine_attack(r, b, "short sword", defend("none"))
     assert [e["deltas"] for e in b.events if e["type"] == "damage"] == [{"stun": 0, "wounds": 0}]
 
@@ -670,13 +678,13 @@ def test_passing_out_rolls_at_7_then_plus_4_each_turn_it_acts() -> None:
     r._after_damage(b, "t")
     assert "reeling" in t.health.status and not t.health.out_of_action
     b.round = 2
-    t.ap.current = MAX_ACTIONS
+    set_ap(b, "t", MAX_ACTIONS)
     assert r.start_turn(b, "t")  # a turn start is no action: no roll
     assert len([e for e in b.events if e["type"] == "check"]) == 1
     script(b, [6, 5])  # declaring its actions: 11 vs 11
     assert r.declare(b, "t", 1, "turn")
     b.round = 3
-    t.ap.current = MAX_ACTIONS
+    set_ap(b, "t", MAX_ACTIONS)
     script(b, [6, 6])  # 12 vs 15
     assert not r.declare(b, "t", 2, "turn")
     assert "unconscious" in t.health.status
@@ -687,8 +695,8 @@ def test_passing_out_rolls_at_7_then_plus_4_each_turn_it_acts() -> None:
 def test_passing_out_on_an_active_defence_leaves_no_defence() -> None:
     r, b = duel(gap_in=1.5, actions=(1, None))
     t = b.u["t"]
-    t.health.status.add("reeling")
-    r._track(b).conscious_rolls["t"] = 1
+    t.health = t.health.flagged("reeling", True)
+    b.set_rules_state(track(b).put("conscious_rolls", "t", 1))  # rolled once to stay up already
     # Attack 4 + 4 = 8; the dodge declares an action: 2 + 2 = 4 vs 11, passed out; Difficulty 3 hits.
     script(b, [4, 4, 2, 2, 1])
     engine_attack(r, b, "short sword", declaring(1, "dodge"))
@@ -712,7 +720,7 @@ def test_prospective_option_rolls_consciousness_at_each_turn() -> None:
 
 def test_shock_while_unconscious() -> None:
     r, b = duel(gap_in=1.5)
-    b.u["t"].health.status.add("unconscious")
+    b.u["t"].health = b.u["t"].health.flagged("unconscious", True)
     script(b, [2])  # weapon d4
     r._damage(b, "t", "a", b.stats("a").weapon("short sword"), 3)
     assert b.u["t"].health.tracks["shock"] == 2 and b.u["t"].health.tracks["stun"] == 0
@@ -772,14 +780,13 @@ def test_pitch_black_odds_monte_carlo() -> None:
     hits = hurt_t = 0
     for _ in range(N_MC):
         b.events.clear()
-        b.u["a"].ap.current = 3
+        set_ap(b, "a", 3)
         run_flow(r.attack(b, Attack("a", "t", "crossbow")), lambda d: None)
         dmg = [e for e in b.events if e["type"] == "damage"]
         hits += bool(dmg)
         hurt_t += any(e["unit"] == "t" and (e["deltas"]["stun"] + e["deltas"]["wounds"]) > 0 for e in dmg)
         for u in ("t", "u"):
-            b.u[u].health.tracks.update(stun=0, wounds=0, shock=0)
-            b.u[u].health.status.clear()
+            heal(b, u, "stun", "wounds", "shock")
     assert mc_ok(hits / N_MC, o.p_success, N_MC)
     assert mc_ok(hurt_t / N_MC, o.detail["p_hurt"], N_MC)
 
@@ -805,15 +812,15 @@ def test_flow_monte_carlo_matches_exact_odds(kind: str, cover: CoverLevel) -> No
     calib = succ = 0.0
     for _ in range(N_MC):
         b.events.clear()
-        b.u["a"].ap.current = b.u["t"].ap.current = 3
+        set_ap(b, "a", 3)
+        set_ap(b, "t", 3)
         decisions = engine_attack(r, b, "short sword", defend(kind))
         calib += next(opt.p_success or 0.0 for opt in decisions[0].options if opt.command.kind == kind)
         dmg = [e for e in b.events if e["type"] == "damage"]
         hits += bool(dmg)
         hurts += bool(dmg) and sum(dmg[0]["deltas"].values()) > 0
         succ += next(e for e in b.events if e["type"] == "defence")["success"]
-        b.u["t"].health.tracks.update(stun=0, wounds=0, shock=0)
-        b.u["t"].health.status.clear()
+        heal(b, "t", "stun", "wounds", "shock")
     assert mc_ok(hits / N_MC, p_hit, N_MC)
     assert mc_ok(hurts / N_MC, p_hurt, N_MC)
     # Each defence option's p_success (given the rolled attack) is calibrated on average.

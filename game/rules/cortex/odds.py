@@ -20,7 +20,7 @@ from game.dice.cortex import (
     parse_step,
     trait_pool,
 )
-from game.rules.cortex.ruleset import COVER_DIFFICULTY, RANGE_STEPS, VISIBILITY_DIFFICULTY
+from game.rules.cortex.attacks import COVER_DIFFICULTY, RANGE_STEPS, VISIBILITY_DIFFICULTY
 from game.rules.odds import OddsAnswer, OddsParam, OddsQuery, OddsUsageError
 
 _COVERS = tuple(c.value for c in CoverLevel if c != CoverLevel.TOTAL)

@@ -1,0 +1,214 @@
+"""Cortex defences: which set the Difficulty of an attack, and their exact odds.
+
+Implements the defences of shared/rules/cortex-actions-defense-damage.txt (part of the Cortex
+ruleset, :mod:`game.rules.cortex.ruleset`): "Innate Defense: If you see it coming and you're
+moving around, make an unskilled Agility roll as the Difficulty to hit you. Otherwise you're at
+Difficulty 3." "Block: Agility + Skill roll against the attack." "Dodge: Agility +
+Athletics/Dodge as Difficulty to hit you." "All-Out Defense: +2 Skill step bonus to dodge or
+block."
+
+Contract: this module only reads the battle (the attack flow, :mod:`game.rules.cortex.flow`,
+rolls and pays).
+- :meth:`CortexDefences.defences`: every :class:`Defence` the target may use now against an
+  attack, the innate one first (Difficulty 3 from the rear arc or when not on its feet). Dodge
+  and block (melee only, with the best melee skill) need the attacker outside the rear arc and
+  cost one declared action at the round's penalty; under all-out defence they are free, at +2
+  steps, without the multiple-action penalty; an undeclared defender gets each active defence
+  once per number of actions it could declare (``Defence.declare``).
+- :meth:`CortexDefences._defence_option` / :meth:`CortexDefences._declaring_options`: the
+  defence decision's options given the rolled attack total, each with the exact chance it makes
+  the attack miss (ties go to the attacker); :func:`defence_odds`: the exact hit and damage odds
+  of an attack pool against one defence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from components.sight import Arc, SightFacts
+from components.spatial import LYING_DOWN, Posture
+from game.core.battle import Battle
+from game.core.commands import Defend, Maneuver, Modifier, Option
+from game.dice.cortex import Pool, format_pool, hit_damage, p_meet_or_beat, step_dice, trait_pool
+from game.rules.cortex.actions import ALL_OUT_DEFENCE_STEPS, DECLARE, net_steps
+from game.rules.cortex.damage import SERIOUS_WOUND_STEPS, seriously_wounded
+from game.rules.cortex.movement import CortexMovement
+from game.rules.cortex.state import defence_record
+from game.rules.cortex.stats import CortexStats, CortexWeapon
+
+#: Difficulty when the target does not see it coming or is not moving around (text).
+STATIC_DIFFICULTY = 3
+
+
+@dataclass(frozen=True)
+class Defence:
+    """One way to set the Difficulty: a pool to roll (or a fixed number) plus modifiers."""
+
+    kind: str  # none (innate), dodge, block
+    pool: Pool
+    fixed: int | None  # a fixed Difficulty instead of a roll
+    constant: int  # cover and visibility
+    modifiers: tuple[Modifier, ...]
+    label: str
+    costs_action: bool
+    declare: int | None = None  # the actions an undeclared defender commits to by choosing this
+
+
+def defence_odds(
+    attack: Pool, d: Defence, weapon: CortexWeapon, armour: int
+) -> tuple[float, float, float, float]:
+    """Exact (P(hit), P(hurt), E[stun | hit], E[wounds | hit]) of ``attack`` against ``d``."""
+    fixed = (d.fixed or 0) + d.constant
+    return hit_damage(
+        attack, d.pool if d.fixed is None else (), fixed, weapon.damage_dice, weapon.damage_type, armour
+    )
+
+
+class CortexDefences(CortexMovement):
+    """The defences a target may use, and the defence decision's options."""
+
+    def defences(
+        self,
+        battle: Battle,
+        target: str,
+        attacker: str,
+        weapon: CortexWeapon,
+        sight: SightFacts,
+        constant: int,
+        const_mods: Sequence[Modifier],
+    ) -> list[Defence]:
+        """Every defence ``target`` may use now against this attack (innate first)."""
+        stats: CortexStats = battle.stats(target)
+        agility = stats.attr("agility")
+        sees = sight.arc != Arc.REAR
+        moving = battle.posture(target) not in LYING_DOWN | {Posture.SITTING}
+        cm = tuple(const_mods)
+        out: list[Defence] = []
+        if sees and moving:
+            pool = step_dice(agility)
+            out.append(
+                Defence(
+                    "none", pool, None, constant, cm, f"innate defence (Agility {format_pool(pool)})", False
+                )
+            )
+        else:
+            why = "rear attack" if not sees else "not moving around"
+            out.append(
+                Defence(
+                    "none", (), STATIC_DIFFICULTY, constant, cm, f"no defence (Difficulty 3, {why})", False
+                )
+            )
+        if not sees:
+            return out
+        aod = defence_record(battle, target).all_out_defence
+        ap = battle.ap(target).current
+        if aod:
+            steps = [Modifier("all-out defence", ALL_OUT_DEFENCE_STEPS, "skill steps")]
+            if seriously_wounded(battle, target):
+                steps.append(Modifier("seriously wounded", SERIOUS_WOUND_STEPS, "skill steps"))
+            out.extend(self._active(stats, target, weapon, steps, constant, cm, False, None))
+        elif ap < 1:
+            pass
+        elif self.can_act(battle, target):
+            steps = self.action_steps(battle, target, self.extra_actions(battle, target))
+            out.extend(self._active(stats, target, weapon, steps, constant, cm, True, None))
+        else:  # undeclared: each active defence declares the round's actions, 1 up to the AP left
+            for n in range(1, ap + 1):
+                steps = self.action_steps(battle, target, n - 1)
+                out.extend(self._active(stats, target, weapon, steps, constant, cm, True, n))
+        return out
+
+    def _active(
+        self,
+        stats: CortexStats,
+        target: str,
+        weapon: CortexWeapon,
+        steps: list[Modifier],
+        constant: int,
+        cm: tuple[Modifier, ...],
+        costs_action: bool,
+        declare: int | None,
+    ) -> list[Defence]:
+        """Dodge (and, against melee, block) at these step modifiers."""
+        net = net_steps(steps)
+        agility = stats.attr("agility")
+        also = "" if declare is None else f", declaring {declare} action" + ("s" if declare > 1 else "")
+        dodge = trait_pool(agility, stats.skill("athletics/dodge"), net)
+        out = [
+            Defence(
+                "dodge",
+                dodge,
+                None,
+                constant,
+                (*steps, *cm),
+                f"dodge ({format_pool(dodge)}{also})",
+                costs_action,
+                declare,
+            )
+        ]
+        if weapon.kind == "melee":
+            block = trait_pool(agility, stats.block_skill(), net)
+            out.append(
+                Defence(
+                    "block",
+                    block,
+                    None,
+                    constant,
+                    (*steps, *cm),
+                    f"block ({format_pool(block)}{also})",
+                    costs_action,
+                    declare,
+                )
+            )
+        return out
+
+    def _defence_option(self, battle: Battle, d: Defence, target: str, total: int) -> Option:
+        """The defence as an option, with the exact chance its Difficulty beats the known total.
+
+        ``detail``: ``ap`` = the AP it takes from the unit's round (the action, and the actions a
+        declaration forfeits), ``forfeits`` = actions of the unit's own turn still to come that
+        the declaration gives up.
+        """
+        if d.fixed is not None:
+            p = 1.0 if d.fixed + d.constant > total else 0.0
+        else:
+            p = 1.0 - p_meet_or_beat(
+                (), d.pool, d.constant - total
+            )  # P(D + c <= total) = P(0 >= D + c - total)
+        return Option(
+            Defend(target, d.kind),
+            d.label,
+            p_success=p,
+            modifiers=d.modifiers,
+            detail={"ap": int(d.costs_action)},
+        )
+
+    def _declaring_options(
+        self, battle: Battle, defs: Sequence[Defence], target: str, total: int
+    ) -> tuple[Option, ...]:
+        """An undeclared defender's first choice: the innate defence, or declaring N actions
+        (``declare:N``) to dodge or block at their penalty. A declaration's ``p_success`` is the
+        exact chance of its best active defence; ``detail``: ``ap`` = the AP it takes from the
+        unit's round (the defence's action and the actions forfeited), ``forfeits`` = actions of
+        the unit's own turn still to come that it gives up, ``declare_actions`` N."""
+        out = [self._defence_option(battle, defs[0], target, total)]
+        ap = battle.ap(target).current
+        for n in sorted({d.declare for d in defs if d.declare is not None}):
+            active = [(self._defence_option(battle, d, target, total), d) for d in defs if d.declare == n]
+            best, d = max(active, key=lambda od: float(od[0].p_success or 0.0))
+            kinds = " or ".join(x.kind for _, x in active)
+            out.append(
+                Option(
+                    Maneuver(target, f"{DECLARE}:{n}"),
+                    f"declare {n} action{'s' if n > 1 else ''} to {kinds} (best: {d.label})",
+                    p_success=best.p_success,
+                    modifiers=d.modifiers,
+                    detail={
+                        "ap": 1 + ap - n,
+                        "forfeits": self.forfeits(battle, target, n),
+                        "declare_actions": n,
+                    },
+                )
+            )
+        return tuple(out)
