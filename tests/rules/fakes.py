@@ -3,7 +3,8 @@
 Open ground, no obstacles: sight facts are computed from positions and facing
 (distance, arc) and can be overridden per pair with ``set_sight``. Events are
 collected in ``events``; decisions yielded by a ruleset flow are answered by
-``run_flow`` with a chooser function. Regions are simple shapely discs.
+``run_flow`` with a chooser function. Regions are simple shapely discs. A unit's
+components are frozen values, as in the engine: a change replaces them (a test does too).
 Owned by the lead; ruleset tests may subclass it but should not edit it.
 """
 
@@ -205,15 +206,12 @@ class FakeBattle:
         self.events.append({"type": type, **fields})
 
     def damage(self, uid: str, deltas: dict[str, int], source: str | None, **detail: Any) -> None:
-        h = self.u[uid].health
-        for k, v in deltas.items():
-            h.tracks[k] = h.tracks.get(k, 0) + v
+        self.u[uid].health = self.u[uid].health.plus(deltas)
         self.emit("damage", unit=uid, deltas=dict(deltas), source=source, **detail)
         self.ruleset.on_damaged(self, uid)
 
     def set_status(self, uid: str, flag: str, on: bool, reason: str) -> None:
-        st = self.u[uid].health.status
-        (st.add if on else st.discard)(flag)
+        self.u[uid].health = self.u[uid].health.flagged(flag, on)
         self.emit("status", unit=uid, flag=flag, on=on, reason=reason)
         if on and flag in ("dead", "unconscious", "out"):
             self.emit("casualty", unit=uid, reason=reason)
@@ -222,7 +220,7 @@ class FakeBattle:
         ap = self.u[uid].ap
         if n > ap.current:
             raise AssertionError(f"{uid} spends {n} AP with {ap.current}")
-        ap.current -= n
+        self.u[uid].ap = replace(ap, current=ap.current - n)
         self.emit("ap", unit=uid, spent=n, reason=reason)
 
     def move_unit(self, uid: str, to: tuple[float, float], kind: str, ap: int = 0) -> None:
