@@ -16,6 +16,7 @@ import pytest
 
 from components.sight import CoverLevel
 from components.spatial import Posture
+from components.state import ActionPoints
 from game.core.commands import Attack
 from game.dice.gurps import p_success
 from game.rules.gurps.damage import basic_damage, injury, injury_pmf
@@ -24,7 +25,7 @@ from game.rules.gurps.state import turn_record
 from game.rules.gurps.stats import DAMAGE_BY_ST, parse_damage, range_penalty, rof_bonus
 from tests.rules.fakes import FakeBattle, run_flow
 from tests.rules.fakes import mc_bound as bound
-from tests.rules.test_gurps_common import SWORD, chooser, duel, mk, profiles
+from tests.rules.test_gurps_common import SWORD, chooser, duel, heal, mk, profiles
 
 
 def _opt(rules: GurpsRuleset, b: FakeBattle, weapon: str, target: str = "d"):  # type: ignore[no-untyped-def]
@@ -160,7 +161,7 @@ def test_aim_adds_acc_next_turn() -> None:
     assert opts["aim:bow:d"].detail["eff_next_turn"] == 12 - 4 + 2
     run_flow(rules.maneuver(b, opts["aim:bow:d"].command), lambda d: None)
     assert b.ap("a").current == 0 and turn_record(b, "a").maneuver == "aim"
-    b.u["a"].ap.current = 1
+    b.u["a"].ap = ActionPoints(1, 1)
     b.u["a"].turn = type(b.u["a"].turn)()
     assert rules.start_turn(b, "a")
     assert _opt(rules, b, "bow").detail["eff"] == 12 - 4 + 2
@@ -188,8 +189,7 @@ def _mc_attack(a, d, weapon: str, dist: float, n: int, seed: int, **sight):  # t
     choose = chooser({"defence": "best", "follow": "stay", "interpose": "do not"}, b)
     hit = hurt = 0
     for _ in range(n):
-        b.u["d"].health.tracks["hp"] = b.u["d"].health.maxima["hp"]
-        b.u["d"].health.status.clear()
+        heal(b, "d")
         b.u["d"].pos = (dist, 0.0)
         b.u["d"].posture = Posture.STANDING
         b.u["d"].defence = type(b.u["d"].defence)()

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 from ruamel.yaml import YAML
 
+from components.state import Health
 from game.core.commands import Decision, Option
 from game.dice import Dice
 from game.rules.gurps.defence import AttackInfo, DefenceChoice, defence_choices
@@ -101,6 +102,23 @@ def duel(
     b.add("d", "blue", (dist, 0.0), d or mk(), facing=d_facing)
     b.active = "a"
     return rules, b
+
+
+def set_hp(b: FakeBattle, uid: str, hp: int) -> None:
+    """Put ``uid`` at ``hp`` HP (its health is a frozen value: replace it)."""
+    h = b.u[uid].health
+    b.u[uid].health = Health({**h.tracks, "hp": hp}, h.maxima, h.status)
+
+
+def set_status(b: FakeBattle, uid: str, flag: str, on: bool = True) -> None:
+    """Set (``on``) or clear ``uid``'s status ``flag``."""
+    b.u[uid].health = b.u[uid].health.flagged(flag, on)
+
+
+def heal(b: FakeBattle, uid: str) -> None:
+    """Full HP and no status flag, as at the start of a battle."""
+    h = b.u[uid].health
+    b.u[uid].health = Health(h.maxima, h.maxima)
 
 
 def attack_info(b: FakeBattle, attacker: str, target: str, weapon: str, hits: int = 1) -> AttackInfo:

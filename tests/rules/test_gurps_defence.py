@@ -11,6 +11,7 @@ GURPS numbers the ruleset documents.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
@@ -29,9 +30,19 @@ from game.rules.gurps.defence import (
     retreat_block_reason,
 )
 from game.rules.gurps.ruleset import GurpsRuleset
-from game.rules.gurps.state import defence_record
+from game.rules.gurps.state import update_defence
 from game.rules.gurps.stats import GurpsStats
-from tests.rules.test_gurps_common import BOW, SWORD, attack_info, choices_by_label, duel, mk, profiles
+from tests.rules.test_gurps_common import (
+    BOW,
+    SWORD,
+    attack_info,
+    choices_by_label,
+    duel,
+    mk,
+    profiles,
+    set_hp,
+    set_status,
+)
 
 
 @pytest.mark.parametrize(
@@ -99,15 +110,15 @@ def test_side_arc_stun_and_shield_db() -> None:
     b.u["d"].facing = 60.0  # attacker now 120 degrees off its facing: side arc
     assert b.sight("a", "d").arc == Arc.SIDE
     assert _dodge(b) == 8 - 2  # side arc -2, no DB
-    b.u["d"].health.status.add("stunned")
+    set_status(b, "d", "stunned")
     assert _dodge(b) == 8 - 2 - 4
 
 
 def test_dodge_halved_below_a_third_of_hp() -> None:
     _, b = duel()
-    b.u["d"].health.tracks["hp"] = 3  # 3 * 3 < 10
+    set_hp(b, "d", 3)  # 3 * 3 < 10
     assert _dodge(b) == 4
-    b.u["d"].health.tracks["hp"] = 4
+    set_hp(b, "d", 4)
     assert _dodge(b) == 8
 
 
@@ -127,7 +138,7 @@ def test_no_active_defence(setup: str, reason: str) -> None:
     elif setup == "blind":
         b.set_sight("d", "a", visible=False)
     else:
-        b.u["d"].health.status.add(setup)
+        set_status(b, "d", setup)
     info = attack_info(b, "a", "d", "sword")
     assert no_defence_reason(b, "d", info) == reason
     assert defence_choices(b, "d", info) == []
@@ -165,13 +176,13 @@ def test_retreat_forbidden(change: str, reason: str) -> None:
     weapon = "bow" if change == "ranged" else "sword"
     u = b.u["d"]
     if change == "retreated":
-        defence_record(b, "d").retreated = True
+        update_defence(b, "d", retreated=True)
     elif change == "interposed":
-        defence_record(b, "d").interposed = True
+        update_defence(b, "d", interposed=True)
     elif change in ("sitting", "kneeling"):
         u.posture = Posture(change)
     elif change == "stunned":
-        u.health.status.add("stunned")
+        set_status(b, "d", "stunned")
     info = attack_info(b, "a", "d", weapon)
     assert retreat_block_reason(b, "d", info) == reason
     assert not any(c.retreat for c in defence_choices(b, "d", info))
@@ -214,7 +225,7 @@ def test_acrobatic_dodge() -> None:
     ) * Fraction(p_success(6)).limit_denominator(216)
     assert acro.p_success == pytest.approx(float(exact), abs=1e-15)
     assert "acrobatic dodge and retreat" in c  # may combine with a retreat (text)
-    defence_record(b, "d").acrobatic = True  # once per turn
+    update_defence(b, "d", acrobatic=True)  # once per turn
     assert "acrobatic dodge" not in choices_by_label(b, "d", attack_info(b, "a", "d", "sword"))
     _, b = duel()  # no Acrobatics skill: no acrobatic dodge
     assert not any(c.acrobatic for c in defence_choices(b, "d", attack_info(b, "a", "d", "sword")))
@@ -234,14 +245,14 @@ def test_earlier_retreat_and_drop_carry_over() -> None:
     # Text: the retreating bonus applies "on all active defense rolls against all of his attacks
     # until your next turn"; a dodge and drop "applies to all of your defenses against one foe".
     _, b = duel()
-    defence_record(b, "d").retreat_bonus_vs.add("a")
+    update_defence(b, "d", retreat_bonus_vs=frozenset({"a"}))
     c = choices_by_label(b, "d", attack_info(b, "a", "d", "sword"))
     assert c["dodge"].eff == 8 + 3 and c["parry (sword)"].eff == 9 + 1
     _, b = duel(dist=10.0)
-    defence_record(b, "d").retreat_bonus_vs.add("a")
+    update_defence(b, "d", retreat_bonus_vs=frozenset({"a"}))
     assert choices_by_label(b, "d", attack_info(b, "a", "d", "bow"))["dodge"].eff == 8 + 3  # all his attacks
     _, b = duel(dist=10.0)
-    defence_record(b, "d").drop_bonus_vs.add("a")
+    update_defence(b, "d", drop_bonus_vs=frozenset({"a"}))
     assert choices_by_label(b, "d", attack_info(b, "a", "d", "bow"))["dodge"].eff == 8 + 3
 
 
@@ -264,7 +275,7 @@ def test_multiple_parries(fencing: bool, master: bool, parries: int, mod: int) -
         weapons=[{"name": "blade", "skill": skill, "damage": "thr imp"}],
     )
     _, b = duel(d=d)
-    defence_record(b, "d").parries["blade"] = parries
+    update_defence(b, "d", parries={"blade": parries})
     assert choices_by_label(b, "d", attack_info(b, "a", "d", "sword"))["parry (blade)"].eff == 9 + mod
 
 
@@ -306,10 +317,11 @@ def test_unbalanced_weapon_cannot_parry_after_attacking() -> None:
     _, b = duel(d=mk(weapons=[axe, SWORD]))
     info = attack_info(b, "a", "d", "sword")
     assert "parry (axe)" in choices_by_label(b, "d", info)
-    b.u["d"].turn.attacked_with.add("axe")
+    b.u["d"].turn = replace(b.u["d"].turn, attacked_with=frozenset({"axe"}))
     c = choices_by_label(b, "d", info)
     assert "parry (axe)" not in c and "parry (sword)" in c  # the other hand still parries
-    b.u["d"].turn.attacked_with = {"sword"}  # a balanced weapon still parries after attacking
+    # A balanced weapon still parries after attacking.
+    b.u["d"].turn = replace(b.u["d"].turn, attacked_with=frozenset({"sword"}))
     assert "parry (sword)" in choices_by_label(b, "d", info)
 
 
@@ -395,7 +407,7 @@ def test_block_against(kind: str, projectile: str | None, allowed: bool) -> None
 
 def test_block_once_per_turn() -> None:
     _, b = duel(d=mk(shield={"skill": "Shield"}, extra_skills={"Shield": 12}))
-    defence_record(b, "d").blocked = True
+    update_defence(b, "d", blocked=True)
     assert not any(c.kind == "block" for c in defence_choices(b, "d", attack_info(b, "a", "d", "sword")))
 
 
@@ -509,9 +521,8 @@ def test_memoised_bare_hand_parry_follows_the_situation() -> None:
         weapon, arc, allow, posture, used, carried = situation
         b.u["d"].facing = 180.0 if arc == Arc.FRONT else 60.0  # the attacker is due west
         b.u["d"].posture = posture
-        d = defence_record(b, "d")
-        d.parries[BARE_HANDS] = used
-        d.retreat_bonus_vs = {"a"} if carried else set()
+        carry = frozenset({"a"} if carried else ())
+        update_defence(b, "d", parries={BARE_HANDS: used}, retreat_bonus_vs=carry)
         info = attack_info(b, "a", "d", weapon)
         return [c for c in defence_choices(b, "d", info, allow_retreat=allow) if c.weapon == BARE_HANDS]
 

@@ -14,19 +14,32 @@ deterministic; one Monte Carlo run checks a mixed-odds defence.
 
 from __future__ import annotations
 
+import json
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from components.spatial import Posture
-from components.state import DefenceState, TurnState
+from components.state import ActionPoints, DefenceState, TurnState
+from game.core.codec import decode, encode
 from game.core.commands import Attack, Decision, Maneuver
+from game.core.flow import Frame, advance
 from game.dice.gurps import p_acrobatic_dodge, p_success
 from game.rules.gurps.ruleset import GurpsRuleset
-from game.rules.gurps.state import defence_record, turn_record
+from game.rules.gurps.state import defence_record, turn_record, update_turn
 from tests.rules.fakes import FakeBattle, run_flow
 from tests.rules.fakes import mc_bound as bound
-from tests.rules.test_gurps_common import SWORD, ScriptedDice, chooser, duel, mk, profiles
+from tests.rules.test_gurps_common import (
+    SWORD,
+    ScriptedDice,
+    chooser,
+    duel,
+    heal,
+    mk,
+    profiles,
+    set_hp,
+)
 
 
 def script(b: FakeBattle, rolls: list[Any]) -> ScriptedDice:
@@ -59,7 +72,7 @@ def test_retreat_moves_and_attacker_follows() -> None:
 
 def test_no_follow_after_the_step_is_used() -> None:
     rules, b = duel()
-    b.u["a"].turn.stepped = True
+    b.u["a"].turn = replace(b.u["a"].turn, stepped=True)
     script(b, [10, 5])
     seen = attack(rules, b, "sword", {"defence": "dodge and retreat"})
     assert [d.kind for d in seen] == ["defence"]
@@ -94,7 +107,7 @@ def test_all_out_defence_second_parry_with_the_same_weapon() -> None:
     # The text: a second defence if the first fails; the same weapon again is a further parry (-4).
     seen2: list[Decision] = []
     rules, b = duel(d=mk(weapons=[SWORD]))
-    turn_record(b, "d").maneuver = "all_out_defence"
+    update_turn(b, "d", maneuver="all_out_defence")
     script(b, [10, 15, 5])  # hit; parry fails; parry again made
 
     def answer(d: Decision) -> Any:
@@ -108,7 +121,7 @@ def test_all_out_defence_second_parry_with_the_same_weapon() -> None:
     # Option double_defence_different: the second must be another defence.
     _, b = duel(d=mk(weapons=[SWORD]))
     rules = b.ruleset = GurpsRuleset({"double_defence_different": True})
-    turn_record(b, "d").maneuver = "all_out_defence"
+    update_turn(b, "d", maneuver="all_out_defence")
     script(b, [10, 15, 1])  # hit; parry fails; no second defence; 1d+1 = 2 cut -> 3 injury
     seen = attack(rules, b, "sword", {"defence": "parry (sword)"})
     assert len(seen) == 2 and not any(o.label.startswith("parry (sword)") for o in seen[1].options)
@@ -117,7 +130,7 @@ def test_all_out_defence_second_parry_with_the_same_weapon() -> None:
 def test_all_out_defence_second_different_defence() -> None:
     seen2: list[Decision] = []
     rules, b = duel()
-    turn_record(b, "d").maneuver = "all_out_defence"
+    update_turn(b, "d", maneuver="all_out_defence")
     script(b, [10, 15, 5])  # hit; dodge fails; parry made
 
     def answer(d: Decision) -> Any:
@@ -202,7 +215,7 @@ def test_acrobatic_sacrificial_dodge_rolls_acrobatics_first() -> None:
 
 def test_interpose_options_give_the_exact_harm_odds() -> None:
     rules, b = _trio()
-    b.u["d"].health.tracks["hp"] = 4
+    set_hp(b, "d", 4)
     script(b, [10, 12, 5])  # hit; friend's sacrificial dodge fails; target dodges
     seen = attack(rules, b, "sword", {"interpose": "sacrificial dodge", "defence": "dodge 8"})
     detail = next(o for o in seen[0].options if o.label.startswith("sacrificial dodge")).detail
@@ -311,12 +324,12 @@ def test_shock_applies_to_next_turn_attacks() -> None:
 def test_major_wound_stuns_and_knocks_down() -> None:
     rules, b = duel()
     script(b, [15])  # HT roll 15 vs 10: failed by 5 -> knocked out
-    b.u["d"].health.tracks["hp"] = 4
+    set_hp(b, "d", 4)
     rules._wound_effects(b, "d", 6)
     assert "unconscious" in b.u["d"].health.status
     rules, b = duel()
     script(b, [12])  # failed by 2: stunned and knocked down
-    b.u["d"].health.tracks["hp"] = 4
+    set_hp(b, "d", 4)
     rules._wound_effects(b, "d", 6)
     assert "stunned" in b.u["d"].health.status and b.u["d"].posture == Posture.PRONE
     script(b, [10])  # the stun: the turn is lost, a HT roll recovers
@@ -338,7 +351,7 @@ def test_major_wound_stuns_and_knocks_down() -> None:
 def test_death_checks(hp_after: int, inj: int, rolls: list[int], dead: bool) -> None:
     rules, b = duel()
     script(b, [*rolls, 3])  # a trailing roll for the major-wound check if reached
-    b.u["d"].health.tracks["hp"] = hp_after
+    set_hp(b, "d", hp_after)
     rules._wound_effects(b, "d", inj)
     assert ("dead" in b.u["d"].health.status) is dead
 
@@ -350,7 +363,7 @@ def test_death_checks(hp_after: int, inj: int, rolls: list[int], dead: bool) -> 
 def test_consciousness_roll_at_zero_hp(hp: int, roll: int, eff: int, awake: bool) -> None:
     rules, b = duel()
     script(b, [roll])
-    b.u["d"].health.tracks["hp"] = hp
+    set_hp(b, "d", hp)
     assert rules.start_turn(b, "d") is awake
     assert events(b, "check")[-1]["eff"] == eff
     assert ("unconscious" in b.u["d"].health.status) is (not awake)
@@ -372,14 +385,14 @@ def test_injury_spoils_aim() -> None:
 def test_action_costs() -> None:
     rules, b = duel()
     assert rules.action_costs(b, "a") == {"attack": 1, "step": 0, "posture": 1, "face": 0}
-    b.u["a"].turn.stepped = True
+    b.u["a"].turn = replace(b.u["a"].turn, stepped=True)
     assert rules.action_costs(b, "a") == {"attack": 1, "face": 0}  # no posture change after a step
     b.u["a"].turn = TurnState()
-    turn_record(b, "a").maneuver = "attack"
-    b.u["a"].ap.current = 0
+    update_turn(b, "a", maneuver="attack")
+    b.u["a"].ap = ActionPoints(0, 1)
     assert rules.action_costs(b, "a") == {"attack": 1, "step": 0, "face": 0}  # the attack's free step
     b.u["a"].turn = TurnState()
-    turn_record(b, "a").maneuver = "move"
+    update_turn(b, "a", maneuver="move")
     assert rules.action_costs(b, "a") == {"attack": 1}
 
 
@@ -399,7 +412,7 @@ def test_action_costs() -> None:
 def test_move_allowance(posture: Posture, hp: int, ypi: float, inches: float) -> None:
     rules, b = duel(a=profiles()["trooper"], ypi=ypi)
     b.u["a"].posture = posture
-    b.u["a"].health.tracks["hp"] = hp
+    set_hp(b, "a", hp)
     assert rules.inches_per_ap(b, "a") == pytest.approx(inches)
 
 
@@ -467,8 +480,7 @@ def test_monte_carlo_mixed_defence_odds() -> None:
     for _ in range(n):
         u = b.u["d"]
         u.pos, u.posture, u.defence = (1.0, 0.0), Posture.PRONE, DefenceState()
-        u.health.tracks["hp"] = 10
-        u.health.status.clear()
+        heal(b, "d")
         b.u["a"].turn = TurnState(stepped=True)
         start = len(b.events)
         seen = run_flow(rules.attack(b, Attack("a", "d", "sword")), chooser({"defence": want}, b))
@@ -491,3 +503,85 @@ def test_no_interpose_from_far_or_unaware_friends() -> None:
     script(b, [10, 5])
     seen = attack(rules, b, "sword", {"defence": "dodge 8"})
     assert [d.kind for d in seen] == ["defence"]
+
+
+# ---- the flow as data ----------------------------------------------------------------------
+
+
+def _roundtrip(v: Any) -> Any:
+    return decode(json.loads(json.dumps(encode(v))))
+
+
+def _options(d: Decision) -> list[tuple[Any, ...]]:
+    return [(o.command, o.label, o.p_success, o.modifiers, o.point_field, o.detail) for o in d.options]
+
+
+def drive(rules: GurpsRuleset, b: FakeBattle, frame: Frame, choose: Any) -> list[Decision]:
+    """Run a flow as the engine does, checking at every decision that what a snapshot writes of it
+    (the frames, the decision's arguments, the records) reads back equal, and that the decision
+    built again from the read-back arguments (as after a restore) is the one asked."""
+    frames: tuple[Frame, ...] = (frame,)
+    answer: Any = None
+    seen: list[Decision] = []
+    while True:
+        frames, asking = advance(rules, b, frames, answer)
+        if asking is None:
+            return seen
+        assert _roundtrip(frames) == frames
+        for uid in b.units(alive=False):
+            for record in (b.turn(uid).record, b.defence(uid).record):
+                assert _roundtrip(record) == record
+        assert _roundtrip(b.rules_state) == b.rules_state
+        decision = rules.ask(b, asking.builder, _roundtrip(asking.args))
+        if asking.decision is not None:
+            assert _options(decision) == _options(asking.decision)
+            assert (decision.unit, decision.kind, decision.context) == (
+                asking.decision.unit,
+                asking.decision.kind,
+                asking.decision.context,
+            )
+        seen.append(decision)
+        answer = choose(decision)
+
+
+def test_each_friend_in_turn_may_interpose() -> None:
+    # Two friends beside the target, the same distance from it: asked in scenario order; the first
+    # declines, the second takes the hit (the steps carry the friends and which one is asked).
+    rules, b = _trio()
+    b.add("g", "blue", (1.0, -1.0), mk(), facing=180.0)
+    script(b, [10, 8, 3, 10])  # hit; g's Dodge 8 made; damage 1d+1 = 4 cut -> 6; major-wound HT
+
+    def choose(d: Decision) -> Any:
+        want = "do not" if d.unit == "f" else "sacrificial dodge"
+        return chooser({"interpose": want}, b)(d)
+
+    seen = drive(rules, b, Frame("attack", Attack("a", "d", "sword")), choose)
+    assert [(d.kind, d.unit) for d in seen] == [("interpose", "f"), ("interpose", "g")]
+    assert b.u["g"].health.tracks["hp"] == 4 and b.u["d"].health.tracks["hp"] == 10
+    assert b.u["f"].pos == (1.0, 1.0) and defence_record(b, "g").interposed
+
+
+@pytest.mark.parametrize(
+    ("rolls", "answers", "kinds"),
+    [
+        ([10, 5], {"defence": "dodge and retreat", "follow": "follow"}, ["defence", "follow"]),
+        ([10, 15, 5], {"defence": "parry (sword)"}, ["defence", "defence"]),
+        ([10, 15, 1], {"defence": "dodge 8"}, ["defence", "defence"]),
+        ([10, 1], {"interpose": "do not", "defence": "no defence"}, ["interpose", "defence"]),
+    ],
+)
+def test_the_flow_is_data_at_every_decision(
+    rolls: list[int], answers: dict[str, str], kinds: list[str]
+) -> None:
+    # Under All-Out Defence: a retreat and the attacker's follow-up step; a second parry with the
+    # same weapon; another defence after a dodge (here none: the dodge may not be tried again);
+    # a sacrificial dodge declined. Rolls: attack 10 hits; 15 fails a defence, 5 makes one;
+    # damage 1 (1d+1 = 2 cut: 3 HP, no major wound).
+    rules, b = _trio() if "interpose" in answers else duel()
+    update_turn(b, "d", maneuver="all_out_defence")
+    dice = script(b, rolls)
+    seen = drive(rules, b, Frame("attack", Attack("a", "d", "sword")), chooser(answers, b))
+    assert [d.kind for d in seen] == kinds
+    stages = [d.context["stage"] for d in seen if d.kind == "defence"]
+    assert stages == list(range(1, len(stages) + 1))
+    assert not dice.script

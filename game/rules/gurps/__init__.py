@@ -2,7 +2,8 @@
 
 ``ruleset`` is the :class:`~game.rules.base.Ruleset` (with its reaction limits); ``stats`` the
 stat block and derived scores; ``defence`` the defence choices and their exact odds;
-``reactions`` the defence flow (retreat, dodge-and-drop, sacrificial dodge); ``damage`` injury
-and its effects; ``commands`` its command types (``Interpose``, ``Follow``, the defence
-flags); ``state`` its per-turn records of a unit; ``odds`` its ``skirmish odds`` query.
+``reactions`` the defence flow's steps and their frozen data (retreat, dodge-and-drop,
+sacrificial dodge); ``damage`` injury and its effects; ``commands`` its command types
+(``Interpose``, ``Follow``, the defence flags); ``state`` its frozen records (a unit's turn, the
+battle's memory); ``odds`` its ``skirmish odds`` query.
 """

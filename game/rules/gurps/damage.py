@@ -11,15 +11,14 @@ as in the GURPS 4e Basic Set (see docs/rulesets/gurps.md).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, TypeVar
 
 from components.sight import SightFacts
 from components.spatial import Posture
 from game.core.battle import Battle
 from game.dice import sum_pmf
 from game.dice.gurps import RollResult, judge
+from game.rules.gurps.state import memory, set_memory
 from game.rules.gurps.stats import WOUND_MULTIPLIER, GurpsStats, GurpsWeapon
 
 HP = "hp"
@@ -73,22 +72,9 @@ def injury(rolled: int, dtype: str, dr: int, halved: bool) -> int:
     return max(1, math.floor(penetrating * WOUND_MULTIPLIER[dtype]))
 
 
-_T = TypeVar("_T")
-
-
 class GurpsCore:
-    """Rolls, per-battle memory and wounds shared by the GURPS ruleset's parts."""
-
-    if TYPE_CHECKING:  # provided by game.rules.base.Ruleset; this class is its mixin
-
-        def battle_state(self, battle: Battle, factory: Callable[[], _T]) -> _T: ...
-
-    def _mem(self, battle: Battle, uid: str) -> dict[str, Any]:
-        """Per-battle, per-unit state that must outlive the per-turn reset (pending shock, Aim)."""
-        memory: dict[str, dict[str, Any]] = self.battle_state(battle, dict)
-        return memory.setdefault(uid, {})
-
-    # ---- set-up --------------------------------------------------------------------------
+    """Rolls and wounds shared by the GURPS ruleset's parts (no state: the shock and Aim a unit
+    carries into its next turn are the battle's :class:`~game.rules.gurps.state.GurpsMemory`)."""
 
     def _roll(self, battle: Battle, uid: str, eff: int, purpose: str) -> RollResult:
         res = judge(battle.dice.total(3, 6, purpose, uid), eff)
@@ -139,9 +125,8 @@ class GurpsCore:
         hp_max = h.maxima[HP]
         after = h.tracks[HP]
         before = after + inj
-        mem = self._mem(battle, uid)
-        mem["shock"] = min(SHOCK_MAX, mem.get("shock", 0) + inj)
-        mem.pop("aim", None)
+        mem = memory(battle)
+        set_memory(battle, mem.injured(uid, min(SHOCK_MAX, mem.shock.get(uid, 0) + inj)))
         if after <= -AUTO_DEATH_MULTIPLE * hp_max:
             battle.set_status(uid, "dead", True, f"reduced to {after} HP (-5xHP)")
             return

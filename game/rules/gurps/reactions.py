@@ -11,19 +11,37 @@ retreat point snapped onto the legal band (exactly one yard with Move under
 attacker's unused step. Which defences exist and their scores come from
 :mod:`game.rules.gurps.defence`; the rule variants from
 :mod:`game.rules.gurps.options`.
+
+The reactions are steps of the attack flow (:mod:`game.core.flow`), each given a frozen value
+registered with :mod:`game.core.codec`: :class:`AttackData` (the attack roll and the sight facts
+read when the attack began, which stand even after a drop or retreat), :class:`InterposeData`
+(the friends offered a sacrificial dodge, nearest first, and which one is asked),
+:class:`DefendData` (the stage of the defence, two under All-Out Defence, and the defences tried),
+:class:`RolledData` (a defence rolled, waiting for the attacker's follow-up step) and
+:class:`FollowData`. Weapons are kept by name; what a step needs beyond the data (the
+:class:`~game.rules.gurps.defence.AttackInfo`, the defence choices a decision offered) is
+re-derived from the battle, which has not changed between a decision and its answer.
+
+Steps: ``attack.interpose`` asks each eligible friend in turn (``interpose`` decisions),
+``attack.interposed`` resolves a sacrificial dodge or asks the next friend; ``defence`` (a
+sub-flow whose value is the hits that still land) asks the target (``defence`` decisions),
+``defence.chosen`` rolls the chosen defence, ``defence.rolled`` ends it or asks for the second
+defence; ``follow`` (a sub-flow) offers the attacker its unused step after a retreat
+(``follow`` decision), ``follow.moved`` takes it.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Generator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from components.sight import SightFacts
 from components.spatial import LYING_DOWN, Posture
-from game.core.battle import Battle
+from game.core.battle import Battle, Region
+from game.core.codec import value
 from game.core.commands import Decision, Defend, LazyRegion, Modifier, Option
+from game.core.flow import Ask, Call, Done, Frame, Outcome, asks, step
 from game.dice.gurps import (
     ACROBATIC_BONUS,
     RollResult,
@@ -51,7 +69,7 @@ from game.rules.gurps.defence import (
     no_defence_reason,
 )
 from game.rules.gurps.options import GurpsOptions
-from game.rules.gurps.state import defence_record, turn_record
+from game.rules.gurps.state import defence_record, turn_record, update_defence
 from game.rules.gurps.stats import GurpsStats, GurpsWeapon
 
 AOD = "all_out_defence"
@@ -68,6 +86,79 @@ def region_is_empty(geometry: Any) -> bool:
     if isinstance(geometry, LazyRegion):
         geometry = geometry.build
     return geometry is None or bool(geometry.is_empty)
+
+
+# ---- the attack flow's data (game.core.flow): frozen, named for snapshots ---------------------
+
+
+@value("gurps.attack")
+@dataclass(frozen=True, slots=True)
+class AttackData:
+    """A successful attack roll: who attacks whom with which weapon (by name), the sight facts
+    read when the attack began (they stand even after a drop or retreat), the 3d6 ``roll``
+    against effective skill ``eff`` and the ``hits`` it scores."""
+
+    attacker: str
+    target: str
+    weapon: str
+    sight: SightFacts
+    roll: int
+    eff: int
+    hits: int
+
+    @property
+    def result(self) -> RollResult:
+        """The judged attack roll."""
+        return judge(self.roll, self.eff)
+
+
+@value("gurps.interpose")
+@dataclass(frozen=True, slots=True)
+class InterposeData:
+    """The sacrificial dodges offered against ``attack``: the target's ``friends``, nearest
+    first, and the index ``i`` of the one asked (or to look at next)."""
+
+    attack: AttackData
+    friends: tuple[str, ...]
+    i: int = 0
+
+    @property
+    def friend(self) -> str:
+        return self.friends[self.i]
+
+
+@value("gurps.defend")
+@dataclass(frozen=True, slots=True)
+class DefendData:
+    """The target's active defence against ``attack``: defence ``stage`` of ``stages`` (two under
+    All-Out Defence) and the defences ``tried`` that may not be tried again."""
+
+    attack: AttackData
+    stages: int
+    stage: int = 1
+    tried: frozenset[tuple[str, str | None]] = frozenset()
+
+
+@value("gurps.rolled")
+@dataclass(frozen=True, slots=True)
+class RolledData:
+    """A defence rolled at ``defend``'s stage: its ``kind`` and parrying ``weapon``, whether it
+    ``success``\\ ful, the hits it ``removed``."""
+
+    defend: DefendData
+    kind: str
+    weapon: str | None
+    success: bool
+    removed: int
+
+
+@value("gurps.follow")
+@dataclass(frozen=True, slots=True)
+class FollowData:
+    """The ``attacker`` may follow the retreating ``defender`` with its unused step."""
+
+    attacker: str
+    defender: str
 
 
 class GurpsReactions(GurpsCore):
@@ -109,47 +200,86 @@ class GurpsReactions(GurpsCore):
     ) -> AttackInfo:
         return AttackInfo(uid, w, sight, hits)
 
+    def _weapon(self, battle: Battle, a: AttackData) -> GurpsWeapon:
+        w: GurpsWeapon = battle.stats(a.attacker).weapon(a.weapon)
+        return w
+
+    def _info(self, battle: Battle, a: AttackData, sight: SightFacts | None = None) -> AttackInfo:
+        """What a defender knows of the attack ``a`` (the target, or one seeing it as ``sight``)."""
+        seen = a.sight if sight is None else sight
+        return self.attack_info(battle, a.attacker, self._weapon(battle, a), seen, a.hits)
+
+    def _defend_then_land(self, a: AttackData) -> Call:
+        """The target defends (the sub-flow ``defence``); the hits left land (``attack.land``)."""
+        return Call(Frame("defence", a), Frame("attack.land", a))
+
+    @step("attack.land")
+    def _land(self, battle: Battle, a: AttackData, hits: int) -> Outcome:
+        """The ``hits`` that got through hurt the target one by one, while it stands."""
+        w = self._weapon(battle, a)
+        for _ in range(hits):
+            if battle.health(a.target).out_of_action:
+                break
+            self._hit(battle, a.attacker, a.target, w, a.sight)
+        return None
+
     # ---- sacrificial dodge ------------------------------------------------------------------------
-    def _sacrificial(
-        self, battle: Battle, attacker: str, target: str, w: GurpsWeapon, res: RollResult, hits: int
-    ) -> Generator[Decision, Any, tuple[str | None, int]]:
-        """Offer each eligible friend of ``target`` to interpose; (who takes the hits, how many)."""
-        friends = sorted(battle.friends(target), key=lambda f: battle.distance(f, target))
-        a_pos, t_pos = battle.pos(attacker), battle.pos(target)
-        p_friend: float | None = None
-        for f in friends:
-            step = self.step_inches(battle, f)
-            # Cheap pre-filter: a step must bring the friend's base into the line of fire.
-            reach = step + battle.body(f).base + battle.body(target).base
-            if _segment_distance(battle.pos(f), a_pos, t_pos) > reach + 1e-9:
+    def _sacrificial(self, battle: Battle, a: AttackData) -> Outcome:
+        """Offer each eligible friend of the target, nearest first, to interpose (then the target
+        defends, unless a friend took the attack)."""
+        friends = sorted(battle.friends(a.target), key=lambda f: battle.distance(f, a.target))
+        return self._next_interposer(battle, InterposeData(a, tuple(friends)), None)
+
+    @step("attack.interpose")
+    def _next_interposer(self, battle: Battle, p: InterposeData, _: Any) -> Outcome:
+        """Ask the first eligible friend from ``p.i`` on; none left: the target defends."""
+        for i in range(p.i, len(p.friends)):
+            region = self._interpose_region(battle, p.attack, p.friends[i])
+            if region is None:
                 continue
-            fsight = battle.sight(attacker, f)
-            info = self.attack_info(battle, attacker, w, fsight, hits)
-            if no_defence_reason(battle, f, info) is not None:
-                continue
-            region = battle.interpose_region(f, target, attacker, step)
-            if region_is_empty(region.geometry):
-                continue
-            if p_friend is None:  # the target's own defence, if nobody takes the attack for it
-                tinfo = self.attack_info(battle, attacker, w, battle.sight(attacker, target), hits)
-                p_friend = landing_pmf(hits, self.best_defences(battle, target, tinfo))[0]
-            options = self._interpose_options(battle, f, target, info, region, step, p_friend)
-            choice = yield Decision(
-                f,
-                "interpose",
-                tuple(options),
-                context={
-                    "attacker": attacker,
-                    "target": target,
-                    "weapon": w.name,
-                    "roll": res.roll,
-                    "hits": hits,
-                },
-            )
-            if choice.to is None:
-                continue
-            return self._resolve_interpose(battle, f, target, attacker, choice, info, hits)
-        return None, 0
+            asked = replace(p, i=i)
+            decision = self._interpose_decision(battle, asked, region)
+            return Ask("interpose", asked, Frame("attack.interposed", asked), decision)
+        return self._defend_then_land(p.attack)
+
+    def _interpose_region(self, battle: Battle, a: AttackData, f: str) -> Region | None:
+        """Where ``f`` may step to take the attack ``a`` (None: it cannot interpose)."""
+        step_len = self.step_inches(battle, f)
+        # Cheap pre-filter: a step must bring the friend's base into the line of fire.
+        reach = step_len + battle.body(f).base + battle.body(a.target).base
+        if _segment_distance(battle.pos(f), battle.pos(a.attacker), battle.pos(a.target)) > reach + 1e-9:
+            return None
+        if no_defence_reason(battle, f, self._info(battle, a, battle.sight(a.attacker, f))) is not None:
+            return None
+        region = battle.interpose_region(f, a.target, a.attacker, step_len)
+        return None if region_is_empty(region.geometry) else region
+
+    @asks("interpose")
+    def _ask_interpose(self, battle: Battle, p: InterposeData) -> Decision:
+        a = p.attack
+        region = battle.interpose_region(p.friend, a.target, a.attacker, self.step_inches(battle, p.friend))
+        return self._interpose_decision(battle, p, region)
+
+    def _interpose_decision(self, battle: Battle, p: InterposeData, region: Region) -> Decision:
+        a, f = p.attack, p.friend
+        info = self._info(battle, a, battle.sight(a.attacker, f))
+        # The target's own defence, if nobody takes the attack for it.
+        tinfo = self._info(battle, a, battle.sight(a.attacker, a.target))
+        p_friend = landing_pmf(a.hits, self.best_defences(battle, a.target, tinfo))[0]
+        step_len = self.step_inches(battle, f)
+        options = self._interpose_options(battle, f, a.target, info, region, step_len, p_friend)
+        return Decision(
+            f,
+            "interpose",
+            tuple(options),
+            context={
+                "attacker": a.attacker,
+                "target": a.target,
+                "weapon": a.weapon,
+                "roll": a.roll,
+                "hits": a.hits,
+            },
+        )
 
     def _interpose_options(
         self,
@@ -216,6 +346,22 @@ class GurpsReactions(GurpsCore):
                 )
         return options
 
+    @step("attack.interposed")
+    def _interposed(self, battle: Battle, p: InterposeData, choice: Interpose) -> Outcome:
+        """The asked friend's answer: not interposing, ask the next; else resolve its dodge (a
+        friend who takes the attack takes its hits; one who fails leaves the target to defend)."""
+        if choice.to is None:
+            return self._next_interposer(battle, replace(p, i=p.i + 1), None)
+        a = p.attack
+        info = self._info(battle, a, battle.sight(a.attacker, p.friend))  # read before it moves
+        who, taken = self._resolve_interpose(battle, p.friend, a.target, a.attacker, choice, info, a.hits)
+        if who is None:
+            return self._defend_then_land(a)
+        w = self._weapon(battle, a)
+        for _ in range(taken):
+            self._hit(battle, a.attacker, who, w, a.sight)
+        return None
+
     def _resolve_interpose(
         self,
         battle: Battle,
@@ -226,9 +372,10 @@ class GurpsReactions(GurpsCore):
         info: AttackInfo,
         hits: int,
     ) -> tuple[str | None, int]:
+        """Move ``f`` into the line of fire and roll its sacrificial dodge: (who takes the hits,
+        how many), ``(None, 0)`` if it failed."""
         battle.move_unit(f, choice.to, "interpose")  # type: ignore[arg-type]
-        d = defence_record(battle, f)
-        d.interposed = True  # it moved: no retreat until its next turn
+        update_defence(battle, f, interposed=True)  # it moved: no retreat until its next turn
         mods = [*dodge_base(battle, f), *common_modifiers(battle, f, info)]
         eff = int(sum(m.value for m in mods))
         if choice.drop:
@@ -238,7 +385,7 @@ class GurpsReactions(GurpsCore):
         if choice.acrobatic:
             acro = battle.stats(f).skills["Acrobatics"]
             p = p_acrobatic_dodge(eff, acro)
-            d.acrobatic = True
+            update_defence(battle, f, acrobatic=True)
             made = self._roll(battle, f, acro, "Acrobatics roll (acrobatic dodge)").success
             bonus = ACROBATIC_BONUS if made else -ACROBATIC_BONUS
             eff += bonus
@@ -278,51 +425,53 @@ class GurpsReactions(GurpsCore):
         return f, hits
 
     # ---- active defence ---------------------------------------------------------------------------
-    def _defend(
-        self, battle: Battle, uid: str, info: AttackInfo, attack: RollResult
-    ) -> Generator[Decision, Any, int]:
-        """Let ``uid`` defend (twice with All-Out Defence); return the hits that still land."""
-        hits = info.hits
-        reason = no_defence_reason(battle, uid, info)
+    @step("defence")
+    def _defend(self, battle: Battle, a: AttackData, _: Any) -> Outcome:
+        """Let the target defend (twice with All-Out Defence); the sub-flow's value is the hits
+        that still land."""
+        uid = a.target
+        reason = no_defence_reason(battle, uid, self._info(battle, a))
         if reason is not None:
-            battle.emit("defence", unit=uid, kind="none", attacker=info.attacker, reason=reason)
-            return hits
-        tried: set[tuple[str, str | None]] = set()
+            battle.emit("defence", unit=uid, kind="none", attacker=a.attacker, reason=reason)
+            return Done(a.hits)
         stages = 2 if turn_record(battle, uid).maneuver == AOD else 1
-        for stage in range(1, stages + 1):
-            choices = self.defences(battle, uid, info, exclude=frozenset(tried))
-            options, table = self._defence_options(battle, uid, info, choices)
-            if len(options) == 1:  # only "no defence" is left
-                battle.emit(
-                    "defence", unit=uid, kind="none", attacker=info.attacker, reason="no defence left"
-                )
-                return hits
-            cmd = yield Decision(
-                uid,
-                "defence",
-                tuple(options),
-                context={
-                    "attacker": info.attacker,
-                    "weapon": info.weapon.name,
-                    "attack_kind": info.kind,
-                    "attack_roll": attack.roll,
-                    "attack_eff": attack.eff,
-                    "hits": hits,
-                    "stage": stage,
-                },
-            )
-            chosen = table.get((cmd.kind, cmd.weapon, *defence_flags(cmd), cmd.retreat_to is not None))
-            if chosen is None:
-                battle.emit(
-                    "defence", unit=uid, kind="none", attacker=info.attacker, reason="chose no defence"
-                )
-                return hits
-            removed, res = yield from self._roll_defence(battle, uid, info, chosen, cmd, hits)
-            if res.success:
-                return hits - removed
-            if not may_repeat(chosen.kind, self.options.double_defence_different):
-                tried.add(chosen.key)
-        return hits
+        return self._defence_stage(battle, DefendData(a, stages))
+
+    def _defence_stage(self, battle: Battle, d: DefendData) -> Outcome:
+        """Ask for the defence of stage ``d.stage`` (the hits land if none is left)."""
+        a = d.attack
+        decision = self._ask_defence(battle, d)
+        if len(decision.options) == 1:  # only "no defence" is left
+            battle.emit("defence", unit=a.target, kind="none", attacker=a.attacker, reason="no defence left")
+            return Done(a.hits)
+        return Ask("defence", d, Frame("defence.chosen", d), decision)
+
+    def _choices(
+        self, battle: Battle, d: DefendData
+    ) -> tuple[AttackInfo, list[Option], dict[tuple[Any, ...], DefenceChoice]]:
+        """The attack as the target knows it, and the options and choices of stage ``d``."""
+        info = self._info(battle, d.attack)
+        choices = self.defences(battle, d.attack.target, info, exclude=d.tried)
+        return (info, *self._defence_options(battle, d.attack.target, info, choices))
+
+    @asks("defence")
+    def _ask_defence(self, battle: Battle, d: DefendData) -> Decision:
+        a = d.attack
+        info, options, _ = self._choices(battle, d)
+        return Decision(
+            a.target,
+            "defence",
+            tuple(options),
+            context={
+                "attacker": a.attacker,
+                "weapon": a.weapon,
+                "attack_kind": info.kind,
+                "attack_roll": a.roll,
+                "attack_eff": a.eff,
+                "hits": a.hits,
+                "stage": d.stage,
+            },
+        )
 
     def _defence_options(
         self, battle: Battle, uid: str, info: AttackInfo, choices: list[DefenceChoice]
@@ -357,16 +506,38 @@ class GurpsReactions(GurpsCore):
             table[(c.kind, c.weapon, c.drop, c.acrobatic, c.retreat)] = c
         return options, table
 
+    @step("defence.chosen")
+    def _defence_chosen(self, battle: Battle, d: DefendData, cmd: Defend) -> Outcome:
+        """Roll the chosen defence (the choices are those the decision offered: the battle has not
+        changed since); after a retreat the attacker may follow (the sub-flow ``follow``)."""
+        info, _, table = self._choices(battle, d)
+        chosen = table.get((cmd.kind, cmd.weapon, *defence_flags(cmd), cmd.retreat_to is not None))
+        if chosen is None:
+            battle.emit(
+                "defence",
+                unit=d.attack.target,
+                kind="none",
+                attacker=info.attacker,
+                reason="chose no defence",
+            )
+            return Done(d.attack.hits)
+        rolled, retreated = self._roll_defence(battle, d, info, chosen, cmd)
+        if retreated:
+            return Call(
+                Frame("follow", FollowData(info.attacker, d.attack.target)), Frame("defence.rolled", rolled)
+            )
+        return self._defence_rolled(battle, rolled, None)
+
     def _roll_defence(
-        self, battle: Battle, uid: str, info: AttackInfo, c: DefenceChoice, cmd: Defend, hits: int
-    ) -> Generator[Decision, Any, tuple[int, RollResult]]:
-        d = defence_record(battle, uid)
-        stats: GurpsStats = battle.stats(uid)
+        self, battle: Battle, d: DefendData, info: AttackInfo, c: DefenceChoice, cmd: Defend
+    ) -> tuple[RolledData, bool]:
+        """Retreat, roll Acrobatics, roll the defence ``c``; (what it did, whether it retreated)."""
+        uid, hits = d.attack.target, d.attack.hits
         eff = c.eff
         mods = list(c.modifiers)
         retreated = False
         if c.retreat:
-            d.retreated = True
+            update_defence(battle, uid, retreated=True)
             retreated = True
             if c.retreat_roll is not None:
                 retreated = self._roll(battle, uid, c.retreat_roll, "roll to retreat from the ground").success
@@ -375,7 +546,8 @@ class GurpsReactions(GurpsCore):
                 else:
                     mods = [m for m in mods if not m.source.startswith("retreat")]
             if retreated:
-                d.retreat_bonus_vs.add(info.attacker)
+                rec = defence_record(battle, uid)
+                update_defence(battle, uid, retreat_bonus_vs=rec.retreat_bonus_vs | {info.attacker})
                 assert cmd.retreat_to is not None
                 # The validator judged the point snapped onto the band: the unit goes there.
                 to = snap_retreat(
@@ -387,7 +559,7 @@ class GurpsReactions(GurpsCore):
                 battle.move_unit(uid, to, "retreat")
         if c.acrobatic:
             assert c.acrobatics is not None
-            d.acrobatic = True
+            update_defence(battle, uid, acrobatic=True)
             made = self._roll(battle, uid, c.acrobatics, "Acrobatics roll (acrobatic dodge)").success
             bonus = 2 if made else -2
             eff += bonus
@@ -399,9 +571,10 @@ class GurpsReactions(GurpsCore):
             removed = min(hits, 1) if res.success else 0
             if c.kind == "parry":
                 assert c.weapon is not None
-                d.parries[c.weapon] = d.parries.get(c.weapon, 0) + 1
+                parries = defence_record(battle, uid).parries
+                update_defence(battle, uid, parries={**parries, c.weapon: parries.get(c.weapon, 0) + 1})
             else:
-                d.blocked = True
+                update_defence(battle, uid, blocked=True)
         battle.emit(
             "defence",
             unit=uid,
@@ -422,43 +595,69 @@ class GurpsReactions(GurpsCore):
             modifiers=[{"source": m.source, "value": m.value} for m in mods],
         )
         if c.drop:
-            d.drop_bonus_vs.add(info.attacker)
+            rec = defence_record(battle, uid)
+            update_defence(battle, uid, drop_bonus_vs=rec.drop_bonus_vs | {info.attacker})
             battle.set_posture(uid, Posture.PRONE, kind="drop_prone")
-        if retreated:
-            yield from self._follow(battle, info.attacker, uid)
-        if c.kind == "parry" and res.success and c.weapon != BARE_HANDS and info.unarmed:
-            assert c.weapon is not None
-            self._parry_injures(battle, uid, info, stats.weapon(c.weapon))
-        return removed, res
+        return RolledData(d, c.kind, c.weapon, res.success, removed), retreated
 
-    def _follow(self, battle: Battle, attacker: str, defender: str) -> Generator[Decision, Any, None]:
+    @step("defence.rolled")
+    def _defence_rolled(self, battle: Battle, r: RolledData, _: Any) -> Outcome:
+        """After the defence (and the attacker's follow-up step): a weapon parry may injure an
+        unarmed attacker; a success ends the defence, a failure leads to the next stage."""
+        d = r.defend
+        a = d.attack
+        info = self._info(battle, a)
+        if r.kind == "parry" and r.success and r.weapon != BARE_HANDS and info.unarmed:
+            assert r.weapon is not None
+            stats: GurpsStats = battle.stats(a.target)
+            self._parry_injures(battle, a.target, info, stats.weapon(r.weapon))
+        if r.success:
+            return Done(a.hits - r.removed)
+        tried = d.tried
+        if not may_repeat(r.kind, self.options.double_defence_different):
+            tried = tried | {(r.kind, r.weapon if r.kind == "parry" else None)}
+        if d.stage >= d.stages:
+            return Done(a.hits)
+        return self._defence_stage(battle, replace(d, stage=d.stage + 1, tried=tried))
+
+    # ---- following a retreat ----------------------------------------------------------------------
+    @step("follow")
+    def _follow(self, battle: Battle, f: FollowData, _: Any) -> Outcome:
         """The attacker may take its unused step after a retreating defender."""
-        turn = battle.turn(attacker)
+        turn = battle.turn(f.attacker)
         if (
             turn.stepped
-            or battle.active_unit() != attacker
-            or turn_record(battle, attacker).maneuver not in STEP_MANEUVERS
+            or battle.active_unit() != f.attacker
+            or turn_record(battle, f.attacker).maneuver not in STEP_MANEUVERS
         ):
-            return
-        region = battle.step_region(attacker, 1.0 / battle.yards_per_inch)
-        choice = yield Decision(
-            attacker,
+            return None
+        return Ask("follow", f, Frame("follow.moved", f))
+
+    @asks("follow")
+    def _ask_follow(self, battle: Battle, f: FollowData) -> Decision:
+        region = battle.step_region(f.attacker, 1.0 / battle.yards_per_inch)
+        return Decision(
+            f.attacker,
             "follow",
             (
-                Option(Follow(attacker, None), "stay"),
+                Option(Follow(f.attacker, None), "stay"),
                 Option(
-                    Follow(attacker, None),
+                    Follow(f.attacker, None),
                     "follow (step)",
                     point_field="to",
                     region=region.geometry,
                     validate=region.validate,
                 ),
             ),
-            context={"defender": defender},
+            context={"defender": f.defender},
         )
+
+    @step("follow.moved")
+    def _followed(self, battle: Battle, f: FollowData, choice: Follow) -> Outcome:
         if choice.to is not None:
-            battle.set_turn(attacker, replace(battle.turn(attacker), stepped=True))
-            battle.move_unit(attacker, choice.to, "step")
+            battle.set_turn(f.attacker, replace(battle.turn(f.attacker), stepped=True))
+            battle.move_unit(f.attacker, choice.to, "step")
+        return None
 
     def _parry_injures(self, battle: Battle, uid: str, info: AttackInfo, w: GurpsWeapon) -> None:
         """A weapon parry of an unarmed attack may strike the attacker's limb (no defence)."""

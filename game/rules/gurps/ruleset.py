@@ -55,16 +55,17 @@ from typing import Any, ClassVar
 from components.sight import CoverLevel, SightFacts
 from components.spatial import LYING_DOWN, Posture
 from components.state import Health
-from game.core.battle import Battle, Flow
+from game.core.battle import Battle
 from game.core.commands import Attack, Maneuver, Modifier, Option
+from game.core.flow import Outcome, step
 from game.dice.gurps import attack_outcomes, hits_scored, judge, p_success
 from game.rules import mechanics as mech
 from game.rules.base import ReactionRegion, Ruleset, StrictModel, UnitSetup
 from game.rules.gurps.damage import HP, injury_pmf
 from game.rules.gurps.defence import gap_yards, landing_odds, reach_limit_yards
 from game.rules.gurps.options import GurpsOptions
-from game.rules.gurps.reactions import AIM, AOD, STEP_MANEUVERS, GurpsReactions
-from game.rules.gurps.state import turn_record
+from game.rules.gurps.reactions import AIM, AOD, STEP_MANEUVERS, AttackData, GurpsReactions
+from game.rules.gurps.state import memory, set_memory, turn_record, update_turn
 from game.rules.gurps.stats import (
     POSTURES,
     PRONE_MOVE_YARDS,
@@ -156,7 +157,7 @@ def _injury_summary(dice: int, adds: int, dtype: str, dr: int, halved: bool) -> 
     return sum(p for inj, p in dist if inj > 0), sum(inj * p for inj, p in dist)
 
 
-class GurpsRuleset(GurpsReactions, Ruleset):
+class GurpsRuleset(GurpsReactions, Ruleset[GurpsStats, GurpsOptions]):
     """GURPS 4e: 3d6 roll-under, Dodge/Parry/Block with retreat, drop, acrobatics, sacrifice."""
 
     name: ClassVar[str] = "gurps"
@@ -171,7 +172,6 @@ class GurpsRuleset(GurpsReactions, Ruleset):
         Reaction("acrobatic dodge", defence_event(acrobatic=True)),
     )
     Options: ClassVar[type[StrictModel]] = GurpsOptions
-    options: GurpsOptions
     reaction_regions: ClassVar[tuple[str, ...]] = ("retreat",)
 
     def reaction_region(
@@ -289,12 +289,13 @@ class GurpsRuleset(GurpsReactions, Ruleset):
         if h.out_of_action:
             return False
         stats: GurpsStats = battle.stats(uid)
-        mem = self._mem(battle, uid)
-        turn = turn_record(battle, uid)
-        if mem.get("shock"):
-            turn.shock = mem.pop("shock")
-        if mem.get("aim"):
-            turn.aim = mem.pop("aim")
+        # What the unit carries into this turn: shock from injury since its last, an Aim.
+        mem = memory(battle)
+        shock, aim = mem.shock.get(uid, 0), mem.aims.get(uid)
+        if shock or aim is not None:
+            set_memory(battle, mem.without(uid))
+            turn = turn_record(battle, uid)
+            update_turn(battle, uid, shock=shock or turn.shock, aim=turn.aim if aim is None else aim)
         hp = h.tracks[HP]
         if hp <= 0:
             penalty = -((-hp) // stats.hp_max)
@@ -357,9 +358,9 @@ class GurpsRuleset(GurpsReactions, Ruleset):
             return
         turn = turn_record(battle, uid)
         if kind == "move" and not turn.maneuver:
-            turn.maneuver = "move"
+            update_turn(battle, uid, maneuver="move")
         elif kind == "step":
-            turn.step_in += length
+            update_turn(battle, uid, step_in=turn.step_in + length)
 
     # ---- attack odds ------------------------------------------------------------------------
     def attack_profile(
@@ -494,29 +495,31 @@ class GurpsRuleset(GurpsReactions, Ruleset):
                 )
         return out
 
-    def maneuver(self, battle: Battle, cmd: Maneuver) -> Flow:
+    @step("maneuver")
+    def _maneuver(self, battle: Battle, cmd: Maneuver, _: Any) -> Outcome:
         uid = cmd.unit
-        turn = turn_record(battle, uid)
         if cmd.name == AOD:
             battle.spend_ap(uid, 1, AOD)
-            turn.maneuver = AOD
+            update_turn(battle, uid, maneuver=AOD)
             battle.emit("maneuver", unit=uid, name=AOD)
-            return
+            return None
         stats: GurpsStats = battle.stats(uid)
         for w in stats.weapons:
             prefix = f"{AIM}:{w.name}:"
             if cmd.name.startswith(prefix):
                 target = cmd.name[len(prefix) :]
                 battle.spend_ap(uid, 1, AIM)
-                turn.maneuver = AIM
-                self._mem(battle, uid)["aim"] = (target, w.name)
+                update_turn(battle, uid, maneuver=AIM)
+                set_memory(battle, memory(battle).with_aim(uid, (target, w.name)))
                 battle.emit("maneuver", unit=uid, name=AIM, weapon=w.name, target=target)
-                return
+                return None
         raise ValueError(f"gurps has no maneuver {cmd.name!r}")
-        yield  # pragma: no cover - makes this a generator
 
     # ---- the attack flow ----------------------------------------------------------------------
-    def attack(self, battle: Battle, cmd: Attack) -> Flow:
+    @step("attack")
+    def _attack(self, battle: Battle, cmd: Attack, _: Any) -> Outcome:
+        """Roll the attack; the friends' sacrificial dodges and the target's defence follow
+        (:mod:`game.rules.gurps.reactions`), then the hits that got through."""
         uid, target = cmd.unit, cmd.target
         stats: GurpsStats = battle.stats(uid)
         w = stats.weapon(cmd.weapon)
@@ -526,10 +529,8 @@ class GurpsRuleset(GurpsReactions, Ruleset):
             raise ValueError(f"{uid} cannot attack {target} with {w.name}: {got}")
         eff, mods = got
         state = battle.turn(uid)
-        battle.set_turn(uid, replace(state, attacked_with=state.attacked_with | {w.name}))
-        turn = turn_record(battle, uid)
-        turn.maneuver = "attack"
-        turn.aim = None
+        turn = replace(turn_record(battle, uid), maneuver="attack", aim=None)
+        battle.set_turn(uid, replace(state, attacked_with=state.attacked_with | {w.name}, record=turn))
         res = judge(battle.dice.total(3, 6, "attack", uid), eff)
         hits = hits_scored(res.margin, w.rof, w.recoil) if res.success else 0
         battle.emit(
@@ -546,18 +547,9 @@ class GurpsRuleset(GurpsReactions, Ruleset):
             modifiers=[{"source": m.source, "value": m.value} for m in mods],
         )
         if not res.success:
-            return
+            return None
+        a = AttackData(uid, target, w.name, sight, res.roll, eff, hits)
         if not res.critical:
-            who, taken = yield from self._sacrificial(battle, uid, target, w, res, hits)
-            if who is not None:
-                for _ in range(taken):
-                    self._hit(battle, uid, who, w, sight)
-                return
-            info = self.attack_info(battle, uid, w, sight, hits)
-            hits = yield from self._defend(battle, target, info, res)
-        else:
-            battle.emit("defence", unit=target, kind="none", attacker=uid, reason="critical hit: no defence")
-        for _ in range(hits):
-            if battle.health(target).out_of_action:
-                break
-            self._hit(battle, uid, target, w, sight)
+            return self._sacrificial(battle, a)
+        battle.emit("defence", unit=target, kind="none", attacker=uid, reason="critical hit: no defence")
+        return self._land(battle, a, hits)
