@@ -31,6 +31,11 @@ Contract:
   with :meth:`Ruleset.reaction_region` (:data:`REACTION_KINDS`: a retreat from an attacker, the
   move after a dodge), the region its reaction decision offers; ``skirmish reach`` and
   ``skirmish path`` ask through it, naming no ruleset.
+- For players (read by the window, never by the rules): :meth:`Ruleset.sheet` is a unit's
+  weapons, defences, protection and health left (:mod:`game.rules.sheet`);
+  :meth:`Ruleset.reaction_ap` the AP the unit's reaction costs where reactions cost AP;
+  :attr:`Ruleset.dice_reading` how a logged roll's faces count. Attack and defence options
+  carry ``expected_harm`` (and defences ``expected_harm_without``) in their ``detail``.
 """
 
 from __future__ import annotations
@@ -49,6 +54,7 @@ from game.core.battle import Battle, Flow, Region
 from game.core.commands import Attack, Maneuver, Option
 from game.rules.limits import Binding, Reaction
 from game.rules.mechanics import Mechanic
+from game.rules.sheet import DiceReading, UnitSheet
 
 T = TypeVar("T")
 
@@ -136,6 +142,8 @@ class Ruleset(ABC):
     mechanics: ClassVar[tuple[Mechanic, ...]] = ()
     #: The moving reactions (keys of :data:`REACTION_KINDS`) :meth:`reaction_region` answers.
     reaction_regions: ClassVar[tuple[str, ...]] = ()
+    #: How the faces of this ruleset's rolls count (summed unless it says otherwise).
+    dice_reading: ClassVar[DiceReading] = DiceReading()
 
     def __init__(self, options: dict[str, Any] | None = None) -> None:
         self.options = self.Options.model_validate(options or {})
@@ -228,6 +236,17 @@ class Ruleset(ABC):
 
     def on_damaged(self, battle: Battle, uid: str) -> None:
         """Hook after ``uid`` took damage (e.g. cover dice reroll). Default: nothing."""
+
+    # ---- for players ---------------------------------------------------------
+    def sheet(self, battle: Battle, uid: str) -> UnitSheet:
+        """``uid``'s weapons, defences, protection and health left now (:mod:`game.rules.sheet`).
+        Default: nothing known (a ruleset without one shows no sheet)."""
+        return UnitSheet()
+
+    def reaction_ap(self, battle: Battle, uid: str) -> tuple[str, int] | None:
+        """(name, AP) of the reaction ``uid`` pays AP for, e.g. ``("dodge", 2)``; None where
+        reactions cost no AP. The window warns before a move or an end of turn leaves less."""
+        return None
 
     # ---- geometry queries --------------------------------------------------
     def reaction_region(

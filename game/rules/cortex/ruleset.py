@@ -119,6 +119,7 @@ from game.dice.cortex import (
 from game.rules import mechanics as mech
 from game.rules.base import BlockMemo, Ruleset, StrictModel, UnitSetup
 from game.rules.limits import Reaction
+from game.rules.sheet import HarmLeft, RangeBand, UnitSheet, WeaponLine, in_inches
 from game.rules.unit_state import own_record
 
 # ---- rule data (text) ----------------------------------------------------------------------------
@@ -771,6 +772,70 @@ class CortexRuleset(Ruleset):
             return {"face": ACTION_COSTS["face"]}
         return dict(ACTION_COSTS)
 
+    # ---- for players -----------------------------------------------------------------------------
+    def reaction_ap(self, battle: Battle, uid: str) -> tuple[str, int] | None:
+        return ("dodge or block", 1)
+
+    def sheet(self, battle: Battle, uid: str) -> UnitSheet:
+        stats: CortexStats = battle.stats(uid)
+        ypi = battle.yards_per_inch
+        weapons = []
+        kinds = {"W": "wounds", "S": "stun", "B": "split into stun and wounds"}
+        for w in stats.weapons:
+            pool = trait_pool(stats.attr(w.attribute), stats.skill(w.skill), 0)
+            damage = (
+                f"margin split into stun and wounds + {w.damage} ({w.damage_type}: {kinds[w.damage_type]})"
+            )
+            notes = (f"{format_pool(pool)} ({w.attribute} + {w.skill.replace('_', ' ')})",)
+            if w.kind == "melee":
+                reach = in_inches(w.reach, ypi)
+                weapons.append(
+                    WeaponLine(w.name, w.kind, ACTION_COSTS["attack"], damage, reach, True, (), notes)
+                )
+                continue
+            inc = w.range_increment or 0.0
+            bands = [RangeBand("point-blank", in_inches(POINT_BLANK_YARDS, ypi), "+1 step")]
+            for band, mult in RANGE_BAND_INCREMENTS:
+                steps = RANGE_STEPS[band]
+                bands.append(
+                    RangeBand(band, in_inches(inc * mult, ypi), f"{steps:+d} steps" if steps else "")
+                )
+            weapons.append(
+                WeaponLine(
+                    w.name, w.kind, ACTION_COSTS["attack"], damage, bands[-1].upto, False, tuple(bands), notes
+                )
+            )
+        agility = stats.attr("agility")
+        defences = [
+            f"innate: Agility {format_pool(step_dice(agility))} (3 when attacked from behind or not moving)",
+            f"dodge: {format_pool(trait_pool(agility, stats.skill('athletics/dodge'), 0))}, one action",
+        ]
+        if any(w.kind == "melee" for w in stats.weapons):
+            defences.append(
+                f"block (melee): {format_pool(trait_pool(agility, stats.block_skill(), 0))}, one action"
+            )
+        if _defence(battle, uid).all_out_defence:
+            defences.append("all-out defence: dodges and blocks free, +2 steps, until its next turn")
+        h = battle.health(uid)
+        lp = h.maxima["wounds"]
+        stun, wounds = h.tracks.get("stun", 0), h.tracks.get("wounds", 0)
+        declared = self.declared(battle, uid)
+        limit = None
+        if not self.can_act(battle, uid):
+            limit = "declare its actions this round first (a free choice in the panel)"
+        elif declared == 0:
+            limit = "in all-out defence this round"
+        return UnitSheet(
+            weapons=tuple(weapons),
+            defences=tuple(defences),
+            protection=(f"armour {stats.armour} (off wounds)",),
+            harm=(
+                HarmLeft("wounds", max(0, lp - wounds), lp),
+                HarmLeft("stun", max(0, lp - wounds - stun), lp),
+            ),
+            attack_limit=limit,
+        )
+
     # ---- step modifiers --------------------------------------------------------------------------
     @staticmethod
     def actions_taken(battle: Battle, uid: str) -> int:
@@ -1010,6 +1075,7 @@ class CortexRuleset(Ruleset):
         mods = (*steps, *const_mods)
         if self.visibility == "pitch_black":
             p_success, p_hurt, e_stun, e_wounds = self._pitch_black_odds(battle, uid, target, weapon, pool)
+            p_hit_best = self._pitch_black_hit_me(battle, uid, target, weapon, pool)
             label_def = "pitch black: lowest innate roll is hit"
         else:
             defs = self.defences(battle, target, uid, weapon, sight, constant, const_mods)
@@ -1019,6 +1085,7 @@ class CortexRuleset(Ruleset):
             )
             p_success = innate[0]
             p_hurt, e_stun, e_wounds = best[1], best[2], best[3]
+            p_hit_best = best[0]
             label_def = defs[0].label
         return Option(
             Attack(uid, target, weapon.name, ()),
@@ -1034,7 +1101,21 @@ class CortexRuleset(Ruleset):
                 "expected_wounds": e_wounds,
                 "attack_dice": format_pool(pool),
                 "difficulty_bonus": constant,
+                "expected_harm": {"stun": p_hit_best * e_stun, "wounds": p_hit_best * e_wounds},
             },
+        )
+
+    def _pitch_black_hit_me(
+        self, battle: Battle, uid: str, target: str, weapon: CortexWeapon, pool: Pool
+    ) -> float:
+        """Pitch black: P(the chosen target is the one hit), as :meth:`_pitch_black_odds` counts it."""
+        units = self.potential_targets(battle, uid, target, weapon)
+        pools = tuple(step_dice(battle.stats(u).attr("agility")) for u in units)
+        cover = COVER_DIFFICULTY.get(self.cover_level(battle, target, weapon, battle.sight(uid, target)), 0)
+        return sum(
+            pv * p_meet_or_beat(pool, (), v + cover)
+            for v, pv in enumerate(lowest_value_pmf(pools, 0).tolist())
+            if pv
         )
 
     def potential_targets(self, battle: Battle, uid: str, target: str, weapon: CortexWeapon) -> list[str]:
@@ -1131,7 +1212,7 @@ class CortexRuleset(Ruleset):
             choice = yield Decision(
                 unit=target,
                 kind="defence",
-                options=self._declaring_options(battle, defs, target, total),
+                options=self._declaring_options(battle, defs, target, total, weapon),
                 context=context,
             )
             if not isinstance(choice, Maneuver):
@@ -1149,7 +1230,7 @@ class CortexRuleset(Ruleset):
                     False,
                 )
         if chosen is None:
-            options = tuple(self._defence_option(battle, d, target, total) for d in defs)
+            options = tuple(self._defence_option(battle, d, target, total, weapon, defs[0]) for d in defs)
             choice = yield Decision(unit=target, kind="defence", options=options, context=context)
             chosen = next(d for d in defs if d.kind == choice.kind)
         if chosen.costs_action:
@@ -1178,12 +1259,22 @@ class CortexRuleset(Ruleset):
         if hit:
             self._damage(battle, target, uid, weapon, total - difficulty)
 
-    def _defence_option(self, battle: Battle, d: Defence, target: str, total: int) -> Option:
+    def _defence_option(
+        self,
+        battle: Battle,
+        d: Defence,
+        target: str,
+        total: int,
+        weapon: CortexWeapon | None = None,
+        baseline: Defence | None = None,
+    ) -> Option:
         """The defence as an option, with the exact chance its Difficulty beats the known total.
 
         ``detail``: ``ap`` = the AP it takes from the unit's round (the action, and the actions a
         declaration forfeits), ``forfeits`` = actions of the unit's own turn still to come that
-        the declaration gives up.
+        the declaration gives up; with the attacking ``weapon``, ``expected_harm`` (stun and
+        wounds expected with this defence) and ``expected_harm_without`` (with ``baseline``, the
+        innate defence, which costs nothing).
         """
         if d.fixed is not None:
             p = 1.0 if d.fixed + d.constant > total else 0.0
@@ -1191,26 +1282,49 @@ class CortexRuleset(Ruleset):
             p = 1.0 - p_meet_or_beat(
                 (), d.pool, d.constant - total
             )  # P(D + c <= total) = P(0 >= D + c - total)
+        detail: dict[str, Any] = {"ap": int(d.costs_action)}
+        if weapon is not None:
+            armour = battle.stats(target).armour
+            detail["expected_harm"] = self._known_total_harm(d, total, weapon, armour)
+            detail["expected_harm_without"] = self._known_total_harm(baseline or d, total, weapon, armour)
         return Option(
             Defend(target, d.kind),
             d.label,
             p_success=p,
             modifiers=d.modifiers,
-            detail={"ap": int(d.costs_action)},
+            detail=detail,
         )
 
+    @staticmethod
+    def _known_total_harm(d: Defence, total: int, weapon: CortexWeapon, armour: int) -> dict[str, float]:
+        """E[stun] and E[wounds] an attack of the known ``total`` does against defence ``d``."""
+        constant = (d.fixed or 0) + d.constant - total  # margin = total - (D + constant)
+        p_hit, _, e_stun, e_wounds = hit_damage(
+            (), d.pool if d.fixed is None else (), constant, weapon.damage_dice, weapon.damage_type, armour
+        )
+        return {"stun": p_hit * e_stun, "wounds": p_hit * e_wounds}
+
     def _declaring_options(
-        self, battle: Battle, defs: Sequence[Defence], target: str, total: int
+        self,
+        battle: Battle,
+        defs: Sequence[Defence],
+        target: str,
+        total: int,
+        weapon: CortexWeapon | None = None,
     ) -> tuple[Option, ...]:
         """An undeclared defender's first choice: the innate defence, or declaring N actions
         (``declare:N``) to dodge or block at their penalty. A declaration's ``p_success`` is the
         exact chance of its best active defence; ``detail``: ``ap`` = the AP it takes from the
         unit's round (the defence's action and the actions forfeited), ``forfeits`` = actions of
         the unit's own turn still to come that it gives up, ``declare_actions`` N."""
-        out = [self._defence_option(battle, defs[0], target, total)]
+        out = [self._defence_option(battle, defs[0], target, total, weapon, defs[0])]
         ap = battle.ap(target).current
         for n in sorted({d.declare for d in defs if d.declare is not None}):
-            active = [(self._defence_option(battle, d, target, total), d) for d in defs if d.declare == n]
+            active = [
+                (self._defence_option(battle, d, target, total, weapon, defs[0]), d)
+                for d in defs
+                if d.declare == n
+            ]
             best, d = max(active, key=lambda od: float(od[0].p_success or 0.0))
             kinds = " or ".join(x.kind for _, x in active)
             out.append(
@@ -1223,6 +1337,7 @@ class CortexRuleset(Ruleset):
                         "ap": 1 + ap - n,
                         "forfeits": self.forfeits(battle, target, n),
                         "declare_actions": n,
+                        **{k: v for k, v in best.detail.items() if k.startswith("expected_harm")},
                     },
                 )
             )
