@@ -117,7 +117,7 @@ def summarize(events: Sequence[Event], facts: Facts = NO_FACTS) -> Summary:
     out_of_action: set[str] = set()
     # the lead: (units in action, harm dealt - taken) per side, after each action
     swings: list[tuple[int, dict[str, tuple[int, float]], float, list[Event]]] = []
-    net: Counter[str] = Counter()
+    net: dict[str, float] = dict.fromkeys(sides, 0.0)
     for k, beat in enumerate(_beats(events)):
         swing = 0.0
         for i, e in enumerate(beat):
@@ -135,42 +135,42 @@ def summarize(events: Sequence[Event], facts: Facts = NO_FACTS) -> Summary:
                 if harmed is not None:
                     for tr, v in amount.items():
                         sides[harmed].taken[tr] = sides[harmed].taken.get(tr, 0.0) + v
-                    net[harmed] -= total
+                    net[harmed] = net.get(harmed, 0.0) - total
                 if source is not None:
                     for tr, v in amount.items():
                         sides[source].dealt[tr] = sides[source].dealt.get(tr, 0.0) + v
-                    net[source] += total
+                    net[source] = net.get(source, 0.0) + total
             elif t == "attack":
-                side = side_of.get(str(e.get("attacker", e.get("unit"))))
-                if side is None:
+                by = side_of.get(str(e.get("attacker", e.get("unit"))))
+                if by is None:
                     continue
-                s = sides[side]
-                s.attacks += 1
+                mine = sides[by]
+                mine.attacks += 1
                 rest = beat[i + 1 :]
                 if _hit(e, rest):
-                    s.hits += 1
+                    mine.hits += 1
                 target = e.get("target")
                 upto = next((j for j, x in enumerate(rest) if x.get("type") == "attack"), len(rest))
                 if any(x.get("type") == "damage" and x.get("unit") == target for x in rest[:upto]):
-                    s.hurt += 1
+                    mine.hurt += 1
             elif t == "defence" and e.get("kind") not in (None, "none"):
-                side = side_of.get(str(e.get("unit")))
-                if side is not None:
-                    sides[side].defences += 1
-                    sides[side].made += 1 if e.get("success") else 0
+                by = side_of.get(str(e.get("unit")))
+                if by is not None:
+                    sides[by].defences += 1
+                    sides[by].made += 1 if e.get("success") else 0
             elif t == "casualty":
                 out_of_action.add(str(e.get("unit")))
-        lead = {s: (sum(1 for u in sides[s].units if u not in out_of_action), float(net[s])) for s in sides}
+        lead = {n: (sum(1 for u in sides[n].units if u not in out_of_action), net.get(n, 0.0)) for n in sides}
         swings.append((k, lead, swing, beat))
     end = next((e for e in reversed(events) if e.get("type") == "match_end"), None)
     ruleset = str(start.get("ruleset", ""))
     for name, by_unit in _mechanics(ruleset, events, facts).items():
-        for uid, n in by_unit.items():
-            side = side_of.get(uid)
-            if side is not None and n:
-                sides[side].mechanics[name] = sides[side].mechanics.get(name, 0) + n
-    for s in sides.values():
-        s.standing = [u for u in s.units if u not in out_of_action]
+        for uid, times in by_unit.items():
+            owner = side_of.get(uid)
+            if owner is not None and times:
+                sides[owner].mechanics[name] = sides[owner].mechanics.get(name, 0) + times
+    for part in sides.values():
+        part.standing = [u for u in part.units if u not in out_of_action]
     winner = str(end["winner"]) if end is not None and end.get("winner") else None
     summary = Summary(
         scenario=str(start.get("scenario", "")),
