@@ -102,20 +102,34 @@ def left_text(sheet: UnitSheet | None, tracks: list[str]) -> str:
 
 def defence_price(opt: Option, sheet: UnitSheet | None = None) -> str | None:
     """A defence row's price (see the module doc); None when the option carries no expected harm
-    (a decision that is not about taking a hit)."""
+    (a decision that is not about taking a hit).
+
+    ``62.5% to stop it · 0.8 HP expected (2.1 without) · if it fails: 2.1 HP · 10 of 10 HP
+    left``; harm that reaches what the unit has left says it puts the unit out of action. The
+    harm of a failure is the expected harm over the chance to fail (harm comes only then)."""
     d = opt.detail or {}
     with_it = _harm(d, "expected_harm")
     if with_it is None:
         return None
     without = _harm(d, "expected_harm_without")
     same = without is None or all(abs(with_it.get(k, 0.0) - v) < 1e-9 for k, v in without.items())
+    p = opt.p_success
     parts = []
-    if opt.p_success is not None and not (same and opt.p_success == 0.0):
-        parts.append(percent(opt.p_success))
-    harm = f"{harm_text(with_it)} expected"
-    if without is not None and not same:
-        harm += f" ({harm_text(without)} without)"
-    parts.append(harm)
+    if p is not None and not (same and p == 0.0):
+        parts.append(f"{percent(p)} to stop it")
+    if p is None or p <= 0.0 or same:
+        certain = p is not None and p <= 0.0
+        parts.append(f"takes {harm_text(with_it)}" if certain else f"{harm_text(with_it)} expected")
+        worst = with_it
+    else:
+        parts.append(f"{harm_text(with_it)} expected ({harm_text(without)} without)")
+        worst = {k: v / (1.0 - p) for k, v in with_it.items()} if p < 1.0 else {}
+        if worst and any(v > 1e-9 for v in worst.values()):
+            parts.append(f"if it fails: {harm_text(worst)}")
+    if sheet is not None and any(
+        (h := sheet.left(k)) is not None and v >= h.left > 0 for k, v in worst.items()
+    ):
+        parts.append("enough to put it out of action")
     left = left_text(sheet, list(with_it))
     if left:
         parts.append(left)

@@ -283,7 +283,7 @@ class Scene:
             self.start = new[0]
             self.initial_health = {u["id"]: dict(u.get("health", {})) for u in new[0].get("units", [])}
         self._seen += len(new)
-        self.sentences.extend(sentences(new))
+        self.sentences.extend(sentences(new, self.start.get("ruleset")))
         self.version += 1
         self._fans.clear()
         self._silhouettes.clear()

@@ -1,10 +1,11 @@
 """A battle's summary, read from its event log: who won, the harm each side dealt and took, the
 hits, the defences, the mechanics of the ruleset that fired, and the turning point.
 
-Contract (pure: a function of the logged events, plus the scenario for the few mechanics whose
-tally needs it; no match, no pygame, no dice): :func:`summarize` reads a log (``match_start``
-first) into a :class:`Summary`; :func:`summary_lines` tells it in plain lines. The window's end
-screen, ``skirmish battle -n 1`` and ``skirmish replay --narrate`` print these same lines.
+Contract (pure: a function of the logged events; the few mechanics whose tally needs the
+scenario read the one the log embeds, or the one given; no match, no pygame, no dice):
+:func:`summarize` reads a log (``match_start`` first) into a :class:`Summary`;
+:func:`summary_lines` tells it in plain lines. The window's end screen, ``skirmish battle -n 1``
+and ``skirmish replay --narrate`` print these same lines.
 
 What is counted, per side:
 
@@ -164,6 +165,8 @@ def summarize(events: Sequence[Event], facts: Facts = NO_FACTS) -> Summary:
         swings.append((k, lead, swing, beat))
     end = next((e for e in reversed(events) if e.get("type") == "match_end"), None)
     ruleset = str(start.get("ruleset", ""))
+    if facts.spec is None:
+        facts = Facts(facts.stats, _embedded_spec(start))
     for name, by_unit in _mechanics(ruleset, events, facts).items():
         for uid, times in by_unit.items():
             owner = side_of.get(uid)
@@ -185,6 +188,19 @@ def summarize(events: Sequence[Event], facts: Facts = NO_FACTS) -> Summary:
     )
     summary.turning_point = _turning_point(winner, swings) if end is not None else None
     return summary
+
+
+def _embedded_spec(start: Event) -> Any:
+    """The scenario the log's ``match_start`` embeds (None: none, or it does not rebuild)."""
+    from game.core.errors import SkirmishError
+    from game.scenario.embed import has_embedded, rebuild
+
+    if not has_embedded(start):
+        return None
+    try:
+        return rebuild(start, str(start.get("scenario_path") or "log"))
+    except (SkirmishError, ValueError):
+        return None
 
 
 def _mechanics(ruleset: str, events: Sequence[Event], facts: Facts) -> dict[str, Counter[str]]:

@@ -150,8 +150,20 @@ def _defend(view: Any, decision: Decision, rng: np.random.Generator) -> tuple[An
         return _shared(view, decision, rng)
     scored.sort(key=lambda s: (s[0], s[1], s[2]), reverse=True)
     _, _, _, opt, point = scored[0]
-    weighed = [trace.Candidate(_label(o, q), v, q) for v, _, _, o, q in scored]
+    weighed = [trace.Candidate(_label(o, q), v, q, _defence_why(o)) for v, _, _, o, q in scored]
     return (opt.with_point(point) if opt.point_field is not None else opt.command), weighed
+
+
+def _defence_why(opt: Option) -> tuple[str, ...]:
+    """A defence's reasons in the game's terms: its chance, what it costs, the harm expected."""
+    d = opt.detail or {}
+    out = [f"{100 * float(opt.p_success or 0.0):.0f}% to stop the hit"]
+    if d.get("ap"):
+        out.append(f"costs {d['ap']} AP")
+    harm = d.get("expected_harm")
+    if isinstance(harm, dict) and harm:
+        out.append("expects " + " and ".join(f"{float(v):.2f} {k}" for k, v in harm.items()))
+    return tuple(out)
 
 
 def hit_worth(view: Any, uid: str, attacker: Any) -> float:
