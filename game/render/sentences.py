@@ -411,6 +411,7 @@ def command_sentence(e: Event, beat: list[Event]) -> str | None:
 
 
 _PHRASES: dict[str, Callable[[Event], str]] = {
+    "roll": _roll,  # summed; sentence() tells it with the ruleset's reading
     "check": _check,
     "defence_dice": _defence_dice,
     "knockdown": _knockdown,
