@@ -84,6 +84,12 @@ def describe(name: str) -> str:
     return STRENGTH.get(name, "")
 
 
+#: The pydantic model of each factory's options (``"module:Class"``), for listing them.
+_OPTION_MODELS: dict[str, str] = {
+    "planner": "game.ai.planner.onestep:PlannerOptions",
+}
+
+
 def register(name: str, target: str, factory: str | None = None) -> None:
     """Register ``"module:function"`` under ``name`` (and the factory of its options, if any)."""
     _REGISTRY[name] = target
@@ -134,6 +140,11 @@ def get_policy(name: str, **options: Any) -> Policy:
     try:
         made: Policy = _load(factory)(**options)
     except ValidationError as e:
+        model = _OPTION_MODELS.get(name)
+        if model is not None:  # the option at fault, then every option with its type and bounds
+            from game.rules.option_help import option_problem
+
+            raise PolicyOptionError(option_problem(f"policy {name}", _load(model), e)) from None
         err = e.errors()[0]
         key = ".".join(str(x) for x in err.get("loc", ())) or "?"
         raise PolicyOptionError(f"policy {name}: option {key}: {err.get('msg')}") from None

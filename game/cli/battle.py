@@ -176,15 +176,17 @@ def _ruleset_options(ruleset: str, spec: Any, cli_options: dict[str, Any]) -> di
     """Scenario options for ``ruleset`` overridden by ``--option``, validated by the ruleset."""
     from pydantic import ValidationError
 
-    from game.rules import get_ruleset
+    from game.rules import get_ruleset, ruleset_class
+    from game.rules.option_help import option_problem
 
     merged = {**spec.options.get(ruleset, {}), **cli_options}
     try:
         get_ruleset(ruleset, merged)
     except ValidationError as e:
-        err = e.errors()[0]
-        key = ".".join(str(x) for x in err.get("loc", ())) or "?"
-        raise BadInput("--option", f"ruleset {ruleset}: {key}: {err.get('msg')}") from None
+        # the option at fault and every valid option with its type, default and bounds
+        raise BadInput(
+            "--option", option_problem(f"ruleset {ruleset}", ruleset_class(ruleset).Options, e)
+        ) from None
     return merged
 
 

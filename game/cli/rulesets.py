@@ -14,6 +14,7 @@ from typing import Any, Literal, get_args, get_origin
 import click
 
 from game.rules import RULESET_NAMES, ruleset_class
+from game.rules.option_help import bounds, options_text
 
 
 def _type_name(annotation: Any) -> str:
@@ -30,6 +31,7 @@ def _fields(model: Any) -> list[dict[str, Any]]:
             {
                 "name": name,
                 "type": _type_name(f.annotation),
+                "bounds": bounds(f),
                 "required": f.is_required(),
                 "default": default
                 if isinstance(default, (int, float, str, bool, type(None)))
@@ -70,9 +72,8 @@ def rulesets(as_json: bool) -> None:
             click.echo(f"  {d['summary']}")
         if d["options"]:
             click.echo("  options:")
-            for o in d["options"]:
-                desc = f" — {o['description']}" if o["description"] else ""
-                click.echo(f"    {o['name']} ({o['type']}, default {o['default']!r}){desc}")
+            for line in options_text(ruleset_class(name).Options):
+                click.echo(f"    {line}")
         else:
             click.echo("  options: none")
         click.echo(f"  stat fields: {', '.join(d['stats'])}")
