@@ -49,6 +49,7 @@ from game.render.price import (
     sheet_lines,
     short_of_reaction,
     weapon_lines,
+    weapon_refusal,
     why_no_attack,
 )
 from game.render.scene import Scene
@@ -82,7 +83,10 @@ def option_row(opt: Option, key: str, odds: bool = True) -> str:
     """A menu row's first line: its key, the option's label, its odds (once: a label that
     already names them is not followed by them again; none with ``odds`` False, when a price
     line follows) and how to give its point."""
-    label = (f"[{key}] " if key else "    ") + opt.label
+    text = opt.label
+    if not odds and opt.p_success is not None:  # the price line tells the odds: not twice
+        text = text.replace(f" ({percent(opt.p_success)})", "")
+    label = (f"[{key}] " if key else "    ") + text
     if odds and opt.p_success is not None and percent(opt.p_success) not in label:
         label += f"  {percent(opt.p_success)}"
     if opt.point_field is not None:
@@ -239,14 +243,20 @@ class Panel:
         y += 6
         shown = self._other(view, ui, humans, viewer)
         d = view.pending
-        attacker_first = d is not None and d.kind != "turn" and (d.context or {}).get("attacker") == shown
-        if shown is not None and attacker_first:  # a reaction: the attacker and its attack first
+        # The hovered unit (or the attacker) first, with what a choice against it costs; then the
+        # selected unit's sheet; then the hovered unit's own weapons and defences.
+        if shown is not None:
             y = self._hovered(surface, x, y, w, view, ui, viewer, shown, silhouette) + 6
         if viewer is not None:
             y = self._unit(surface, x, y, w, view, viewer)
             y += 6
-        if shown is not None and not attacker_first:
-            y = self._hovered(surface, x, y, w, view, ui, viewer, shown, silhouette)
+        attacking = d is not None and d.kind != "turn" and (d.context or {}).get("attacker") == shown
+        if shown is not None and not attacking:
+            u = view.unit(shown)
+            y = self._lines(
+                surface, [f"{shown}'s sheet"], x, y, w, SMALL, colors.side_color(u.side, view.sides)
+            )
+            y = self._lines(surface, sheet_lines(view.sheet(shown)), x, y, w, SMALL, colors.PANEL_TEXT)
         surface.set_clip(None)
         overflow = y + ui.panel_scroll - upper.bottom + PAD
         if overflow > 0:
@@ -326,6 +336,11 @@ class Panel:
                 lines.append("  " + price)
             if opt.modifiers:
                 lines.append("  " + modifiers_text(opt))
+            promised = [a for a in (opt.detail or {}).get("attacks") or () if isinstance(a, Option)]
+            if promised:  # a declaration: the best attack it would allow
+                best = max(promised, key=lambda a: float((a.detail or {}).get("p_hurt", a.p_success or 0.0)))
+                what = f"{getattr(best.command, 'weapon', '?')} -> {getattr(best.command, 'target', '?')}"
+                lines.append(f"  then best attack: {what}: {attack_price(best)}")
             y = self._button(surf, x, y, w, lines, ("option", idx), hot=ui.armed == idx)
         return y
 
@@ -448,7 +463,7 @@ class Panel:
                 if box.bottom > self._clip.top and box.top < self._clip.bottom:
                     draw_silhouette(surf, self.text, box, silhouette.parts, color, caption)
                 y = max(y, box.bottom + 4)
-        return self._lines(surf, sheet_lines(view.sheet(uid)), x, y, w, SMALL, colors.PANEL_TEXT)
+        return y
 
     def _attacks(
         self,
@@ -497,7 +512,9 @@ class Panel:
                 hot=ui.attack_menu == target and ui.armed == idx,
                 warn=warn,
             )
-        return y
+        armed = {getattr(d.options[i].command, "weapon", None) for i in rows}
+        others = [weapon_refusal(view, viewer, target, wpn) for wpn in sheet.weapons if wpn.name not in armed]
+        return self._lines(surf, others, x, y, w, SMALL, colors.PANEL_DIM) if others else y
 
     def _unit(self, surf: pygame.Surface, x: int, y: int, w: int, view: MatchView, uid: str) -> int:
         u = view.unit(uid)

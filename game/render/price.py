@@ -118,8 +118,7 @@ def defence_price(opt: Option, sheet: UnitSheet | None = None) -> str | None:
     if p is not None and not (same and p == 0.0):
         parts.append(f"{percent(p)} to stop it")
     if p is None or p <= 0.0 or same:
-        certain = p is not None and p <= 0.0
-        parts.append(f"takes {harm_text(with_it)}" if certain else f"{harm_text(with_it)} expected")
+        parts.append(f"{harm_text(with_it)} expected")
         worst = with_it
     else:
         parts.append(f"{harm_text(with_it)} expected ({harm_text(without)} without)")
@@ -196,6 +195,17 @@ def why_no_attack(view: MatchView, decision: Decision | None, uid: str, target: 
     return f"no attack on {target}: in sight and in range, but its cover and range leave no chance"
 
 
+def weapon_refusal(view: MatchView, uid: str, target: str, w: WeaponLine) -> str:
+    """Why ``uid`` has no attack on ``target`` with ``w`` when another weapon has one: out of
+    range (by how much), else the odds leave none."""
+    facts = view.sight(uid, target)
+    gap = _measured(view, uid, target, w, facts.distance)
+    if gap - w.reach > 1e-9:
+        how = "edge to edge" if w.edge_to_edge else "centre to centre"
+        return f"{w.name}: out of range by {gap - w.reach:.2f} in (reaches {w.reach:.2f} in, {how})"
+    return f"{w.name}: no attack with it on {target} now"
+
+
 def bands_text(w: WeaponLine) -> str:
     """``short to 12 in, long to 24 in (-2 dice)`` (long tables: the first bands and the last)."""
     bands = list(w.bands)
@@ -204,7 +214,14 @@ def bands_text(w: WeaponLine) -> str:
         skipped = True
     else:
         skipped = False
-    parts = [f"{b.name} to {amount(b.upto)} in" + (f" ({b.modifier})" if b.modifier else "") for b in bands]
+    if len(bands) == 1 and not bands[0].modifier:
+        return f"up to {amount(bands[0].upto)} in"
+    parts = [
+        (f"{b.name} " if b.name else "")
+        + f"to {amount(b.upto)} in"
+        + (f" ({b.modifier})" if b.modifier else "")
+        for b in bands
+    ]
     if skipped:
         parts.insert(len(parts) - 1, "…")
     return ", ".join(parts)
@@ -258,5 +275,6 @@ __all__ = [
     "short_of_reaction",
     "track_name",
     "weapon_lines",
+    "weapon_refusal",
     "why_no_attack",
 ]

@@ -256,9 +256,7 @@ def _action(beat: Sequence[Event]) -> str:
     harm = [e for e in beat if e.get("type") == "damage"]
     hurt = ", ".join(
         f"{e.get('unit')} "
-        + " and ".join(
-            f"{abs(v):g} {str(tr).replace('_', ' ')}" for tr, v in (e.get("deltas") or {}).items() if v
-        )
+        + " and ".join(track_words(str(tr), abs(v)) for tr, v in (e.get("deltas") or {}).items() if v)
         for e in harm
     )
     down = [str(e.get("unit")) for e in beat if e.get("type") == "casualty"]
@@ -276,8 +274,24 @@ def _action(beat: Sequence[Event]) -> str:
     return told
 
 
+#: Health tracks written in capitals.
+CAPITALS = frozenset({"hp", "fp"})
+
+
+def track_words(track: str, n: float) -> str:
+    """``n`` points of health track ``track`` in words: ``12 HP``, ``1 wound``, ``1 memory``."""
+    name = str(track).replace("_", " ")
+    if name in CAPITALS:
+        name = name.upper()
+    elif n == 1 and name.endswith("ies"):
+        name = name[:-3] + "y"
+    elif n == 1 and name.endswith("s"):
+        name = name[:-1]
+    return f"{n:g} {name}"
+
+
 def _harm(h: Mapping[str, float]) -> str:
-    parts = [f"{v:g} {tr.replace('_', ' ')}" for tr, v in sorted(h.items()) if v]
+    parts = [track_words(tr, v) for tr, v in sorted(h.items()) if v]
     return ", ".join(parts) if parts else "none"
 
 

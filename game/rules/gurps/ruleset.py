@@ -381,7 +381,7 @@ class GurpsRuleset(GurpsReactions, Ruleset):
                 notes.append(f"half damage beyond {in_inches(w.half_damage, ypi):g} in")
             # the Size and Speed/Range table's rows up to the weapon's range
             bands = [
-                RangeBand(f"{limit:g} yd", in_inches(limit, ypi), f"{mod:+d}" if mod else "")
+                RangeBand("", in_inches(limit, ypi), f"{mod:+d}" if mod else "±0")
                 for limit, mod in RANGE_TABLE
                 if limit < w.max_range
             ]
