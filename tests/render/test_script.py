@@ -118,7 +118,8 @@ def test_play_headless_script_cli(tmp_path, capsys):
     )
     assert code == 0, err
     assert out.splitlines() == [
-        "red: you; blue: AI cautious (your choice, middling). --red/--blue POLICY picks another (play --help)",
+        "red: you; blue: AI cautious (your choice, middling). "
+        "--red/--blue POLICY picks another (play --help)",
         f"wrote {tmp_path / 's' / 'one.png'}",
         f"wrote {tmp_path / 's' / 'two.png'}",
     ]
