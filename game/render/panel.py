@@ -241,7 +241,7 @@ class Panel:
         y += 4
         y = self._decision(surface, x, y, w, view, ui, humans, controllers)
         y += 6
-        shown = self._other(view, ui, humans, viewer)
+        shown = self.shown_unit(view, ui, humans, viewer)
         d = view.pending
         # The hovered unit (or the attacker) first, with what a choice against it costs; then the
         # selected unit's sheet; then the hovered unit's own weapons and defences.
@@ -398,7 +398,9 @@ class Panel:
             y = self._lines(surf, [how + "; click an enemy to attack it"], x, y, w, SMALL, colors.PANEL_DIM)
         return y
 
-    def _other(self, view: MatchView, ui: UiState, humans: Collection[str], viewer: str | None) -> str | None:
+    def shown_unit(
+        self, view: MatchView, ui: UiState, humans: Collection[str], viewer: str | None
+    ) -> str | None:
         """The unit the middle section shows: during a reaction of a person here, the attacker;
         else the pinned enemy, the hovered unit, or the last enemy under the cursor."""
         d = view.pending

@@ -433,7 +433,7 @@ class Renderer:
             self._panel_key = key
             self._panel_ref = decision
             local = self._panel_surf.get_rect()
-            shown = self.panel._other(self.view, ui, humans, viewer)
+            shown = self.panel.shown_unit(self.view, ui, humans, viewer)
             target = shown if viewer is not None and shown in self.view.enemies(viewer) else None
             sil = None
             if target is not None and viewer is not None and "silhouette" in ui.overlays:

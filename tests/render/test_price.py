@@ -209,7 +209,7 @@ def test_the_log_keeps_its_place_and_a_reaction_shows_the_attacker(pg) -> None:
     d = a.match.pending
     assert d.kind == "defence" and d.unit == "hendrik"
     a.ui.hover_unit = None
-    assert a.renderer.panel._other(a.view, a.ui, a.humans, "hendrik") == "vasco"  # the attacker
+    assert a.renderer.panel.shown_unit(a.view, a.ui, a.humans, "hendrik") == "vasco"  # the attacker
     assert a.renderer.panel_log_top == top
     a.close()
 
