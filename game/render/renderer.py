@@ -564,9 +564,10 @@ class Renderer:
         shade.fill(colors.HELP_SHADE)
         surface.blit(shade, box)
         x, y = box.x + 14, box.y + 10
-        keys_w = 70
+        rows = help_rows(ui.overlays)
+        keys_w = max(70, *(self.text.width(keys, 15) + 12 for _, keys, _ in rows))  # the widest key
         section = ""
-        for sec, keys, text in help_rows(ui.overlays):
+        for sec, keys, text in rows:
             if sec != section:
                 section = sec
                 self.text.draw(surface, sec, (x, y), 17, colors.PANEL_ACCENT)

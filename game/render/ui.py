@@ -37,7 +37,8 @@ OVERLAYS: dict[str, str] = {
     "(red: in the open .. green: near-total)",
     "path": "path and AP cost to the point under the cursor",
     "grid": "the grid (1 cell = map.cell inches)",
-    "planner": "what the planner AI weighed at its last decision: its best plans, ranked, with their values",
+    "planner": "what the planner AI chose and why, per unit, in the game's terms (chances, cover); "
+    "the latest decision's alternatives",
 }
 
 #: Overlays on when the window opens (the threat map is off: it costs a moment to compute; the
@@ -92,7 +93,7 @@ ACTION_KEYS: dict[str, tuple[str, str]] = {
 MOUSE_HELP: tuple[str, ...] = (
     "left click: select a unit / move there / attack the enemy (several weapons: pins it, then Ctrl+N) "
     "/ pick a point in the drawn region",
-    "right click: face that way;  right or middle drag: pan;  wheel: zoom (over the panel: scroll the log)",
+    "right click: face that way;  right or middle drag: pan;  wheel: zoom",
     "hover: path and the exact AP cost; over a unit: its weapons and defences; over an enemy: sight "
     "line, cover, and each attack's chance to hurt, expected harm and hit chance",
     "wheel over the panel: scroll its upper part; over the event log: scroll the log",
