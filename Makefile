@@ -14,6 +14,7 @@ export PYGAME_HIDE_SUPPORT_PROMPT = 1
 venv: $(STAMP)
 
 $(STAMP): pyproject.toml requirements.lock
+	@echo "make: installing skirmish and its dependencies into $(VENV) (a few minutes the first time)"
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -c requirements.lock -e '.[dev,distributed,rl]'

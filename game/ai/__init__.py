@@ -36,6 +36,7 @@ __all__ = [
     "Policy",
     "PolicyOptionError",
     "check_policy",
+    "describe",
     "get_policy",
     "is_policy_spec",
     "policy_names",
@@ -55,6 +56,37 @@ _REGISTRY: dict[str, str] = {
 #: Policies that take options: name -> ``"module:function"`` of the factory ``(**options) -> Policy``.
 _FACTORIES: dict[str, str] = {
     "planner": "game.ai.planner.onestep:make_planner",
+}
+
+
+#: How each registered policy plays and how strong it is, one line each (``skirmish play --help``;
+#: strengths as measured in docs/ai.md: a round robin of 600 battles and the planner's benchmark).
+STRENGTH: dict[str, str] = {
+    "random": "any legal choice at random; the weakest by far (3% of its decisive battles won)",
+    "aggressive": "closes in and attacks where its odds are best; about as strong as cautious",
+    "cautious": "fights from cover, advances only to a better spot; about as strong as aggressive",
+    "planner": "weighs every plan with a position evaluator (W shows why); the strongest, narrowly "
+    "(55% of decisive battles won against cautious and against aggressive)",
+}
+
+
+#: Each registered policy's strength in two words (``skirmish play`` says it at the start).
+RANK: dict[str, str] = {
+    "random": "the weakest",
+    "aggressive": "middling",
+    "cautious": "middling",
+    "planner": "the strongest",
+}
+
+
+def describe(name: str) -> str:
+    """One line on how policy ``name`` plays and how strong it is ('' for one not described)."""
+    return STRENGTH.get(name, "")
+
+
+#: The pydantic model of each factory's options (``"module:Class"``), for listing them.
+_OPTION_MODELS: dict[str, str] = {
+    "planner": "game.ai.planner.onestep:PlannerOptions",
 }
 
 
@@ -108,6 +140,11 @@ def get_policy(name: str, **options: Any) -> Policy:
     try:
         made: Policy = _load(factory)(**options)
     except ValidationError as e:
+        model = _OPTION_MODELS.get(name)
+        if model is not None:  # the option at fault, then every option with its type and bounds
+            from game.rules.option_help import option_problem
+
+            raise PolicyOptionError(option_problem(f"policy {name}", _load(model), e)) from None
         err = e.errors()[0]
         key = ".".join(str(x) for x in err.get("loc", ())) or "?"
         raise PolicyOptionError(f"policy {name}: option {key}: {err.get('msg')}") from None

@@ -18,7 +18,10 @@ Contract (issue 6, DESIGN §4):
   95 % Wilson bounds, draws, rounds); ``run.json`` (the parameters ``--resume`` checks) and
   three PNG plots; a summary table on stdout (per-side win rate with its 95 % Wilson interval,
   draws, mean rounds) and how often each side fired each mechanic of the ruleset
-  (total and per battle); then where every output went.
+  (total and per battle); then where every output went. A single battle (``-n 1``, one
+  variant, no ``--swap-sides``) also prints the battle's own summary
+  (:func:`game.tools.summary.summary_lines`: harm dealt and taken, hits, defences, mechanics,
+  the turning point), read from its log (kept in a temporary file when ``--log`` is not given).
 - Ctrl-C (also with worker processes) keeps every finished battle in ``battles.csv``, writes
   and prints the summary of them, says how many were kept and how to go on, and exits 130.
   ``--resume`` (same arguments and ``--out``; a larger ``-n`` adds seeds) plays only the
@@ -173,15 +176,17 @@ def _ruleset_options(ruleset: str, spec: Any, cli_options: dict[str, Any]) -> di
     """Scenario options for ``ruleset`` overridden by ``--option``, validated by the ruleset."""
     from pydantic import ValidationError
 
-    from game.rules import get_ruleset
+    from game.rules import get_ruleset, ruleset_class
+    from game.rules.option_help import option_problem
 
     merged = {**spec.options.get(ruleset, {}), **cli_options}
     try:
         get_ruleset(ruleset, merged)
     except ValidationError as e:
-        err = e.errors()[0]
-        key = ".".join(str(x) for x in err.get("loc", ())) or "?"
-        raise BadInput("--option", f"ruleset {ruleset}: {key}: {err.get('msg')}") from None
+        # the option at fault and every valid option with its type, default and bounds
+        raise BadInput(
+            "--option", option_problem(f"ruleset {ruleset}", ruleset_class(ruleset).Options, e)
+        ) from None
     return merged
 
 
@@ -354,16 +359,8 @@ def battle(
     resume: bool,
 ) -> None:
     """Run N headless AI-vs-AI battles of SCENARIO and report who wins, and by how much."""
-    from game.rules import RULESET_NAMES, ruleset_class
-    from game.tools import batch, results
-    from game.tools.stats import (
-        mechanic_totals,
-        mechanics_table,
-        newcombe,
-        summarize,
-        summary_records,
-        summary_table,
-    )
+    from game.rules import RULESET_NAMES
+    from game.tools import batch
 
     if n < 1:
         raise BadInput("-n", f"the number of battles must be at least 1, not {n}")
@@ -392,6 +389,65 @@ def battle(
             _writable_dir(log_file.parent if str(log_file.parent) else Path("."), "--log")
         else:
             log_dir = _writable_dir(Path(log), "--log")
+
+    single = n == 1 and not swap_sides and len(variants) == 1 and log_dir is None
+    scratch: tempfile.TemporaryDirectory[str] | None = None
+    if single and log_file is None:  # the one battle's log, for its summary
+        scratch = tempfile.TemporaryDirectory(prefix="skirmish-battle-")
+        log_file = Path(scratch.name) / "battle.jsonl"
+    try:
+        _play(
+            variants,
+            seed,
+            n,
+            swap_sides,
+            log_dir,
+            log_file,
+            check_invariants,
+            policy_options,
+            out_dir,
+            workers,
+            dask,
+            progress,
+            resume,
+            plots,
+            log,
+            single,
+        )
+    finally:
+        if scratch is not None:
+            scratch.cleanup()
+
+
+def _play(
+    variants: list[Variant],
+    seed: int,
+    n: int,
+    swap_sides: bool,
+    log_dir: Path | None,
+    log_file: Path | None,
+    check_invariants: bool,
+    policy_options: dict[str, dict[str, Any]],
+    out_dir: Path,
+    workers: int | None,
+    dask: str | None,
+    progress: bool,
+    resume: bool,
+    plots: bool,
+    log: str | None,
+    single: bool,
+) -> None:
+    """Plan, play and report the battles of :func:`battle` (its arguments, checked)."""
+    from game.rules import ruleset_class
+    from game.tools import batch, results
+    from game.tools.stats import (
+        mechanic_totals,
+        mechanics_table,
+        newcombe,
+        summarize,
+        summary_records,
+        summary_table,
+    )
 
     if log_dir is not None:  # up front: each variant's folder, inside --log, writable
         for v in variants:
@@ -473,6 +529,15 @@ def battle(
         names = [m.name for m in ruleset_class(v.ruleset).mechanics]
         click.echo(mechanics_table(mechanic_totals(vrows, v.spec.sides, names), v.spec.sides))
         click.echo("")
+        if single and log_file is not None and log_file.exists():
+            from game.core.events import read_log
+            from game.rules.mechanics import Facts
+            from game.tools.summary import summarize as summarize_battle
+            from game.tools.summary import summary_lines
+
+            for line in summary_lines(summarize_battle(read_log(log_file), Facts(spec=v.spec))):
+                click.echo(line)
+            click.echo("")
     if len(summaries) == 2:
         a, b = summaries
         side_a, side_b = a.sides[0], b.sides[0]
@@ -491,7 +556,7 @@ def battle(
     click.echo(f"summary: {summary_path}")
     if plots:
         click.echo(f"plots: {', '.join(str(p) for p in written)}")
-    if log_file is not None:
+    if log_file is not None and log is not None:
         click.echo(f"log: {log_file}")
     elif log_dir is not None:
         click.echo(f"logs: {log_dir}{os.sep}")

@@ -17,6 +17,7 @@ from typing import Any
 import click
 
 from components.sight import SightFacts
+from game.cli.params import NumbersCommand
 from game.geometry import SightIndex, UnitTable
 
 
@@ -58,7 +59,7 @@ def _report(facts: SightFacts, shares: dict[str, float]) -> str:
     return "\n".join(lines)
 
 
-@click.command("los")
+@click.command("los", cls=NumbersCommand)
 @click.argument("scenario", type=click.Path(dir_okay=False))
 @click.argument("from_id")
 @click.argument("to_id")

@@ -26,11 +26,15 @@ Contract:
   :data:`DASK`, :data:`CHECK_INVARIANTS` (the batch commands) and :func:`script_options`
   (``--script``/``--shots``/``--headless``: the window driven by a script, ``play`` and ``edit``),
   with :func:`prepare_window`, the headless-or-display check both make first.
+- :class:`NumbersCommand` is a command whose arguments may be negative numbers (``skirmish
+  path duel vasco -3 5.5``, ``skirmish los SCENARIO -2,4 blue-1``): a word that reads as a
+  number is an argument, never an unknown option.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -42,6 +46,39 @@ import click
 MAX_SEED = 2**63 - 1
 #: Picture formats ``--out`` may name, by extension.
 PICTURE_FORMATS: dict[str, str] = {".png": "png", ".jpg": "jpeg", ".jpeg": "jpeg", ".bmp": "bmp"}
+
+
+#: A word that reads as a number (``-3``, ``-2.5``, ``-1e-3``), or a point (``-2,4``, ``-2.5,-1``).
+_NUMBER_WORD = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?(,\s*-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?)?$")
+
+
+class NumbersCommand(click.Command):
+    """A command whose arguments may be negative numbers or points: such a word is kept as an
+    argument (after ``--``, which click reads as the end of the options), not read as an option."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if "--" in args or not any(_NUMBER_WORD.match(a) for a in args):
+            return super().parse_args(ctx, args)
+        takes_value = {
+            o
+            for p in self.params
+            if isinstance(p, click.Option) and not p.is_flag and not p.count
+            for o in p.opts
+        }
+        options: list[str] = []
+        rest: list[str] = []
+        i = 0
+        while i < len(args):
+            a = args[i]
+            if a.startswith("-") and not _NUMBER_WORD.match(a):
+                options.append(a)
+                if a in takes_value and i + 1 < len(args):  # its value goes with it
+                    options.append(args[i + 1])
+                    i += 1
+            else:
+                rest.append(a)
+            i += 1
+        return super().parse_args(ctx, [*options, "--", *rest])
 
 
 class SeedType(click.ParamType):

@@ -19,10 +19,11 @@ from pathlib import Path
 
 import click
 
+from game.cli.params import NumbersCommand
 from game.cli.reach import build_query, region_options
 
 
-@click.command("path")
+@click.command("path", cls=NumbersCommand)
 @click.argument("scenario", type=click.Path(dir_okay=False, path_type=Path))
 @click.argument("unit")
 @click.argument("x", type=float)

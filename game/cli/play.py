@@ -22,6 +22,10 @@ Contract (DESIGN §4, issue 7):
 - Without ``--headless`` and without a display (Linux: neither ``DISPLAY`` nor
   ``WAYLAND_DISPLAY`` set, and no ``SDL_VIDEODRIVER`` chosen: :func:`game.cli.params.no_display`)
   ``play`` exits 2 at once with one line saying so, instead of failing or hanging invisibly.
+- ``--help`` lists the AI opponents, one line each on how they play and how strong they are
+  (:data:`game.ai.STRENGTH`). When play starts, stdout and the window's message line say who
+  plays each side and why (``--red``/``--blue``, the scenario's controllers, or the default
+  when the scenario names none), so a new scenario's opponent is never a surprise.
 - Bad input (missing or invalid scenario, unknown ruleset or policy, a malformed size, a
   negative seed, plain pygame instead of pygame-ce) exits 2 with one line before any window
   opens.
@@ -37,7 +41,40 @@ from game.cli.params import POLICY_OPTIONS, POLICY_OR_HUMAN, SEED, prepare_windo
 from game.cli.render import parse_size
 
 
-@click.command("play")
+def _opponents() -> str:
+    """The play command's epilog: the AI policies, one line each on how strong they are."""
+    from game.ai import STRENGTH
+
+    lines = "\n".join(f"  {name:<11} {text}" for name, text in STRENGTH.items())
+    return (
+        "\b\nOpponents (--red / --blue POLICY; 'human' is you, two humans play hotseat):\n"
+        f"{lines}\n  FILE.py:FUNCTION  your own policy (docs/ai.md)"
+    )
+
+
+def who_plays(spec: object, controllers: dict[str, str], given: dict[str, str], humans: set[str]) -> str:
+    """One line: who plays each side, and why (given, the scenario's controllers, the default)."""
+    from game.ai import RANK
+    from game.scenario.schema import DEFAULT_CONTROLLER
+    from game.scenario.yaml_source import parse_yaml
+
+    text = getattr(spec, "text", "") or ""
+    named = parse_yaml(text, "scenario").data if text else None
+    named = named.get("controllers") if isinstance(named, dict) else None
+    named = named if isinstance(named, dict) else {}
+    parts = []
+    for side in getattr(spec, "sides", ()):
+        who = controllers.get(side, DEFAULT_CONTROLLER)
+        if side in humans:
+            parts.append(f"{side}: you")
+            continue
+        why = "your choice" if side in given else "the scenario's" if side in named else "the default"
+        rank = RANK.get(who)
+        parts.append(f"{side}: AI {who} ({why}" + (f", {rank})" if rank else ")"))
+    return "; ".join(parts) + ". --red/--blue POLICY picks another (play --help)"
+
+
+@click.command("play", epilog=_opponents())
 @click.argument("scenario", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--ruleset", default=None, help="Ruleset to use instead of the scenario's.")
 @click.option(
@@ -127,6 +164,9 @@ def play(
         match = Setup(ruleset=ruleset, seed=seed, controllers=controllers).build(spec)
     # The window plays the match through a game.tools.session.Session with these controllers.
     app = App(match, controllers, size=dims, save_path=save_file, policy_options=policy_options)
+    intro = who_plays(spec, controllers, given, set(app.humans))
+    click.echo(intro)
+    app.ui.say(intro, ttl=600)
     from game.render.script import run_window
 
     for path in run_window(app, actions, shots):

@@ -34,6 +34,7 @@ from typing import Any
 
 import click
 
+from game.cli.params import NumbersCommand
 from game.core.commands import LazyRegion
 from game.core.errors import SkirmishError
 from game.rules import RULESET_NAMES, ruleset_class
@@ -159,7 +160,7 @@ def region_options(f: Any) -> Any:
     return f
 
 
-@click.command("reach")
+@click.command("reach", cls=NumbersCommand)
 @click.argument("scenario", type=click.Path(dir_okay=False, path_type=Path))
 @click.argument("unit")
 @region_options

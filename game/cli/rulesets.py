@@ -15,6 +15,7 @@ from typing import Any, Literal, get_args, get_origin
 import click
 
 from game.rules import RULESET_NAMES, ruleset_class
+from game.rules.option_help import bounds
 from game.rules.options import describe, shown
 
 
@@ -32,6 +33,7 @@ def _fields(model: Any) -> list[dict[str, Any]]:
             {
                 "name": name,
                 "type": _type_name(f.annotation),
+                "bounds": bounds(f),
                 "required": f.is_required(),
                 "default": default
                 if isinstance(default, (int, float, str, bool, type(None)))

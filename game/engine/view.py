@@ -59,6 +59,7 @@ from game.geometry import SightIndex, UnitTable
 from game.movement import NavMesh
 from game.movement.path import Path
 from game.movement.regions import ArcRegion, nearest_point
+from game.rules.sheet import UnitSheet
 
 if TYPE_CHECKING:
     from game.battlefield.arena import Arena
@@ -355,6 +356,15 @@ class MatchView:
     def action_costs(self, uid: str) -> dict[str, int]:
         """AP costs of ``attack``, ``posture``, ``face``, ``step`` for ``uid`` now (see the ruleset)."""
         return dict(self._m.rules.action_costs(self._m, uid))
+
+    def sheet(self, uid: str) -> UnitSheet:
+        """``uid``'s weapons, defences, protection and health left as the ruleset tells a player
+        (:meth:`game.rules.base.Ruleset.sheet`)."""
+        return self._m.rules.sheet(self._m, uid)
+
+    def reaction_ap(self, uid: str) -> tuple[str, int] | None:
+        """(name, AP) of the reaction ``uid`` pays AP for (None: reactions cost no AP)."""
+        return self._m.rules.reaction_ap(self._m, uid)
 
     def move_ap_cost(self, uid: str, length: float) -> int | None:
         """AP a path of ``length`` inches costs ``uid`` now (None: too far this turn)."""

@@ -12,7 +12,11 @@ Modules: ``colors`` (palette), ``camera`` (world <-> screen), ``layers`` (cached
 silhouettes, paths, threat map), ``scene`` (derived data cached per match change), ``panel``
 (side panel), ``text`` (fonts), ``sentences`` (event log -> sentences), ``inspect`` (path
 previews, odds text, click snapping), ``ui`` (UI state, key bindings), ``renderer`` (a frame),
-``png`` (headless PNG output).
+``png`` (headless PNG output), ``price`` (what a choice costs, a unit's sheet, in words).
+
+Importing this package tells pygame not to print its banner (``PYGAME_HIDE_SUPPORT_PROMPT``), so
+no command that draws (``play``, ``edit``, ``render``, ``replay --view``) prints a library's
+greeting; every pygame import of the presentation comes after it.
 """
 
 from __future__ import annotations
@@ -21,6 +25,9 @@ import os
 from types import ModuleType
 
 from game.core.errors import SkirmishError
+
+# Before any module of this package imports pygame: no banner on stdout.
+os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
 
 class PygameUnavailable(SkirmishError):

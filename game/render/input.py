@@ -9,10 +9,13 @@ option), a click on an enemy attacks it (its only attack option, or opens a menu
 a click in a drawn region answers an armed point option (retreat, dodge move, step, ...):
 a click within :data:`SNAP_PX` pixels of the region snaps to its nearest legal point
 (:func:`game.render.inspect.resolve_point`, the snapping the AI uses), farther it is refused,
-number keys and panel rows choose listed options; a refused point leaves the reason the
-option's validator gives on the message line. ``ui.request`` carries save / load requests to
-the app. Synthetic events (``pygame.event.Event``) work the same as real ones, so tests drive
-the window through this class.
+number keys and panel rows choose listed options (:func:`game.render.ui.menu_rows`: the same
+numbers for the whole decision), Enter / S / F end the turn, step and face, Ctrl + a digit
+attacks the targeted enemy with that weapon of the attacker's sheet; a refused point leaves the
+reason the option's validator gives on the message line, a refused attack the one reason
+(:func:`game.render.price.why_no_attack`). A hint stays until the pending decision changes.
+``ui.request`` carries save / load requests to the app. Synthetic events
+(``pygame.event.Event``) work the same as real ones, so tests drive the window through this class.
 """
 
 from __future__ import annotations
@@ -24,12 +27,13 @@ from typing import Any
 import pygame
 
 from components.spatial import Posture
-from game.core.commands import Attack, ChangePosture, Decision, EndTurn, Face, Option, Step, matches
+from game.core.commands import ChangePosture, Decision, EndTurn, Face, Option, Step, matches
 from game.render.camera import Camera
 from game.render.inspect import path_preview, resolve_point
+from game.render.price import why_no_attack
 from game.render.renderer import Renderer
 from game.render.scene import CachedView
-from game.render.ui import ACTION_KEYS, DIGIT_ROWS, KEYED_ROWS, OVERLAY_KEYS, UiState, menu_rows
+from game.render.ui import ACTION_KEYS, DIGIT_ROWS, KEYED_ROWS, OVERLAY_KEYS, UiState, attack_rows, menu_rows
 
 #: A click within this many pixels of a region snaps onto its nearest legal point.
 SNAP_PX = 12.0
@@ -106,6 +110,7 @@ class InputHandler:
             return
         self._decision = d
         self.ui.reset_decision()
+        self.ui.decision_changed()
         self.ui.preview = None
         self._dirty = True
         mine = self.my_decision()
@@ -141,7 +146,11 @@ class InputHandler:
             uid = d.unit
             cost = self.ap_cost
             ui.preview = path_preview(
-                self.view, d, ui.hover, (lambda length: cost(uid, length)) if cost else (lambda length: None)
+                self.view,
+                d,
+                ui.hover,
+                (lambda length: cost(uid, length)) if cost else (lambda length: None),
+                SNAP_PX / self.camera.scale,
             )
 
     # ------------------------------------------------------------------ events
@@ -213,8 +222,10 @@ class InputHandler:
         if self.camera.in_viewport(*pos):
             self.camera.zoom_at(pos[0], pos[1], ZOOM_STEP ** float(notches))
             self._dirty = True
-        else:
+        elif pos[1] >= self.renderer.panel_log_top:
             self.ui.log_scroll = max(0, self.ui.log_scroll + round(notches) * 3)
+        else:  # the panel's upper part: wheel down shows what lies below
+            self.ui.panel_scroll = max(0, self.ui.panel_scroll - round(notches) * 40)
 
     def unit_at(self, w: tuple[float, float]) -> str | None:
         """The living unit whose base is under world point ``w`` (nearest centre first)."""
@@ -317,23 +328,50 @@ class InputHandler:
         return opt.with_point(value)
 
     def attack(self, target: str) -> Any:
-        """Attack ``target``: its only attack option, or a menu of several."""
+        """Attack ``target``: its only attack option, or pin it (its attacks stay listed in the
+        panel with their Ctrl keys) when there are several."""
         d = self.my_decision()
         if d is None:
             return None
-        opts = [
-            i for i, o in enumerate(d.options) if isinstance(o.command, Attack) and o.command.target == target
-        ]
+        opts = attack_rows(d, target)
         self.ui.target = target
         if not opts:
-            facts = self.view.sight(d.unit, target)
-            why = "no line of sight" if not facts.visible else "out of reach, or no AP left for an attack"
-            self.ui.say(f"{d.unit} cannot attack {target} now: {why}", error=True)
+            self.ui.say(
+                f"{d.unit} cannot attack {target}: {why_no_attack(self.view, d, d.unit, target)}", error=True
+            )
             return None
         if len(opts) == 1:
             return self.choose(opts[0])
         self.ui.attack_menu = target
-        self.ui.say(f"{len(opts)} ways to attack {target}: press a number or click a row")
+        self.ui.say(
+            f"{len(opts)} ways to attack {target}: Ctrl + the weapon's number, or click a row (Esc: unpin)"
+        )
+        return None
+
+    def attack_with(self, weapon_index: int) -> Any:
+        """Ctrl + digit: attack the pinned (else the targeted) enemy with the attacker's
+        ``weapon_index``-th weapon (0-based, the order of its sheet)."""
+        d = self.my_decision()
+        if d is None or d.kind != "turn":
+            return None
+        target = self.ui.attack_menu or self.ui.target
+        if target is None or target not in self.view.enemies(d.unit):
+            self.ui.say(
+                "point at an enemy first (hover or click it), then Ctrl + the weapon's number", error=True
+            )
+            return None
+        weapons = self.view.sheet(d.unit).weapons
+        if not 0 <= weapon_index < len(weapons):
+            self.ui.say(f"{d.unit} has no weapon {weapon_index + 1}", error=True)
+            return None
+        name = weapons[weapon_index].name
+        for i in attack_rows(d, target):
+            if getattr(d.options[i].command, "weapon", None) == name:
+                return self.choose(i)
+        self.ui.say(
+            f"{d.unit} cannot attack {target} with {name}: {why_no_attack(self.view, d, d.unit, target)}",
+            error=True,
+        )
         return None
 
     def _posture(self, step: int) -> Any:
@@ -361,6 +399,9 @@ class InputHandler:
             ui.toggle(self._overlay_keys[key])
             self._dirty = True
             return None
+        if key in _DIGITS and mod & pygame.KMOD_CTRL:
+            self._dirty = True
+            return self.attack_with(_DIGITS[key])
         if key in _DIGITS:
             d = self.my_decision()
             rows = menu_rows(d, ui)
@@ -400,6 +441,8 @@ class InputHandler:
                 ui.say("")
             elif ui.show_help:
                 ui.show_help = False
+            elif ui.show_summary:
+                ui.show_summary = False
             elif ui.armed is not None or ui.attack_menu is not None:
                 ui.reset_decision()
                 ui.say("")
@@ -407,11 +450,13 @@ class InputHandler:
                 ui.target = None
         elif action == "help":
             ui.show_help = not ui.show_help
+        elif action == "summary":
+            ui.show_summary = not ui.show_summary
         elif action == "fit":
             cam.fit()
         elif action == "pause_ai":
             ui.ai_paused = not ui.ai_paused
-            ui.say("AI paused (N: one decision)" if ui.ai_paused else "AI resumed")
+            ui.say("AI paused (N: one decision)" if ui.ai_paused else "AI resumed", ttl=120)
         elif action == "ai_step":
             ui.ai_steps += 1
         elif action in ("save", "load", "undo"):

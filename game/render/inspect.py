@@ -1,10 +1,12 @@
 """What the window tells the player about a point or a target (pure; no pygame, no changes).
 
 Contract: functions of a read-only :class:`~game.engine.view.MatchView` (and, for AP costs, a cost
-function the caller takes from the ruleset). :func:`path_preview` gives the exact path to a
-point and its AP cost, or why the move is refused (the Move option's own validator, so the
-preview never disagrees with ``Match.apply``). :func:`target_lines` lists, for a target, the
-sight facts and every attack option's exact odds, modifiers with their sources and details.
+function the caller takes from the ruleset). :func:`path_preview` gives the exact path to the
+point a click there sends (rounded and snapped as :func:`resolve_point` does for the click) and
+the AP the rules charge for it, to the hundredth of an inch, with the AP left after it and
+whether they still pay for the unit's reaction; or why the move is refused (the Move option's
+own validator, so the preview never disagrees with ``Match.apply``). :func:`target_lines` lists,
+for a target, the sight facts and every attack option's exact odds, modifiers with their sources and details.
 :func:`resolve_point` turns a click into a legal point of a point option: the click rounded to
 0.01 inch when legal, else the click itself, else the nearest legal point of the option's region
 within a snapping tolerance (:meth:`~game.engine.view.MatchView.snap_to_region`, the snapping
@@ -23,6 +25,7 @@ from components.sight import SightFacts
 from game.core.commands import Attack, Decision, Option, matches
 from game.engine.view import MatchView, snap_point
 from game.render import words
+from game.render.price import reaction_note, short_of_reaction, why_no_attack
 
 Point = tuple[float, float]
 
@@ -41,6 +44,9 @@ class PathPreview:
         length: path length in inches (0 if there is no path).
         ap: AP the move costs (``None`` if too far or refused).
         reason: why the move is refused, ``None`` if it is legal.
+        after: what the AP left after the move mean for a reaction (``leaves 1 AP: too few for a
+            dodge (2 AP)``), where reactions cost AP.
+        short: the AP left are too few for the unit's reaction.
     """
 
     unit: str
@@ -49,13 +55,16 @@ class PathPreview:
     length: float
     ap: int | None
     reason: str | None
+    after: str | None = None
+    short: bool = False
 
     @property
     def label(self) -> str:
-        """``"3.2 in, 1 AP"`` or the refusal reason."""
+        """``"3.21 in, 1 AP"`` (and what the AP left mean for a reaction) or the refusal reason."""
         if self.reason:
             return self.reason
-        return f"{self.length:.1f} in, {self.ap} AP"
+        head = f"{self.length:.2f} in, {self.ap} AP"
+        return f"{head}; {self.after}" if self.after else head
 
 
 def move_option(decision: Decision | None) -> Option | None:
@@ -69,22 +78,34 @@ def move_option(decision: Decision | None) -> Option | None:
 
 
 def path_preview(
-    view: MatchView, decision: Decision | None, to: Point, ap_cost: Callable[[float], int | None]
+    view: MatchView,
+    decision: Decision | None,
+    to: Point,
+    ap_cost: Callable[[float], int | None],
+    snap: float = 0.0,
 ) -> PathPreview | None:
-    """The path and AP cost for the deciding unit to move to ``to`` (``None``: no Move option)."""
+    """The path and AP cost for the deciding unit to move where a click at ``to`` goes (``snap``:
+    the click's snapping tolerance, inches) (``None``: no Move option)."""
     opt = move_option(decision)
     if opt is None or decision is None:
         return None
     uid = decision.unit
     start = view.unit(uid).pos
-    reason = matches(opt, opt.with_point((float(to[0]), float(to[1]))))
-    path = view.path(uid, to)
+    got, reason = resolve_point(opt, (float(to[0]), float(to[1])), start, snap)
+    dest = got if got is not None else to
+    path = view.path(uid, dest)
     if path is None:
-        return PathPreview(uid, to, (start, to), 0.0, None, reason or "no free path there")
+        return PathPreview(uid, dest, (start, dest), 0.0, None, reason or "no free path there")
     pts = tuple((float(x), float(y)) for x, y in path.points)
-    return PathPreview(
-        uid, to, pts, float(path.length), None if reason else ap_cost(float(path.length)), reason
-    )
+    if reason:
+        return PathPreview(uid, dest, pts, float(path.length), None, reason)
+    ap = ap_cost(float(path.length))
+    after = short = None
+    if ap is not None:
+        left = view.unit(uid).ap - ap
+        after = reaction_note(view, uid, left)
+        short = short_of_reaction(view, uid, left)
+    return PathPreview(uid, dest, pts, float(path.length), ap, None, after, bool(short))
 
 
 def attack_options(decision: Decision | None, attacker: str, target: str) -> list[Option]:
@@ -140,14 +161,15 @@ def facts_lines(facts: SightFacts) -> list[str]:
 
 
 def target_lines(view: MatchView, decision: Decision | None, viewer: str, target: str) -> list[str]:
-    """Everything the panel shows about ``target`` seen from ``viewer``."""
+    """Everything the panel shows about ``target`` seen from ``viewer``: the sight facts, then
+    each attack with its exact odds, modifiers and details, or the one reason there is none."""
     lines = facts_lines(view.sight(viewer, target))
     opts = attack_options(decision, viewer, target)
     if opts:
         for o in opts:
             lines.extend(option_lines(o))
     elif decision is not None and decision.unit == viewer and decision.kind == "turn":
-        lines.append("no attack on it now (range, sight or AP)")
+        lines.append(why_no_attack(view, decision, viewer, target))
     return lines
 
 

@@ -5,9 +5,11 @@ Contract (pure: no pygame, no match; only the logged events): :func:`beats` cuts
 command caused, after an opening beat for what happens before the first command;
 :func:`caption` is a beat as a frame's caption (a header naming the round, the unit and its
 decision, then the sentences of what happened); :func:`narrate` is the whole battle as lines,
-round by round. Every sentence comes from :mod:`game.render.sentences` (the window's log), so
-the three tell the same facts in the same words; dice ``roll`` events are left out, since the
-sentence of what a roll decided tells it (attacks and defences with their odds and roll).
+round by round, ending with the battle's summary (:mod:`game.tools.summary`). Every sentence
+comes from :mod:`game.render.sentences` (the window's log), so the three tell the same facts in
+the same words, every command included (an ended turn, a declined defence); dice ``roll`` events
+are left out, since the sentence of what a roll decided tells it (attacks and defences with
+their odds and roll).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from game.render import words
-from game.render.sentences import sentence
+from game.render.sentences import sentence, tell
 
 Event = dict[str, Any]
 
@@ -87,9 +89,11 @@ def _beat(head: Event | None, events: list[Event]) -> Beat:
     )
 
 
-def told(events: Iterable[Event], skip: frozenset[str] = UNTOLD) -> list[str]:
-    """The sentences of ``events``, leaving out the types in ``skip`` and the bookkeeping."""
-    return [s for e in events if e.get("type") not in skip and (s := sentence(e)) is not None]
+def told(events: Iterable[Event], skip: frozenset[str] = UNTOLD, command: Event | None = None) -> list[str]:
+    """The sentences of ``events``, leaving out the types in ``skip`` and the bookkeeping; with
+    the ``command`` event that caused them, that command first when nothing else tells it."""
+    listed = ([command] if command is not None else []) + list(events)
+    return [s for e, s in tell(listed) if e.get("type") not in skip]
 
 
 def header(beat: Beat) -> str:
@@ -110,10 +114,10 @@ def caption(beat: Beat) -> tuple[str, list[str]]:
     """
     if beat.opening:
         return header(beat), told(beat.events, UNTOLD - {"round_start"})
-    lines = told(beat.events, UNTOLD | HEADER_TOLD)
+    head = {"type": "command", "unit": beat.unit, "decision": beat.decision, "command": beat.command or {}}
+    lines = told(beat.events, UNTOLD | HEADER_TOLD, head)
     if not lines:
-        kind = str((beat.command or {}).get("type", ""))
-        lines = [f"{beat.unit} ends the turn." if kind == "EndTurn" else f"{beat.unit} waits."]
+        lines = [f"{beat.unit} waits."]
     return header(beat), lines
 
 
@@ -132,10 +136,13 @@ def ending(events: Sequence[Event]) -> tuple[str, list[str]]:
 
 
 def narrate(events: Sequence[Event]) -> list[str]:
-    """The battle as lines: a ``Round N`` heading per round, then what happened, indented."""
+    """The battle as lines: a ``Round N`` heading per round, then what happened, indented, then
+    the battle's summary (:func:`game.tools.summary.summarize`) when the log has its end."""
+    from game.tools.summary import summarize, summary_lines
+
     lines: list[str] = []
     current = None
-    for e in events:
+    for e, s in tell(list(events)):
         kind = e.get("type")
         if kind == "round_start":
             current = e.get("round")
@@ -144,13 +151,13 @@ def narrate(events: Sequence[Event]) -> list[str]:
             continue
         if kind in UNTOLD:
             continue
-        s = sentence(e)
-        if s is None:
-            continue
         if kind in ("match_start", "match_end") or current is None:
             lines.append(s)
         elif kind == "turn_start":
             lines.append(f"  {s}")
         else:
             lines.append(f"    {s}")
+    if any(e.get("type") == "match_end" for e in events):
+        lines.append("")
+        lines += summary_lines(summarize(events))
     return lines

@@ -11,7 +11,7 @@ comes from :mod:`game.render.shapes` (pure).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -190,20 +190,66 @@ def draw_path(
         text.draw(surface, label, (end[0] + 10, end[1] - 10), 16, color, "bottomleft")
 
 
+def planner_lines(records: Mapping[str, Any], latest: Any, alternatives: int = 2) -> list[tuple[str, bool]]:
+    """What the planner chose and why, per unit (the :class:`game.ai.planner.trace.Considered`
+    of each unit's last decision, the latest first), as (line, headline) pairs: the unit, its
+    decision and choice, the reasons in the game's terms, and for the latest decision the next
+    plans it weighed."""
+    out: list[tuple[str, bool]] = []
+    ordered = sorted(records.values(), key=lambda c: (c is not latest, -c.event_count))
+    for c in ordered:
+        chosen = c.chosen
+        if chosen is None:
+            continue
+        out.append((f"{c.unit} (round {c.round}, {c.kind.replace('_', ' ')}): {chosen.label}", True))
+        out += [
+            (f"   because: {why}" if k == 0 else f"   and {why}", False) for k, why in enumerate(chosen.why)
+        ]
+        if c is latest:
+            for rank, other in enumerate(c.candidates[1 : 1 + alternatives], 2):
+                why = f" ({other.why[0]})" if other.why else ""
+                out.append((f"   {rank}. rather than: {other.label}{why}", False))
+    return out
+
+
 def draw_considered(
-    surface: pygame.Surface, text: Text, camera: Camera, origin: tuple[int, int], considered: Any
+    surface: pygame.Surface,
+    text: Text,
+    camera: Camera,
+    origin: tuple[int, int],
+    considered: Any,
+    records: Mapping[str, Any] | None = None,
+    width: int = 520,
 ) -> None:
-    """The planner's last decision (:class:`game.ai.planner.trace.Considered`): each weighed plan
-    that goes to a point as a numbered ring there (1 = chosen), and the ranked list with values
-    from ``origin`` (screen pixels) down."""
-    x0, y = origin
-    head = f"planner, {considered.unit} ({considered.kind}): {considered.positions} points weighed"
-    text.draw(surface, head, (x0, y), 15, colors.PANEL_ACCENT, "topleft")
-    for rank, c in enumerate(considered.candidates, 1):
+    """The planner's choices: per unit, what it chose at its last decision and why, on a shaded
+    box from ``origin`` (screen pixels) down; and the latest decision's plans that go to a point
+    as numbered rings there (1 = chosen)."""
+    x0, y0 = origin
+    lines = planner_lines(records or {considered.unit: considered}, considered)
+    wrapped: list[tuple[str, bool]] = []
+    for line, head in lines:
+        indent = "      " if line.startswith("   ") else ""
+        for k, part in enumerate(text.wrap(line.strip(), 14, width - 16)):
+            wrapped.append(((indent if (k or indent) else "") + part, head and k == 0))
+    box = pygame.Rect(x0 - 4, y0 - 3, width, 17 * (len(wrapped) + 1) + 6)
+    shade = pygame.Surface(box.size, pygame.SRCALPHA)
+    shade.fill((16, 18, 22, 200))
+    surface.blit(shade, box)
+    text.draw(
+        surface,
+        "planner AI: what each unit chose, and why (W hides)",
+        (x0, y0),
+        15,
+        colors.PANEL_ACCENT,
+        "topleft",
+    )
+    y = y0
+    for line, head in wrapped:
         y += 17
-        color = colors.PANEL_ACCENT if rank == 1 else colors.PANEL_TEXT
-        text.draw(surface, f"{rank}. {c.value:+.3f}  {c.label[:60]}", (x0, y), 14, color, "topleft")
+        text.draw(surface, line, (x0, y), 14, colors.PANEL_ACCENT if head else colors.PANEL_TEXT, "topleft")
+    for rank, c in enumerate(considered.candidates, 1):
         if c.point is not None:
+            color = colors.PANEL_ACCENT if rank == 1 else colors.PANEL_TEXT
             px, py = camera.to_px(*c.point)
             pygame.draw.circle(surface, color, (px, py), 7 if rank == 1 else 5, 2)
             text.draw(surface, str(rank), (px + 8, py - 8), 14, color, "bottomleft")

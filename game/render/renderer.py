@@ -93,6 +93,10 @@ class Renderer:
         self._panel_ref: Any = None
         self._panel_buttons: list[Button] = []
         self.board_redraws = 0
+        #: Screen y where the panel's event log starts (the wheel below it scrolls the log).
+        self.panel_log_top = 0
+        self._summary_key: int | None = None
+        self._summary_text: list[str] = []
         self._tape_key: tuple[Any, ...] | None = None
         self._tape_text: list[str] = []
         self.set_view(view)
@@ -213,12 +217,28 @@ class Renderer:
         if "planner" in on:
             considered = planner_trace.last(view)
             if considered is not None:
-                draw_considered(surface, self.text, cam, (map_rect.left + 8, map_rect.top + 32), considered)
+                records = planner_trace.by_unit(view)
+                alive = {u.id for u in view.units()}
+                records = {u: c for u, c in records.items() if u in alive or c is considered}
+                width = max(320, min(560, map_rect.w - 24))
+                draw_considered(
+                    surface,
+                    self.text,
+                    cam,
+                    (map_rect.left + 8, map_rect.top + 32),
+                    considered,
+                    records,
+                    width,
+                )
         if ui.message:
             self._message(surface, map_rect, ui)
         surface.set_clip(None)
         panel_rect = pygame.Rect(map_rect.right, 0, size[0] - map_rect.right, size[1])
         self._draw_panel(surface, panel_rect, ui, humans, controllers or {}, viewer, decision)
+        if view.outcome is not None and not ui.summary_seen:
+            ui.show_summary = ui.summary_seen = True  # the battle's summary opens once, at its end
+        if ui.show_summary and not ui.show_help:
+            self._summary(surface, map_rect)
         if ui.show_help:
             self._help(surface, map_rect, ui)
 
@@ -397,6 +417,8 @@ class Renderer:
             ui.armed,
             ui.attack_menu,
             ui.target,
+            ui.hover_unit,
+            ui.panel_scroll,
             viewer,
             "silhouette" in ui.overlays,
             "planner" in ui.overlays,
@@ -411,7 +433,8 @@ class Renderer:
             self._panel_key = key
             self._panel_ref = decision
             local = self._panel_surf.get_rect()
-            target = ui.target if viewer is not None and ui.target in self.view.enemies(viewer) else None
+            shown = self.panel.shown_unit(self.view, ui, humans, viewer)
+            target = shown if viewer is not None and shown in self.view.enemies(viewer) else None
             sil = None
             if target is not None and viewer is not None and "silhouette" in ui.overlays:
                 sil = self.scene.silhouette(viewer, target)
@@ -419,6 +442,7 @@ class Renderer:
                 self._panel_surf, local, self.view, self.scene, ui, humans, controllers, viewer, sil
             )
             self._panel_buttons = list(self.panel.buttons)
+            self.panel_log_top = rect.y + self.panel.log_top
         self.panel.buttons = [Button(b.rect.move(rect.topleft), b.action) for b in self._panel_buttons]
         surface.blit(self._panel_surf, rect)
 
@@ -506,15 +530,44 @@ class Renderer:
             self.text.draw(surface, name, (x + 15, y), 13, colors.PANEL_TEXT)
             x += 16 + self.text.width(name, 13) + 8
 
+    def _summary(self, surface: pygame.Surface, map_rect: pygame.Rect) -> None:
+        """The battle's summary (:mod:`game.tools.summary`) over the map (O or Esc closes it)."""
+        from game.tools.summary import summarize, summary_lines
+
+        count = self.view.event_count
+        if self._summary_key != count:
+            self._summary_key = count
+            self._summary_text = summary_lines(summarize(self.view.events()))
+        width = min(map_rect.w - 40, 640)
+        wrapped: list[tuple[str, int]] = []
+        for line in self._summary_text:
+            indent = len(line) - len(line.lstrip(" "))
+            for k, part in enumerate(self.text.wrap(line.strip(), 15, width - 30 - 8 * indent)):
+                wrapped.append((part, 8 * indent + (12 if k else 0)))
+        box = pygame.Rect(0, 0, width, 18 * len(wrapped) + 40)
+        box.center = map_rect.center
+        shade = pygame.Surface(box.size, pygame.SRCALPHA)
+        shade.fill(colors.HELP_SHADE)
+        surface.blit(shade, box)
+        y = box.y + 10
+        for k, (part, dx) in enumerate(wrapped):
+            color = colors.PANEL_ACCENT if k == 0 else colors.PANEL_TEXT
+            self.text.draw(surface, part, (box.x + 14 + dx, y), 17 if k == 0 else 15, color)
+            y += 18 if k else 20
+        self.text.draw(
+            surface, "O or Esc: close", (box.right - 10, box.bottom - 6), 13, colors.PANEL_DIM, "bottomright"
+        )
+
     def _help(self, surface: pygame.Surface, map_rect: pygame.Rect, ui: UiState) -> None:
         box = map_rect.inflate(-30, -30)
         shade = pygame.Surface(box.size, pygame.SRCALPHA)
         shade.fill(colors.HELP_SHADE)
         surface.blit(shade, box)
         x, y = box.x + 14, box.y + 10
-        keys_w = 70
+        rows = help_rows(ui.overlays)
+        keys_w = max(70, *(self.text.width(keys, 15) + 12 for _, keys, _ in rows))  # the widest key
         section = ""
-        for sec, keys, text in help_rows(ui.overlays):
+        for sec, keys, text in rows:
             if sec != section:
                 section = sec
                 self.text.draw(surface, sec, (x, y), 17, colors.PANEL_ACCENT)

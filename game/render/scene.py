@@ -36,6 +36,7 @@ from game.geometry.shapes import SilhouetteParts, arc_wedges, silhouette_parts
 from game.render import colors
 from game.render.sentences import sentences
 from game.render.shapes import Ring, region_rings, thin_lines
+from game.rules.sheet import UnitSheet
 
 Point = tuple[float, float]
 
@@ -206,6 +207,7 @@ class CachedView(MatchView):
         self._units: dict[str, UnitView] | None = None
         self._enemies: dict[str, list[str]] = {}
         self._sight: dict[tuple[str, str], SightFacts] = {}
+        self._sheets: dict[str, UnitSheet] = {}
 
     def _check(self) -> None:
         n = len(self._plain.events(self._seen))
@@ -215,6 +217,7 @@ class CachedView(MatchView):
             self._units = None
             self._enemies.clear()
             self._sight.clear()
+            self._sheets.clear()
 
     def _all(self) -> dict[str, UnitView]:
         self._check()
@@ -245,6 +248,14 @@ class CachedView(MatchView):
         got = self._sight.get(key)
         if got is None:
             got = self._sight[key] = self._plain.sight(attacker, target)
+        return got
+
+    def sheet(self, uid: str) -> UnitSheet:
+        """The unit's sheet (weapons, defences, health left), until the next event."""
+        self._check()
+        got = self._sheets.get(uid)
+        if got is None:
+            got = self._sheets[uid] = self._plain.sheet(uid)
         return got
 
 
@@ -283,7 +294,7 @@ class Scene:
             self.start = new[0]
             self.initial_health = {u["id"]: dict(u.get("health", {})) for u in new[0].get("units", [])}
         self._seen += len(new)
-        self.sentences.extend(sentences(new))
+        self.sentences.extend(sentences(new, self.start.get("ruleset")))
         self.version += 1
         self._fans.clear()
         self._silhouettes.clear()

@@ -1,11 +1,16 @@
 """The event log as readable sentences (for the window's side panel and bug reports).
 
 Contract: pure functions of logged events (``game.core.events`` dicts), no pygame and no match:
-``sentence(event)`` returns one English sentence, or ``None`` for bookkeeping events that a
-reader does not need (``command``, ``ap``, ``turn_end``); ``sentences(events)`` maps a log to
-the list of its sentences in order. Every event type the engine documents has a dedicated
-phrasing; an event type it does not know (a ruleset's own) still gets a sentence built from
-its fields, so nothing logged is ever silently dropped except the bookkeeping above.
+``sentence(event, reading)`` returns one English sentence, or ``None`` for bookkeeping events
+that a reader does not need (``command``, ``ap``, ``turn_end``); a roll is told as the ruleset
+counts its dice (``reading``, :class:`game.rules.sheet.DiceReading`: summed, each face an aim,
+or successes). :func:`tell` tells a log in order, commands included: every command that
+nothing else tells gets a sentence of its own (``blue-1 ends its turn, keeping 4 AP.``,
+``vasco does not dodge.``), so every action a player or an AI policy takes is in words;
+``sentences(events, ruleset)`` is the list of those sentences (the ruleset is read from the
+log's ``match_start`` when the events hold it). Every event type the engine documents has a
+dedicated phrasing; an event type it does not know (a ruleset's own) still gets a sentence
+built from its fields, so nothing logged is ever silently dropped except the bookkeeping above.
 """
 
 from __future__ import annotations
@@ -14,8 +19,12 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from game.render import words
+from game.rules.sheet import DiceReading
 
 Event = dict[str, Any]
+
+#: How a roll is told when the ruleset is not known: its faces summed.
+SUMMED = DiceReading()
 
 #: Event types left out of the panel: the same facts are told by other events.
 SKIPPED = frozenset({"command", "ap", "turn_end"})
@@ -178,8 +187,29 @@ def _defence_odds(e: Event) -> list[str]:
     return told
 
 
+def _protection(e: Event) -> str:
+    """A protection roll (a track read by a die, e.g. AFF armour or dodge): what it took off the
+    blow and whether that stopped it, with the chance that a protection roll stops a blow."""
+    kind = str(e.get("kind"))
+    what = "no protection" if kind == "none" else f"{words.name(kind)}"
+    chance = f"; {words.value(e['p_success'], 'p_success')} chance to stop it" if "p_success" in e else ""
+    if e.get("roll") is None:
+        head = f"{e.get('unit')} takes the blow with {what}"
+        tail = f" (protection {_brief(e.get('protection', 0))}{chance})"
+    else:
+        head = f"{e.get('unit')}'s {what}"
+        tail = f" (protection roll {_brief(e['roll'])}: {_brief(e.get('protection'))} off the damage{chance})"
+    if "success" not in e:
+        return f"{head}{tail}."
+    if e["success"]:
+        return f"{head} stops the blow{tail}."
+    return f"{head} does not stop all of the blow{tail}."
+
+
 def _defence(e: Event) -> str:
     kind = str(e.get("kind", "defence"))
+    if "protection" in e and kind in ("none", "armour", "dodge"):
+        return _protection(e)
     if kind == "none":
         head = f"{e.get('unit')} does not defend"
     elif kind in DEFENCE_VERBS:
@@ -197,20 +227,34 @@ def _defence(e: Event) -> str:
     return f"{head}{tail}."
 
 
-def _roll(e: Event) -> str:
-    faces = e.get("faces") or []
+def _roll(e: Event, reading: DiceReading = SUMMED) -> str:
+    faces = [int(f) for f in e.get("faces") or [] if isinstance(f, (int, float))]
     who = f"{e['unit']} rolls" if e.get("unit") else "Roll:"
-    shown = "+".join(str(f) for f in faces)
-    total = f" = {sum(faces)}" if len(faces) > 1 else ""
-    return f"{who} {e.get('dice', '?')} for {e.get('purpose', '?')}: {shown}{total}."
+    return f"{who} {e.get('dice', '?')} for {e.get('purpose', '?')}: {reading.read(faces)}."
 
 
 def _damage(e: Event) -> str:
     src = f" from {e['source']}" if e.get("source") else ""
     before, after = e.get("before") or {}, e.get("after") or {}
     changes = [f"{words.name(k)} {before.get(k)} -> {after[k]}" for k in after if before.get(k) != after[k]]
-    tail = f" ({', '.join(changes)})" if changes else ""
+    how = _how(e)
+    tail = f" ({'; '.join([*([how] if how else []), *changes])})" if changes or how else ""
     return f"{e.get('unit')} {_harm(e.get('deltas'))}{src}{tail}."
+
+
+def _how(e: Event) -> str:
+    """How a damage event's harm was reckoned, from the fields the rulesets log with it."""
+    if "weapon_damage" in e and "protection" in e:  # a track: weapon damage less protection
+        return f"weapon damage {_brief(e['weapon_damage'])} less protection {_brief(e['protection'])}"
+    if "margin" in e and "weapon_roll" in e:  # a margin and a damage die, armour off wounds
+        armour = f", armour {_brief(e['armour'])}" if e.get("armour") else ""
+        return f"margin {_brief(e['margin'])} and damage roll {_brief(e['weapon_roll'])}{armour}"
+    if "weapon_damage" in e and "extra_successes" in e:  # pool successes
+        armour = f" less armour {_brief(e['armour'])}" if e.get("armour") else ""
+        return f"weapon {_brief(e['weapon_damage'])} + {_brief(e['extra_successes'])} extra successes{armour}"
+    if "basic" in e and "dr" in e:  # basic damage through DR
+        return f"basic damage {_brief(e['basic'])} against DR {_brief(e['dr'])}"
+    return ""
 
 
 def _harm(d: Any) -> str:
@@ -334,7 +378,40 @@ def _glancing(e: Event) -> str:
     return f"{e.get('unit')} takes a glancing hit{what}{by}: no wound{tail}."
 
 
+def command_sentence(e: Event, beat: list[Event]) -> str | None:
+    """A ``command`` event in words when nothing else in its beat (the events it caused,
+    ``beat``) tells what the unit did: an ended turn (with the AP it keeps), a declined defence
+    or reaction, any other command by its fields. None when the beat tells it already."""
+    cmd = e.get("command")
+    if not isinstance(cmd, dict):
+        return None
+    unit = e.get("unit", cmd.get("unit", "?"))
+    kind = str(cmd.get("type", "?"))
+    if kind == "EndTurn":
+        end = next((x for x in beat if x.get("type") == "turn_end" and x.get("unit") == unit), None)
+        left = end.get("ap_left") if end is not None else None
+        keeps = f", keeping {left} AP" if isinstance(left, int) and left > 0 else ""
+        return f"{unit} ends its turn{keeps}."
+    told = [
+        x
+        for x in beat
+        if x.get("type") not in SKIPPED | {"roll", "turn_start", "round_start", "match_end"}
+        and x.get("unit", x.get("attacker")) == unit
+    ]
+    if told:
+        return None
+    decision = str(e.get("decision", "turn"))
+    fields = {k: v for k, v in cmd.items() if k not in ("type", "unit") and v not in (None, False, [], "")}
+    if kind == "Defend" and fields.get("kind", "none") == "none":
+        return f"{unit} does not defend."
+    if decision != "turn" and not any(k for k in fields if k != "kind"):
+        return f"{unit} lets the {words.name(decision)} pass."
+    shown = "; ".join(words.phrase(k, v) for k, v in fields.items())
+    return f"{unit} chooses {words.name(kind).lower()}" + (f" ({shown})" if shown else "") + "."
+
+
 _PHRASES: dict[str, Callable[[Event], str]] = {
+    "roll": _roll,  # summed; sentence() tells it with the ruleset's reading
     "check": _check,
     "defence_dice": _defence_dice,
     "knockdown": _knockdown,
@@ -347,7 +424,6 @@ _PHRASES: dict[str, Callable[[Event], str]] = {
     "facing": _facing,
     "attack": _attack,
     "defence": _defence,
-    "roll": _roll,
     "damage": _damage,
     "status": _status,
     "casualty": _casualty,
@@ -361,11 +437,12 @@ _PHRASES: dict[str, Callable[[Event], str]] = {
 }
 
 
-def sentence(event: Event) -> str | None:
+def sentence(event: Event, reading: DiceReading = SUMMED) -> str | None:
     """One sentence telling ``event``, or ``None`` for bookkeeping events (:data:`SKIPPED`).
 
     Args:
         event: a logged event (``{"seq", "round", "type", ...}``).
+        reading: how the ruleset counts a roll's faces (summed when not given).
 
     Returns:
         The sentence; unknown event types are told from their fields.
@@ -373,12 +450,49 @@ def sentence(event: Event) -> str | None:
     kind = event.get("type", "?")
     if kind in SKIPPED:
         return None
+    if kind == "roll":
+        return _roll(event, reading)
     if kind in MOVE_VERBS or ("from" in event and "to" in event and "length" in event):
         return _movement(event)
     fn = _PHRASES.get(kind)
     return fn(event) if fn is not None else _generic(event)
 
 
-def sentences(events: Iterable[Event]) -> list[str]:
-    """The sentences of a log, in order, bookkeeping events left out."""
-    return [s for s in (sentence(e) for e in events) if s is not None]
+def reading_of(ruleset: str | None) -> DiceReading:
+    """How ruleset ``ruleset`` counts its dice (summed for an unknown or missing name)."""
+    if not ruleset:
+        return SUMMED
+    from game.core.errors import UnknownName
+    from game.rules import ruleset_class
+
+    try:
+        return ruleset_class(ruleset).dice_reading
+    except UnknownName:
+        return SUMMED
+
+
+def tell(events: list[Event], ruleset: str | None = None) -> list[tuple[Event, str]]:
+    """Each event of ``events`` that a reader needs, with its sentence, in order; a ``command``
+    event is told (:func:`command_sentence`) when nothing it caused tells it. The ruleset (for
+    dice) is ``ruleset``, else the one the events' ``match_start`` names."""
+    if ruleset is None:
+        start = next((e for e in events if e.get("type") == "match_start"), None)
+        ruleset = str(start.get("ruleset")) if start is not None else None
+    reading = reading_of(ruleset)
+    out: list[tuple[Event, str]] = []
+    for i, e in enumerate(events):
+        if e.get("type") == "command":
+            j = i + 1
+            while j < len(events) and events[j].get("type") != "command":
+                j += 1
+            got = command_sentence(e, events[i + 1 : j])
+        else:
+            got = sentence(e, reading)
+        if got is not None:
+            out.append((e, got))
+    return out
+
+
+def sentences(events: Iterable[Event], ruleset: str | None = None) -> list[str]:
+    """The sentences of a log, in order, bookkeeping events left out (see :func:`tell`)."""
+    return [s for _, s in tell(list(events), ruleset)]

@@ -6,8 +6,12 @@ match is read through :class:`~game.engine.view.MatchView` each frame. :data:`OV
 geometry overlay (the ``--overlays`` values of ``skirmish render`` and the keys of the help
 screen); :data:`OVERLAY_KEYS` and :data:`ACTION_KEYS` are the key bindings by pygame key name
 (``pygame.key.key_code(name)``), shown by the help overlay and used by :mod:`game.render.input`.
-:func:`menu_rows` decides which options of a decision the panel lists and in what order; the
-panel draws them and number keys choose them, so both use this one function.
+:func:`menu_rows` decides which options of a decision the panel numbers and in what order; the
+panel draws them and number keys choose them, so both use this one function. The numbers never
+depend on the cursor: a turn numbers its maneuvers and postures only (end turn, step and face
+have their own keys, a move is a click on the map, attacks are a click on the enemy or Ctrl +
+the weapon's number on the attacker's sheet: :func:`attack_rows`), so every key means one thing
+for the whole decision.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from game.core.commands import Attack, Decision
+from game.core.commands import Attack, Decision, EndTurn, Face, Move, Step
 
 Point = tuple[float, float]
 
@@ -33,7 +37,8 @@ OVERLAYS: dict[str, str] = {
     "(red: in the open .. green: near-total)",
     "path": "path and AP cost to the point under the cursor",
     "grid": "the grid (1 cell = map.cell inches)",
-    "planner": "what the planner AI weighed at its last decision: its best plans, ranked, with their values",
+    "planner": "what the planner AI chose and why, per unit, in the game's terms (chances, cover); "
+    "the latest decision's alternatives",
 }
 
 #: Overlays on when the window opens (the threat map is off: it costs a moment to compute; the
@@ -65,7 +70,8 @@ ACTION_KEYS: dict[str, tuple[str, str]] = {
     "z": ("posture_down", "go down one posture"),
     "tab": ("next_unit", "select the next unit"),
     "l": ("tape", "measuring tape: drag from a unit or a point (L again or Esc: put it away)"),
-    "escape": ("cancel", "cancel the chosen option / close menus"),
+    "escape": ("cancel", "cancel the chosen option / close menus and the summary"),
+    "o": ("summary", "the battle's summary (at the end it opens by itself)"),
     "h": ("help", "this help"),
     "f1": ("help", "this help"),
     "home": ("fit", "fit the map to the window"),
@@ -85,9 +91,12 @@ ACTION_KEYS: dict[str, tuple[str, str]] = {
 
 #: Mouse help lines (the help overlay lists them after the keys).
 MOUSE_HELP: tuple[str, ...] = (
-    "left click: select a unit / move there / attack the enemy / pick a point in the drawn region",
-    "right click: face that way;  right or middle drag: pan;  wheel: zoom (over the panel: scroll the log)",
-    "hover: path and AP cost; over an enemy: sight line, cover, modifiers and exact odds",
+    "left click: select a unit / move there / attack the enemy (several weapons: pins it, then Ctrl+N) "
+    "/ pick a point in the drawn region",
+    "right click: face that way;  right or middle drag: pan;  wheel: zoom",
+    "hover: path and the exact AP cost; over a unit: its weapons and defences; over an enemy: sight "
+    "line, cover, and each attack's chance to hurt, expected harm and hit chance",
+    "wheel over the panel: scroll its upper part; over the event log: scroll the log",
 )
 
 #: How key names are shown in the help.
@@ -143,6 +152,11 @@ class UiState:
             (a :class:`game.render.inspect.PathPreview`).
         tape: the measuring tape shown: (start, end, unit it starts on), inches.
         tape_on: L was pressed: a left drag stretches the tape instead of giving commands.
+        message_ttl: frames the message stays up (None: until the pending decision changes,
+            when its moment has passed).
+        panel_scroll: pixels the panel's upper part is scrolled down.
+        show_summary: the battle's summary is shown over the map (opens at the end, O toggles).
+        summary_seen: the summary opened by itself once at the end (it does not reopen).
     """
 
     overlays: set[str] = field(default_factory=lambda: set(DEFAULT_OVERLAYS))
@@ -164,11 +178,30 @@ class UiState:
     preview: Any = None
     tape: tuple[Point, Point, str | None] | None = None
     tape_on: bool = False
+    message_ttl: int | None = None
+    panel_scroll: int = 0
+    show_summary: bool = False
+    summary_seen: bool = False
 
-    def say(self, text: str, error: bool = False) -> None:
-        """Show ``text`` on the message line."""
+    def say(self, text: str, error: bool = False, ttl: int | None = None) -> None:
+        """Show ``text`` on the message line: until the pending decision changes, or for ``ttl``
+        frames (a notice, such as a save, that outlives the decision)."""
         self.message = text
         self.message_error = error
+        self.message_ttl = ttl
+
+    def tick(self) -> None:
+        """One frame passed: a notice with a time to live counts down and goes."""
+        if self.message_ttl is not None:
+            self.message_ttl -= 1
+            if self.message_ttl <= 0:
+                self.say("")
+
+    def decision_changed(self) -> None:
+        """The pending decision changed: hints of the last one have had their moment."""
+        if self.message_ttl is None:
+            self.say("")
+        self.panel_scroll = 0
 
     def toggle(self, overlay: str) -> None:
         """Switch an overlay on or off."""
@@ -200,7 +233,17 @@ def help_rows(overlays: set[str]) -> list[tuple[str, str, str]]:
         ("Keys", " ".join(keys) if group == "pan" else ", ".join(keys), texts[group])
         for group, keys in grouped.items()
     ]
-    rows.append(("Keys", "1-9, 0, Shift+1-0", "choose a numbered option in the panel (Shift: 11th-20th)"))
+    rows.append(
+        (
+            "Keys",
+            "1-9, 0, Shift+1-0",
+            "choose a numbered option in the panel (Shift: 11th-20th); the numbers "
+            "stay the same for the whole decision",
+        )
+    )
+    rows.append(
+        ("Keys", "Ctrl+1-9", "attack the targeted enemy with weapon 1-9 (its number on the unit's sheet)")
+    )
     for key, name in OVERLAY_KEYS.items():
         state = "on" if name in overlays else "off"
         rows.append(("Overlays (key toggles)", key.upper(), f"[{state}] {name}: {OVERLAYS[name]}"))
@@ -209,25 +252,54 @@ def help_rows(overlays: set[str]) -> list[tuple[str, str, str]]:
     return rows
 
 
-def menu_rows(decision: Decision | None, ui: UiState) -> list[int]:
-    """Indices of ``decision.options`` the panel lists, in order.
+#: Turn commands with a key (or a click) of their own, never numbered: pygame key name -> label.
+OWN_KEYS: dict[type, tuple[str, str]] = {
+    EndTurn: ("return", "Enter"),
+    Step: ("s", "S"),
+    Face: ("f", "F"),
+}
 
-    With an attack menu open only that target's attacks are listed; otherwise every option
-    except attacks on other targets than the one under the cursor, which would swamp the list
-    in a big battle (those are chosen by clicking the enemy).
+
+def menu_rows(decision: Decision | None, ui: UiState | None = None) -> list[int]:
+    """Indices of ``decision.options`` the number keys choose, in order.
+
+    A turn numbers every option but attacks (a click on the enemy, or Ctrl + the weapon's
+    number: :func:`attack_rows`), the move (a click on the map) and the commands with a key of
+    their own (:data:`OWN_KEYS`: end turn, step, face); any other decision numbers all its
+    options. Nothing here depends on the cursor or the target, so a number means one option for
+    the whole decision.
     """
     if decision is None:
         return []
-    opts = decision.options
-    if ui.attack_menu is not None:
-        return [
-            i
-            for i, o in enumerate(opts)
-            if isinstance(o.command, Attack) and o.command.target == ui.attack_menu
-        ]
-    rows = []
-    for i, o in enumerate(opts):
-        if isinstance(o.command, Attack) and o.command.target != ui.target:
-            continue
-        rows.append(i)
-    return rows
+    if decision.kind != "turn":
+        return list(range(len(decision.options)))
+    return [
+        i
+        for i, o in enumerate(decision.options)
+        if not isinstance(o.command, (Attack, Move)) and type(o.command) not in OWN_KEYS
+    ]
+
+
+def own_key_rows(decision: Decision | None) -> list[tuple[str, int]]:
+    """The turn's options with a key of their own, as (key label, option index), in
+    :data:`OWN_KEYS` order."""
+    if decision is None or decision.kind != "turn":
+        return []
+    out = []
+    for cls, (_, label) in OWN_KEYS.items():
+        for i, o in enumerate(decision.options):
+            if type(o.command) is cls:
+                out.append((label, i))
+                break
+    return out
+
+
+def attack_rows(decision: Decision | None, target: str | None) -> list[int]:
+    """Indices of ``decision``'s attack options on ``target``, in option order."""
+    if decision is None or target is None or decision.kind != "turn":
+        return []
+    return [
+        i
+        for i, o in enumerate(decision.options)
+        if isinstance(o.command, Attack) and o.command.target == target
+    ]

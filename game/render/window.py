@@ -39,6 +39,8 @@ FPS = 60
 #: Seconds of threat-map work per frame (the rest of the 16 ms frame is drawing and AI).
 THREAT_BUDGET_S = 0.004
 DEFAULT_SIZE = (1280, 800)
+#: Frames a notice (a save, a load, an undo) stays on the message line.
+NOTICE_FRAMES = 180
 
 
 def init_video(pygame: Any) -> None:
@@ -151,7 +153,7 @@ class App:
             self.ui.say(f"cannot undo: {e}", error=True)
             return False
         self.set_match(rebuilt)
-        self.ui.say("took back your last command")
+        self.ui.say("took back your last command", ttl=NOTICE_FRAMES)
         return True
 
     def ai_step(self) -> bool:
@@ -188,6 +190,7 @@ class App:
         self.ai_step()
         self.input.refresh()
         self.renderer.draw(self.screen, self.ui, self.humans, self.controllers, threat_budget=THREAT_BUDGET_S)
+        self.ui.tick()
         self.frames += 1
 
     def render_still(self) -> None:
@@ -217,7 +220,7 @@ class App:
         except (SkirmishError, OSError, ValueError) as e:
             self.ui.say(f"could not save to {self.save_path}: {e}", error=True)
             return
-        self.ui.say(f"saved to {self.save_path}")
+        self.ui.say(f"saved to {self.save_path}", ttl=NOTICE_FRAMES)
 
     def load(self) -> None:
         """F9: ``game.tools.saves.load_match(save_path)`` replaces the match; problems are shown."""
@@ -233,7 +236,7 @@ class App:
             return
         self.set_match(loaded)
         self.undo_stack.clear()
-        self.ui.say(f"loaded {self.save_path}")
+        self.ui.say(f"loaded {self.save_path}", ttl=NOTICE_FRAMES)
 
     def set_match(self, match: Match) -> None:
         """Show another match (after a load); the old one's world is closed."""

@@ -37,6 +37,11 @@ Contract:
   with :meth:`Ruleset.reaction_region` (:data:`REACTION_KINDS`: a retreat from an attacker, the
   move after a dodge), the region its reaction decision offers; ``skirmish reach`` and
   ``skirmish path`` ask through it, naming no ruleset.
+- For players (read by the window, never by the rules): :meth:`Ruleset.sheet` is a unit's
+  weapons, defences, protection and health left (:mod:`game.rules.sheet`);
+  :meth:`Ruleset.reaction_ap` the AP the unit's reaction costs where reactions cost AP;
+  :attr:`Ruleset.dice_reading` how a logged roll's faces count. Attack and defence options
+  carry ``expected_harm`` (and defences ``expected_harm_without``) in their ``detail``.
 """
 
 from __future__ import annotations
@@ -57,6 +62,7 @@ from game.core.commands import Attack, Decision, Maneuver, Option
 from game.core.flow import FlowRun, Frame, Outcome, Stepper, collect
 from game.rules.limits import Binding, Reaction
 from game.rules.mechanics import Mechanic
+from game.rules.sheet import DiceReading, UnitSheet
 
 T = TypeVar("T")
 
@@ -160,6 +166,9 @@ class Ruleset(ABC, Stepper, Generic[StatsT, OptionsT]):
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls._flow_steps, cls._flow_builders = collect(cls)
+
+    #: How the faces of this ruleset's rolls count (summed unless it says otherwise).
+    dice_reading: ClassVar[DiceReading] = DiceReading()
 
     def __init__(self, options: dict[str, Any] | None = None) -> None:
         self.options: OptionsT = self.Options.model_validate(options or {})  # type: ignore[assignment]
@@ -287,6 +296,17 @@ class Ruleset(ABC, Stepper, Generic[StatsT, OptionsT]):
 
     def on_damaged(self, battle: Battle, uid: str) -> None:
         """Hook after ``uid`` took damage (e.g. cover dice reroll). Default: nothing."""
+
+    # ---- for players ---------------------------------------------------------
+    def sheet(self, battle: Battle, uid: str) -> UnitSheet:
+        """``uid``'s weapons, defences, protection and health left now (:mod:`game.rules.sheet`).
+        Default: nothing known (a ruleset without one shows no sheet)."""
+        return UnitSheet()
+
+    def reaction_ap(self, battle: Battle, uid: str) -> tuple[str, int] | None:
+        """(name, AP) of the reaction ``uid`` pays AP for, e.g. ``("dodge", 2)``; None where
+        reactions cost no AP. The window warns before a move or an end of turn leaves less."""
+        return None
 
     # ---- geometry queries --------------------------------------------------
     def reaction_region(

@@ -99,8 +99,13 @@ class ScenarioChecker:
         profiles_path: Path | ProfilesText | None,
         also: tuple[str, ...],
         policies: Collection[str] | None,
+        *,
+        min_sides: int = 2,
     ) -> None:
         self.doc = doc
+        #: Sides the units must be on: 2 for a scenario; the editor's picture of a scenario being
+        #: made (no units yet) asks for none.
+        self.min_sides = min_sides
         self.ruleset_override = ruleset
         self.profiles_path = profiles_path
         self.also = also
@@ -328,6 +333,8 @@ class ScenarioChecker:
                 unreadable = True  # already reported; counting sides now would only add noise
             elif side not in sides:
                 sides.append(side)
+        if len(sides) >= self.min_sides:
+            return sides
         if not items:
             self.add(("units",), "expected units on at least 2 sides, got no units")
         elif len(sides) < 2 and not unreadable:

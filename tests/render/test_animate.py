@@ -101,7 +101,10 @@ def test_narration_goes_round_by_round_in_plain_words(battle):
         ln for ln in lines if ln.startswith("Round ") and "(order: " in ln
     ]
     assert sum(ln.startswith("Round ") for ln in lines) == rounds
-    assert lines[0].startswith("Match starts: ") and "wins" in lines[-1]
+    summary = lines.index("") + 1  # the battle's summary after a blank line
+    assert lines[0].startswith("Match starts: ") and "wins" in lines[summary - 2]
+    assert lines[summary].startswith("Summary: ") and "wins" in lines[summary]
+    assert any("turning point: " in ln for ln in lines[summary:])
     assert any(ln.startswith("    ") and ("takes" in ln or "loses" in ln) for ln in lines)
     assert not any(" rolls 3d6" in ln for ln in lines)  # dice are told by what they decided
     bad = [ln for ln in lines if REPR.search(ln) or "kind=" in ln or "'" in ln.replace("'s ", "")]
@@ -230,7 +233,7 @@ def test_cli_replay_narrate(battle, log_file, capsys):
     assert code == 0, err
     lines = out.splitlines()
     assert lines == narrate(battle[1])
-    assert "Round 1 (order: " in out and "wins" in lines[-1]
+    assert "Round 1 (order: " in out and any(ln.startswith("Summary: ") and "wins" in ln for ln in lines)
     assert not any(REPR.search(ln) or "kind=" in ln or "{" in ln for ln in lines)
     code, _, err = run_cli(["replay", str(log_file), "--narrate", "--view"], capsys)
     assert code == 2 and "one of --view and --narrate" in err

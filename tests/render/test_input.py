@@ -63,7 +63,9 @@ def test_hover_shows_the_path_and_its_ap_cost(app, pg):
     app.tick([pg.event.Event(pg.MOUSEMOTION, pos=px(app.renderer, dest), rel=(0, 0), buttons=(0, 0, 0))])
     pv = app.ui.preview
     assert pv is not None and pv.reason is None and pv.ap == 1
-    assert pv.length == pytest.approx(2.0) and pv.label == "2.0 in, 1 AP"
+    assert pv.length == pytest.approx(2.0, abs=0.01) and pv.label == f"{pv.length:.2f} in, 1 AP"
+    # the preview goes where a click there goes: the cursor's point rounded to the hundredth
+    assert pv.to == (round(app.ui.hover[0], 2), round(app.ui.hover[1], 2))
 
 
 def test_refused_point_shows_the_reason_and_changes_nothing(app, pg):

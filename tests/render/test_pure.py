@@ -193,12 +193,13 @@ EVENTS = [
 
 def test_every_event_type_reads_as_a_sentence():
     out = sentences(EVENTS)
-    assert len(out) == len(EVENTS) - 3  # command, ap and turn_end are bookkeeping
+    assert len(out) == len(EVENTS) - 2  # ap and turn_end are bookkeeping; an ended turn is told
     text = "\n".join(out)
     for expected in (
         "Match starts: Duel under gurps rules, seed 3, 2 units.",
         "Round 1 begins; order: a, b.",
         "a's turn (2 AP).",
+        "a ends its turn.",
         "a moves 2.50 in to (3.50, 2) (1 AP).",
         "a turns to face 90° (S).",
         "a goes from standing to kneeling (1 AP).",
@@ -231,15 +232,23 @@ def _decision():
     )
 
 
-def test_menu_lists_attacks_only_on_the_target_or_the_open_menu():
+def test_numbered_rows_never_depend_on_the_cursor_and_attacks_are_listed_by_target():
+    from game.core.commands import ChangePosture, Decision, Option
+    from game.render.ui import attack_rows, own_key_rows
+
     d = _decision()
+    kneel = Option(ChangePosture("red-1", "kneeling"), "kneel")
+    d = Decision(d.unit, d.kind, (*d.options[:4], kneel, d.options[4]))
     ui = UiState()
-    assert menu_rows(d, ui) == [0, 4]
-    ui.target = "blue-2"
-    assert menu_rows(d, ui) == [0, 2, 3, 4]
-    ui.attack_menu = "blue-1"
-    assert menu_rows(d, ui) == [1]
-    assert menu_rows(None, ui) == []
+    assert menu_rows(d, ui) == [4]  # the move is a click, attacks a click or Ctrl+N, end turn Enter
+    for target, menu in (("blue-2", None), ("blue-1", "blue-1"), (None, None)):
+        ui.target, ui.attack_menu = target, menu
+        assert menu_rows(d, ui) == [4]
+    assert own_key_rows(d) == [("Enter", 5)]
+    assert attack_rows(d, "blue-2") == [2, 3] and attack_rows(d, "blue-1") == [1]
+    assert menu_rows(None, ui) == [] and attack_rows(None, "blue-1") == []
+    defence = Decision("red-1", "defence", d.options[:2])
+    assert menu_rows(defence, ui) == [0, 1]  # a reaction numbers all its options
 
 
 def test_option_lines_show_odds_modifiers_and_details():
@@ -294,9 +303,11 @@ def test_help_lists_every_binding_and_overlay_state():
     assert len(overlays) == len(OVERLAY_KEYS)
     assert overlays[0].startswith("[on] sight") and all(t.startswith("[off]") for t in overlays[1:])
     actions = {a for a, _ in ACTION_KEYS.values()}
+    # the numbered rows and the Ctrl+N attacks are told besides the actions (pan once)
     assert (
-        len([r for r in rows if r[0] == "Keys"]) == len({a for a in actions if not a.startswith("pan_")}) + 2
+        len([r for r in rows if r[0] == "Keys"]) == len({a for a in actions if not a.startswith("pan_")}) + 3
     )
+    assert any(k == "Ctrl+1-9" for _, k, _ in rows) and any(k == "O" for _, k, _ in rows)
 
 
 def test_option_rows_say_the_odds_once_and_context_says_which_defence() -> None:

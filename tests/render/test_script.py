@@ -117,7 +117,12 @@ def test_play_headless_script_cli(tmp_path, capsys):
         capsys,
     )
     assert code == 0, err
-    assert out.splitlines() == [f"wrote {tmp_path / 's' / 'one.png'}", f"wrote {tmp_path / 's' / 'two.png'}"]
+    assert out.splitlines() == [
+        "red: you; blue: AI cautious (your choice, middling). "
+        "--red/--blue POLICY picks another (play --help)",
+        f"wrote {tmp_path / 's' / 'one.png'}",
+        f"wrote {tmp_path / 's' / 'two.png'}",
+    ]
     data = (tmp_path / "s" / "two.png").read_bytes()
     assert int.from_bytes(data[16:20], "big") == 1000 and int.from_bytes(data[20:24], "big") == 640
     saved = json.loads(save.read_text())

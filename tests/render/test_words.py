@@ -88,11 +88,13 @@ def test_shift_digit_chooses_the_eleventh_option(pg):
     from game.render.window import App
     from game.scenario import load_scenario
 
-    match = Match(load_scenario(REPO / "scenarios" / "duel.yaml", "gurps"), seed=9)
-    app = App(match, {"red": "human", "blue": "human"}, screen=pg.Surface((1100, 700)))
+    # firing-line under GURPS: a crossbowman may aim at each enemy in sight, so a turn numbers
+    # more than ten maneuvers and postures
+    match = Match(load_scenario(REPO / "scenarios" / "firing-line.yaml", "gurps"), seed=9)
+    app = App(match, {s: "human" for s in match.spec.sides}, screen=pg.Surface((1100, 700)))
     from game.core.commands import EndTurn
 
-    for _ in range(12):  # end turns until a turn offers more than ten options (a crossbow in range)
+    for _ in range(30):  # end turns until a turn numbers more than ten options
         d = match.pending
         rows = menu_rows(d, app.ui)
         if len(rows) > 10:

@@ -340,7 +340,10 @@ def test_active_defence_costs_an_action_and_carries_the_penalty() -> None:
     dodge = next(o for o in decisions[0].options if o.command.kind == "dodge")
     assert dodge.label == "dodge (d8+d2)"  # Agility d8 + Athletics d4 at -1 step
     assert [(m.source, m.value) for m in dodge.modifiers] == [("multiple actions", -1)]
-    assert dodge.detail == {"ap": 1}
+    assert dodge.detail["ap"] == 1
+    # the harm expected with the dodge and with the innate defence (which costs nothing)
+    assert set(dodge.detail["expected_harm"]) == {"stun", "wounds"}
+    assert sum(dodge.detail["expected_harm"].values()) < sum(dodge.detail["expected_harm_without"].values())
     assert b.u["t"].ap.current == 1
 
 
@@ -381,8 +384,12 @@ def test_an_undeclared_defender_declares_with_its_active_defence() -> None:
     # Each declaration's odds are those of its best active defence against the known total 8.
     for n, pool in ((1, (8, 6)), (2, (8, 4)), (3, (8, 2))):
         assert opts[f"declare:{n}"].p_success == pytest.approx(p_meet_or_beat(pool, (), 9))
-    assert opts["declare:3"].detail == {"ap": 1, "forfeits": 0, "declare_actions": 3}
-    assert opts["declare:1"].detail == {"ap": 3, "forfeits": 2, "declare_actions": 1}  # its turn is to come
+    plain = {k: v for k, v in opts["declare:3"].detail.items() if not k.startswith("expected_harm")}
+    assert plain == {"ap": 1, "forfeits": 0, "declare_actions": 3}
+    plain = {k: v for k, v in opts["declare:1"].detail.items() if not k.startswith("expected_harm")}
+    assert plain == {"ap": 3, "forfeits": 2, "declare_actions": 1}  # its turn is to come
+    # ... and the harm expected with its best active defence, and with the innate defence
+    assert opts["declare:1"].detail["expected_harm_without"] == opts["none"].detail["expected_harm"]
     second = [(o.command.kind, o.label) for o in decisions[1].options]
     assert second == [
         ("none", "innate defence (Agility d8)"),

@@ -224,6 +224,21 @@ def test_named_heights_default_high_and_ids_from_object_ids() -> None:
     assert spec.units[0].id == "unit-2"
 
 
+def test_names_with_spaces_become_safe_ids_and_stay_in_the_notes() -> None:
+    """An ordinary Tiled name ("yard wall") is imported as a safe id, the name kept for display
+    (the written YAML's comment)."""
+    data = small_map()
+    obstacles(data)[0]["name"] = "yard wall"
+    obstacles(data).append({"id": 9, "name": " well,  north ", "x": 0, "y": 0, "width": 32, "height": 32})
+    data["layers"][2]["objects"][0]["name"] = "Captain\tRed"
+    spec = load(data)
+    assert [o.id for o in spec.obstacles] == ["yard-wall", "well,-north"]
+    assert spec.units[0].id == "Captain-Red"
+    text = scenario_yaml(convert(json.dumps(data).encode(), "map.tmj"), "map.tmj")
+    assert "'yard wall'" in text and "id: yard-wall" in text
+    assert load_scenario_text(text.encode(), "map.yaml").obstacles[0].id == "yard-wall"
+
+
 def test_classes_groups_old_property_lists_and_tile_objects() -> None:
     """Class (1.9's ``class`` or ``type``) wins over the layer; group layers pass their role on;
     the pre-1.2 ``{"name": value}`` properties; a tile object unit stands at the tile's centre."""
@@ -373,7 +388,6 @@ ERRORS = [
         "map.tmj: object 3 (blue-1): name: expected a unique id, got 'blue-1' again (already the unit "
         "object 2 (blue-1))",
     ),
-    (lambda d: _red(d, name="red one"), "map.tmj: object 2 (red one): name: expected a name without spaces"),
     (
         lambda d: _red(d, properties=_props(side="red", posture="lying")),
         "map.tmj: object 2 (red-1): property 'posture': expected one of 'standing'",

@@ -109,7 +109,11 @@ def test_two_scenarios_and_swapped_sides(tmp_path: Path, capsys) -> None:
     ("extra", "needle"),
     [
         (["--option", "no_such=1,2"], "no ruleset of this sweep (gurps) has an option 'no_such'"),
-        (["--option", "ground_retreat_roll=maybe"], "ruleset gurps: ground_retreat_roll"),
+        (
+            ["--option", "ground_retreat_roll=maybe"],
+            "ruleset gurps: option ground_retreat_roll cannot be 'maybe': "
+            "expected ground_retreat_roll (true/false",
+        ),
         (["--option", "ground_retreat_roll"], "is not KEY=V1,V2"),
         (["--red", "cautious,nobody"], "unknown AI policy 'nobody'"),
         (["--ruleset", "gurps,chess"], "unknown ruleset 'chess'"),

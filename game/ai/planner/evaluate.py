@@ -363,6 +363,9 @@ class PointScores:
     mine_e: np.ndarray
     approach: np.ndarray
     per_enemy: np.ndarray
+    #: (m, k) the unit's cover fraction at each point from each enemy (1.0: out of its sight),
+    #: for telling a player why (the trace); None where not computed.
+    exposed: np.ndarray | None = None
 
 
 def chances(
@@ -488,4 +491,4 @@ def score_covers(b: Board, pts: np.ndarray, exposed: np.ndarray, shot_cover: np.
     per_enemy = per_enemy * (b.attacks_per_turn * b.act)[None, :]
     incoming = per_enemy.sum(axis=1)
     mine_e = share_me * a_me * (b.attacks_per_turn * b.act)[None, :]
-    return PointScores(pts, offence, incoming, mine_e.sum(axis=1), mine_e, approach, per_enemy)
+    return PointScores(pts, offence, incoming, mine_e.sum(axis=1), mine_e, approach, per_enemy, exposed)

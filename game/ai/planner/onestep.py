@@ -54,7 +54,8 @@ from game.ai.planner import trace
 from game.ai.planner.facts import log_facts
 from game.ai.planner.react import react
 from game.ai.points import sampling_region
-from game.core.commands import ChangePosture, Decision, EndTurn, Face, Maneuver, Move, Step, matches
+from game.core.commands import ChangePosture, Decision, EndTurn, Face, Maneuver, Move, Option, Step, matches
+from game.geometry.model import cover_level
 
 #: Default number of move-region samples per turn decision.
 DEFAULT_BUDGET = 12
@@ -156,6 +157,48 @@ class _Plan:
     point: tuple[float, float] | None = None
     ends_turn: bool = False
     stays: bool = False  # it neither attacks nor moves
+    why: tuple[str, ...] = ()  # the reasons in the game's terms (the trace, for players)
+
+
+# --------------------------------------------------------------------------- why, in words
+def seen_text(b: ev.Board, exposed: np.ndarray | None, j: int) -> str | None:
+    """``seen by 2 of 3 enemies (light cover from blue-2, the most exposing)`` at point ``j``."""
+    if exposed is None or len(b.enemies) == 0:
+        return None
+    row = exposed[j]
+    seen = [i for i in range(len(b.enemies)) if row[i] < 1.0 - 1e-9]
+    if not seen:
+        return f"out of sight of all {len(b.enemies)} enemies"
+    worst = min(seen, key=lambda i: float(row[i]))
+    level = cover_level(float(row[worst])).value
+    return (
+        f"seen by {len(seen)} of {len(b.enemies)} enemies "
+        f"({level} cover from {b.enemies[worst]}, the most exposing)"
+    )
+
+
+def attack_why(view: Any, o: Option) -> tuple[str, ...]:
+    """An attack's reasons: its exact chance to hurt and the chance it puts the target out."""
+    target = getattr(o.command, "target", "?")
+    out = [f"{100 * ev.hurt_chance(o):.0f}% to hurt {target}"]
+    kill = ev.kill_chance(view, o)
+    if kill >= 0.005:
+        out.append(f"about {100 * kill:.0f}% to put it out of action")
+    return tuple(out)
+
+
+def compare_here(sc: ev.PointScores, j: int) -> str:
+    """Whether point ``j`` is safer than where the unit stands (the enemies' expected replies)."""
+    here, there = float(sc.mine[0]), float(sc.mine[j])
+    if there < here - 1e-3:
+        return (
+            f"the enemies' replies expected to cost it {100 * (1 - there / here):.0f}% less than here"
+            if here > 0
+            else "safer than here"
+        )
+    if there > here + 1e-3:
+        return "more exposed than here, for a better shot"
+    return "as exposed as here"
 
 
 class Planner:
@@ -171,7 +214,10 @@ class Planner:
         else:
             cmd, weighed, positions = plan_turn(view, decision, rng, self.options.budget)
         kept = tuple(weighed[: trace.KEEP])
-        trace.record(view, trace.Considered(decision.unit, decision.kind, view.event_count, kept, positions))
+        trace.record(
+            view,
+            trace.Considered(decision.unit, decision.kind, view.event_count, kept, positions, view.round),
+        )
         return cmd
 
     def __repr__(self) -> str:
@@ -321,17 +367,24 @@ def plan_turn(
     free = commitment.free_choice(decision)
     if free is not None:
         gain = float((free.detail or {}).get("value_gain", 0.0))
-        return free.command, [trace.Candidate(f"commit: {free.label}", gain)], 0
+        return (
+            free.command,
+            [trace.Candidate(f"commit: {free.label}", gain, why=("a free choice that gains",))],
+            0,
+        )
     declared = commitment.declare_for_attacks(view, decision)
     if declared is not None:
         value = commitment.declaration_value(view, declared)
-        return declared.command, [trace.Candidate(f"declare: {declared.label}", value)], 0
+        why = ("the actions its best attacks from here need",)
+        return declared.command, [trace.Candidate(f"declare: {declared.label}", value, why=why)], 0
     cmd, weighed, chosen, b, positions = _plan(view, decision, rng, budget)
     if commitment.declarations(decision) and chosen.stays and not _engaged(view, decision):
         j = quarry(b)
         got = commitment.declare_to_move(view, decision, b.enemies[j] if j is not None else None)
         if got is not None:
-            return got.command, [trace.Candidate(f"declare: {got.label}", chosen.value), *weighed], positions
+            why = ("no attack worth making from here: the actions to close in",)
+            declare = trace.Candidate(f"declare: {got.label}", chosen.value, why=why)
+            return got.command, [declare, *weighed], positions
     return cmd, weighed, positions
 
 
@@ -462,7 +515,11 @@ def _plan(
         relief = ev.kill_chance(view, o) * float(sc.per_enemy[0, k]) if k is not None else 0.0
         a_left = ap - (c_att or 0)
         v = g + relief + continuation(a_left) - stay_cost
-        plans.append(_Plan(v, len(plans), f"attack {o.label}", o.command, ends_turn=a_left <= 0))
+        plans.append(
+            _Plan(
+                v, len(plans), f"attack {o.label}", o.command, ends_turn=a_left <= 0, why=attack_why(view, o)
+            )
+        )
     # Postures where it stands, scored in one pass (a lower posture only pays where it is seen).
     seen_here = float(sc.mine[0]) > POSTURE_THREAT
     postures: list[tuple[Any, str, float]] = []
@@ -482,7 +539,11 @@ def _plan(
             after = ATTACK_DISCOUNT * float(sq.offence[i]) if c_att is not None and a_left >= c_att else 0.0
             v = float(pvq[i]) + (after if attack_later else 0.0)
             v += float(reserve(a_left)) - LOW_POSTURE_COST.get(q, 0.05) - AP_COST * float(c_post or 0)
-            plans.append(_Plan(v, len(plans), f"posture {q}", o.command, ends_turn=a_left <= 0, stays=True))
+            seen = seen_text(b, sq.exposed, i)
+            why = (f"{q} here: {seen}",) if seen else ()
+            plans.append(
+                _Plan(v, len(plans), f"posture {q}", o.command, ends_turn=a_left <= 0, stays=True, why=why)
+            )
     # Maneuvers: setups by the attack they promise, others as guarding.
     mine_here = float(sc.mine[0])
     for o in decision.options:
@@ -493,15 +554,40 @@ def _plan(
             # It gives up this turn's attack: next turn it would attack anyway, so a setup pays
             # only by how much better the promised attack is than the best one now.
             v = SETUP_DISCOUNT * (ev.attack_gain(view, promised) - best_gain) + pv_here - stay_cost
+            why = (f"promises {100 * ev.hurt_chance(promised):.0f}% to hurt next turn",)
         else:
             v = pv_here + GUARD * mine_here - stay_cost
+            seen = seen_text(b, sc.exposed, 0)
+            why = (f"guards where it stands: {seen}",) if seen else ()
         plans.append(
-            _Plan(v, len(plans), f"maneuver {o.label}", o.command, ends_turn=True, stays=promised is None)
+            _Plan(
+                v,
+                len(plans),
+                f"maneuver {o.label}",
+                o.command,
+                ends_turn=True,
+                stays=promised is None,
+                why=why,
+            )
         )
     end = t.find(decision, EndTurn)
     if end is not None:
         v = pv_here + float(reserve(ap)) - stay_cost
-        plans.append(_Plan(v, len(plans), "end turn", end.command, ends_turn=True, stays=True))
+        why_end = []
+        if attacks:
+            best = max(attacks, key=lambda o: ev.hurt_chance(o))
+            if best_gain < MIN_GAIN:
+                why_end.append(f"no attack worth its AP (best: {100 * ev.hurt_chance(best):.0f}% to hurt)")
+        else:
+            why_end.append("no attack from here")
+        seen = seen_text(b, sc.exposed, 0)
+        if seen:
+            why_end.append(f"stays: {seen}")
+        if react_ap > 0:
+            why_end.append(f"keeps {ap} AP for reactions ({react_ap:g} AP each)")
+        plans.append(
+            _Plan(v, len(plans), "end turn", end.command, ends_turn=True, stays=True, why=tuple(why_end))
+        )
     plans.sort(key=lambda p: (-p.value, p.order))
     best_other = plans[0].value if plans else -math.inf
 
@@ -534,6 +620,12 @@ def _plan(
             continue
         j = int(np.argmin(np.hypot(pts[:, 0] - p[0], pts[:, 1] - p[1])))
         kind = "move" if opt is move else "step"
+        why_move = [w for w in (seen_text(b, sc.exposed, j),) if w]
+        why_move.append(compare_here(sc, j))
+        if can_attack_at[j] and est_attack[j] > 0:
+            why_move.append("can attack from there this turn")
+        elif not engaged and len(b.enemies):
+            why_move.append("closes in: no attack worth making yet")
         plan = _Plan(
             float(point_value[j]),
             -1,
@@ -541,6 +633,7 @@ def _plan(
             opt.with_point(p),
             point=p,
             ends_turn=bool(left[j] <= 0) and not can_attack_at[j],
+            why=tuple(why_move),
         )
         ranked_points.append(plan)
         if chosen is None or plan.value > chosen.value:
@@ -552,7 +645,7 @@ def _plan(
     weighed = sorted([*plans, *ranked_points], key=lambda p: (-p.value, p.order))
     weighed.remove(chosen)
     weighed.insert(0, chosen)
-    candidates = [trace.Candidate(p.label, p.value, p.point) for p in weighed]
+    candidates = [trace.Candidate(p.label, p.value, p.point, p.why) for p in weighed]
 
     # Face the threats before the command that ends the turn, if turning is free.
     face = t.find(decision, Face, point=True)
@@ -565,7 +658,11 @@ def _plan(
             degrees = round(want, t.POINT_DECIMALS)
             _AFTER_FACE[view] = (uid, view.round, here, ap, chosen, candidates, b, len(pts))
             candidates = [
-                trace.Candidate(f"face {degrees:.0f} deg, then {chosen.label}", chosen.value),
+                trace.Candidate(
+                    f"face {degrees:.0f} deg, then {chosen.label}",
+                    chosen.value,
+                    why=("turns to face the enemies that threaten where its turn ends", *chosen.why),
+                ),
                 *candidates,
             ]
             return face.with_point(degrees), candidates, chosen, b, len(pts)

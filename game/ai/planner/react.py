@@ -150,8 +150,20 @@ def _defend(view: Any, decision: Decision, rng: np.random.Generator) -> tuple[An
         return _shared(view, decision, rng)
     scored.sort(key=lambda s: (s[0], s[1], s[2]), reverse=True)
     _, _, _, opt, point = scored[0]
-    weighed = [trace.Candidate(_label(o, q), v, q) for v, _, _, o, q in scored]
+    weighed = [trace.Candidate(_label(o, q), v, q, _defence_why(o)) for v, _, _, o, q in scored]
     return (opt.with_point(point) if opt.point_field is not None else opt.command), weighed
+
+
+def _defence_why(opt: Option) -> tuple[str, ...]:
+    """A defence's reasons in the game's terms: its chance, what it costs, the harm expected."""
+    d = opt.detail or {}
+    out = [f"{100 * float(opt.p_success or 0.0):.0f}% to stop the hit"]
+    if d.get("ap"):
+        out.append(f"costs {d['ap']} AP")
+    harm = d.get("expected_harm")
+    if isinstance(harm, dict) and harm:
+        out.append("expects " + " and ".join(f"{float(v):.2f} {k}" for k, v in harm.items()))
+    return tuple(out)
 
 
 def hit_worth(view: Any, uid: str, attacker: Any) -> float:
@@ -184,11 +196,18 @@ def _move_or_stay(
         return _shared(view, decision, rng)
     b = ev.board(view, None, decision.unit, REACH)
     pv_here = _pv_here(view, b)
-    weighed = [trace.Candidate(stay.label, pv_here)]
+    weighed = [
+        trace.Candidate(stay.label, pv_here, why=("where it stands is as good as any point in reach",))
+    ]
     got = best_point(view, b, move, rng)
     if got is not None:
         point, there = got
-        cand = trace.Candidate(_label(move, point), there, point)
+        why = (
+            ("a better spot than where it stands: more cover from the enemies, or a better next attack",)
+            if there > pv_here + MOVE_GAIN
+            else ()
+        )
+        cand = trace.Candidate(_label(move, point), there, point, why)
         if there > pv_here + MOVE_GAIN:
             return move.with_point(point), [cand, *weighed]
         weighed.append(cand)
@@ -222,7 +241,7 @@ def _interpose(view: Any, decision: Decision, rng: np.random.Generator) -> tuple
         harm, harm_none = reactions.interpose_harm(view, uid, friend, scoring, q_any)
         scored.append((harm_none - harm, -i, opt))
     scored.sort(key=lambda s: (s[0], s[1]), reverse=True)
-    weighed = [trace.Candidate(decline.label, 0.0)]
+    weighed = [trace.Candidate(decline.label, 0.0, why=(f"stepping in would not spare {friend} enough",))]
     for gain, _, opt in scored:
         if gain <= 1e-9:
             weighed.append(trace.Candidate(opt.label, gain))
@@ -232,5 +251,6 @@ def _interpose(view: Any, decision: Decision, rng: np.random.Generator) -> tuple
         if got is None:
             continue
         point = got[0]
-        return opt.with_point(point), [trace.Candidate(_label(opt, point), gain, point), *weighed]
+        why = (f"takes the blow for {friend}: the harm spared is worth more than the risk",)
+        return opt.with_point(point), [trace.Candidate(_label(opt, point), gain, point, why), *weighed]
     return decline.command, weighed

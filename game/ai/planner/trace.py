@@ -2,11 +2,13 @@
 
 Contract:
 - :class:`Considered` lists the candidate plans the planner weighed for one decision, best first,
-  each a :class:`Candidate` (a label, its value in worth, the point it moves to if any), with the
-  one it chose first. It is a frozen value.
-- :func:`record` keeps the last one per match (weakly, keyed by the view's table object, one per
-  match, so every view of a match finds it) and :func:`last` returns it. Nothing here is saved
-  with a game, logged, or read by any policy: it cannot change play.
+  each a :class:`Candidate` (a label, its value in worth, the point it moves to if any, and
+  ``why``: the reasons in the game's terms, chances and cover, that a player reads), with the
+  one it chose first. It is a frozen value. Any planner fills the same record.
+- :func:`record` keeps the last one per match and the last one per unit (weakly, keyed by the
+  view's table object, one per match, so every view of a match finds them); :func:`last` returns
+  the match's last, :func:`by_unit` each unit's last. Nothing here is saved with a game, logged,
+  or read by any policy: it cannot change play.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ class Candidate:
     label: str
     value: float
     point: tuple[float, float] | None = None
+    why: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -39,6 +42,7 @@ class Considered:
     event_count: int
     candidates: tuple[Candidate, ...]
     positions: int = 0
+    round: int = 0
 
     @property
     def chosen(self) -> Candidate | None:
@@ -46,6 +50,7 @@ class Considered:
 
 
 _LAST: weakref.WeakKeyDictionary[Any, Considered] = weakref.WeakKeyDictionary()
+_BY_UNIT: weakref.WeakKeyDictionary[Any, dict[str, Considered]] = weakref.WeakKeyDictionary()
 
 
 def _key(view: Any) -> Any:
@@ -56,8 +61,14 @@ def _key(view: Any) -> Any:
 def record(view: Any, considered: Considered) -> None:
     """Remember ``considered`` as the last decision the planner weighed in ``view``'s match."""
     _LAST[_key(view)] = considered
+    _BY_UNIT.setdefault(_key(view), {})[considered.unit] = considered
 
 
 def last(view: Any) -> Considered | None:
     """The last :class:`Considered` recorded for ``view``'s match, or None."""
     return _LAST.get(_key(view))
+
+
+def by_unit(view: Any) -> dict[str, Considered]:
+    """Each unit's last :class:`Considered` in ``view``'s match (unit -> record; a copy)."""
+    return dict(_BY_UNIT.get(_key(view), {}))

@@ -65,6 +65,7 @@ class Editor:
             screen = pygame.display.set_mode(size, pygame.RESIZABLE)
         self.screen = screen
         self.ui = UiState(overlays=set(EDIT_OVERLAYS))
+        self.ui.summary_seen = True  # nothing is played: no battle summary over the map
         self.state = EditState()
         self.renderer = Renderer(self.view, self.screen.get_size())
         self.input = EditInput(model, self.state, self.ui, lambda: self.renderer.camera)

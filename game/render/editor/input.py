@@ -205,8 +205,12 @@ class EditInput:
     def _place(self, p: Point) -> None:
         m, st = self.model, self.state
         like = self._selected_unit()
-        sides = m.sides()
-        side = str(like["side"]) if like is not None else (sides[0] if sides else "red")
+        if like is not None:
+            side = str(like["side"])
+        else:  # nothing selected: the side with the fewest units (red, then blue, in a new scenario)
+            choices = m.side_choices()[: max(2, len(m.sides()))]
+            count = {c: sum(1 for it in m.items["units"] if it.data.get("side") == c) for c in choices}
+            side = min(choices, key=lambda c: count[c])
         profile = like.get("profile") if like is not None else None
         facing = number(like, "facing", 0) if like is not None else 0
         st.selected = m.add_unit(p, side, profile, facing)
@@ -343,7 +347,7 @@ class EditInput:
         self.ui.say(f"{u['id']}: {key} {nxt}")
 
     def _do_side(self, shift: bool) -> None:
-        self._cycle("side", self.model.sides(), shift, None)
+        self._cycle("side", self.model.side_choices(), shift, None)
 
     def _do_posture(self, shift: bool) -> None:
         self._cycle("posture", POSTURES, shift, POSTURES[0])

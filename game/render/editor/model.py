@@ -141,6 +141,17 @@ class EditModel:
                 out.append(side)
         return out
 
+    def side_choices(self) -> list[str]:
+        """Sides a unit may take: the units' sides, then those ``controllers:`` names, then red
+        and blue (so the first units of a new scenario can go to two sides)."""
+        out = self.sides()
+        controllers = self.base.get("controllers")
+        named = [str(k) for k in controllers] if isinstance(controllers, dict) else []
+        for side in [*named, "red", "blue"]:
+            if side not in out:
+                out.append(side)
+        return out
+
     def profiles(self) -> list[str]:
         """Profile names a unit may take: the shared file's, then the scenario's own."""
         _, shared, _ = read_profiles(None)
@@ -168,8 +179,10 @@ class EditModel:
             self._checked = (self.version, self._check(self.data()))
         return self._checked[1]
 
-    def _check(self, data: dict[str, Any]) -> Checked:
-        checker = ScenarioChecker(YamlDoc(self.source, data=data), None, None, (), self.policies)
+    def _check(self, data: dict[str, Any], min_sides: int = 2) -> Checked:
+        checker = ScenarioChecker(
+            YamlDoc(self.source, data=data), None, None, (), self.policies, min_sides=min_sides
+        )
         spec = checker.run(hashlib.sha256(repr(data).encode()).hexdigest())
         problems = tuple(self._named(p, data) for p in checker.problems)
         return Checked(spec if not problems else None, problems)
@@ -192,7 +205,9 @@ class EditModel:
         """The spec to show, and the ids left out of it because they have problems.
 
         With problems, the items at fault are dropped and the rest checked again (a few
-        rounds); None when what remains still fails (a map or side problem).
+        rounds); a scenario being made, with units on fewer than two sides (none yet), is shown
+        as it stands (the map, its obstacles, the units placed so far); None when what remains
+        still fails (a map problem).
         """
         checked = self.check()
         if checked.spec is not None:
@@ -201,16 +216,16 @@ class EditModel:
         dropped: list[str] = []
         faulty = {uid for uid, _ in checked.problems if uid is not None}
         for _ in range(DROP_ROUNDS):
+            again = self._check(data, min_sides=0)  # what stands so far, sides or not
+            if again.spec is not None:
+                return again.spec, tuple(dropped)
+            faulty = {uid for uid, _ in again.problems if uid is not None}
             if not faulty:
                 return None, tuple(dropped)
             dropped += sorted(faulty)
             for key in SECTIONS:
                 if key in data:
                     data[key] = [d for d in data[key] if str(d.get("id")) not in faulty]
-            again = self._check(data)
-            if again.spec is not None:
-                return again.spec, tuple(dropped)
-            faulty = {uid for uid, _ in again.problems if uid is not None}
         return None, tuple(dropped)
 
     # ------------------------------------------------------------------ edits

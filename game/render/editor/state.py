@@ -18,7 +18,11 @@ Point = tuple[float, float]
 
 #: pygame key name -> (action, help text); Ctrl+S / Ctrl+Z / Ctrl+Y are in :data:`CTRL_KEYS`.
 EDIT_KEYS: dict[str, tuple[str, str]] = {
-    "n": ("new_unit", "new unit: click where (side and profile of the selected unit)"),
+    "n": (
+        "new_unit",
+        "new unit: click where (side and profile of the selected unit; "
+        "none selected: the side with the fewest units)",
+    ),
     "o": ("new_obstacle", "new obstacle: click its corners, Enter closes it, Esc cancels"),
     "m": ("move", "move the selected unit or obstacle: click where (or drag it)"),
     "[": ("turn_left", "turn the selected unit 15 degrees left (right click: face a point)"),

@@ -86,6 +86,7 @@ from game.dice.aff import (
 from game.rules import mechanics as mech
 from game.rules.base import BlockMemo, Ruleset, StrictModel, UnitSetup
 from game.rules.limits import Binding
+from game.rules.sheet import HarmLeft, RangeBand, UnitSheet, WeaponLine, in_inches
 
 # ---- rule data (text) ----------------------------------------------------------------------------
 
@@ -524,6 +525,70 @@ class AffRuleset(Ruleset[AffStats, AffOptions]):
     def action_costs(self, battle: Battle, uid: str) -> dict[str, int]:
         return dict(ACTION_COSTS)
 
+    # ---- for players -----------------------------------------------------------------------------
+    def sheet(self, battle: Battle, uid: str) -> UnitSheet:
+        stats: AffStats = battle.stats(uid)
+        ypi = battle.yards_per_inch
+        weapons = []
+        for w in stats.weapons:
+            damage = "track " + ", ".join(str(v) for v in w.track) + " (1d6: 1-6, 7+), less protection"
+            notes = (f"SKILL {stats.skill} + {w.skill} {stats.special(w.skill)}",)
+            if w.kind == "melee":
+                weapons.append(
+                    WeaponLine(
+                        w.name,
+                        w.kind,
+                        ACTION_COSTS["attack"],
+                        damage,
+                        in_inches(w.reach, ypi),
+                        True,
+                        (),
+                        notes,
+                    )
+                )
+                continue
+            assert w.ranges is not None
+            bands = tuple(
+                RangeBand(
+                    band, in_inches(limit, ypi), f"{RANGE_MODIFIER[band]:+d}" if RANGE_MODIFIER[band] else ""
+                )
+                for band, limit in zip(RANGE_BANDS, w.ranges, strict=True)
+            )
+            weapons.append(
+                WeaponLine(
+                    w.name, w.kind, ACTION_COSTS["attack"], damage, bands[-1].upto, False, bands, notes
+                )
+            )
+        choices = self.protection_choices(battle, uid)
+        _, forbidden = protections(
+            stats, self.ubiquitous, self.locked_choice(battle, uid), self.optional_protection
+        )
+        protection = tuple(
+            f"{p.label}: track "
+            + ", ".join(str(v) for v in p.track)
+            + (f", +{p.bonus} to the roll" if p.bonus else "")
+            for p in choices
+            if p.kind != "none"
+        ) + tuple(f"no {k}: {why}" for k, why in forbidden.items() if k == "dodge")
+        melee = stats.melee_weapons()
+        best = max(melee, key=lambda w: stats.special(w.skill), default=None)
+        parry = f"melee defence 2d6 + {stats.skill}" + (
+            f" + {best.skill} {stats.special(best.skill)}" if best is not None else ""
+        )
+        parry += " (the higher total wins a blow" + (
+            "; a win strikes back)" if self.riposte and melee else ")"
+        )
+        h = battle.health(uid)
+        left = h.tracks[STAMINA]
+        attacked = bool(battle.turn(uid).attacked_with)
+        return UnitSheet(
+            weapons=tuple(weapons),
+            defences=(parry,),
+            protection=protection or ("no protection",),
+            harm=(HarmLeft(STAMINA, max(0, left), h.maxima[STAMINA]),),
+            attack_limit="one attack a turn: it has attacked" if attacked else None,
+        )
+
     # ---- geometry --------------------------------------------------------------------------------
     def edge_gap_yards(self, battle: Battle, a: str, b: str) -> float:
         gap = battle.distance(a, b) - battle.body(a).base - battle.body(b).base
@@ -639,6 +704,7 @@ class AffRuleset(Ruleset[AffStats, AffOptions]):
             label = f"{weapon.name} -> {target} (2d6 <= {tn}; {100 * p_hit:.0f}%)"
         best = self.best_protection(battle, target, weapon)
         p_harm = 1.0 - p_no_damage(weapon.track, best.track, 0, best.bonus)
+        mean = expected_damage(weapon.track, best.track, 0, best.bonus)
         return Option(
             Attack(uid, target, weapon.name, ()),
             label,
@@ -646,8 +712,9 @@ class AffRuleset(Ruleset[AffStats, AffOptions]):
             modifiers=mods,
             detail={
                 "p_hurt": p_hit * p_harm,
-                "expected_damage": expected_damage(weapon.track, best.track, 0, best.bonus),
+                "expected_damage": mean,
                 "best_protection": best.kind,
+                "expected_harm": {STAMINA: p_hit * mean},
             },
         )
 
@@ -741,6 +808,7 @@ class AffRuleset(Ruleset[AffStats, AffOptions]):
     def protection_options(self, battle: Battle, uid: str, weapon: AffWeapon) -> tuple[Option, ...]:
         """The defence decision's options: each protection with P(no damage) and E[damage]."""
         out = []
+        bare = expected_damage(weapon.track, NO_PROTECTION, 0, 0)
         for p in self.protection_choices(battle, uid):
             safe = p_no_damage(weapon.track, p.track, 0, p.bonus)
             mean = expected_damage(weapon.track, p.track, 0, p.bonus)
@@ -750,7 +818,12 @@ class AffRuleset(Ruleset[AffStats, AffOptions]):
                     f"{p.label}: {100 * safe:.0f}% no damage, {mean:.2f} expected",
                     p_success=safe,
                     modifiers=p.modifiers,
-                    detail={"expected_damage": mean, "track": list(p.track)},
+                    detail={
+                        "expected_damage": mean,
+                        "track": list(p.track),
+                        "expected_harm": {STAMINA: mean},
+                        "expected_harm_without": {STAMINA: bare},
+                    },
                 )
             )
         return tuple(out)

@@ -65,6 +65,7 @@ from game.rules import mechanics as mech
 from game.rules.ap_pool.commands import DodgeMove, PoolDodge
 from game.rules.base import ReactionRegion, Ruleset, StrictModel, UnitSetup
 from game.rules.limits import Reaction, defence_event
+from game.rules.sheet import DiceReading, HarmLeft, RangeBand, UnitSheet, WeaponLine
 
 # ---- rule data -------------------------------------------------------------------------
 
@@ -251,6 +252,34 @@ def hurt_odds(
     return p_hurt, (e_num / p_hit if p_hit > 0 else 0.0)
 
 
+def expected_wounds(
+    pool: int, dodge_dice: int, damage: int, armour: int, failed_dodge_reduces: bool = False
+) -> float:
+    """Exact E[wounds] of an attack of ``pool`` dice, every outcome counted (a miss, a dodge
+    made and a glancing hit do none); ``dodge_dice`` 0: the target cannot dodge."""
+    att = successes_pmf(pool)
+    return sum(
+        float(att[a]) * dodged_wounds(a, dodge_dice, damage, armour, failed_dodge_reduces)
+        for a in range(1, pool + 1)
+    )
+
+
+def dodged_wounds(
+    successes: int, dodge_dice: int, damage: int, armour: int, failed_dodge_reduces: bool = False
+) -> float:
+    """Exact E[wounds] of a hit of ``successes`` met by a dodge of ``dodge_dice`` (0: no dodge):
+    a dodge meeting the successes avoids it, a failed one leaves it (less its successes with
+    ``failed_dodge_reduces``)."""
+    if dodge_dice <= 0:
+        return float(max(0, damage + successes - 1 - armour))
+    dodge = successes_pmf(dodge_dice)
+    out = 0.0
+    for d in range(0, min(successes, dodge_dice + 1)):  # the dodge fails: fewer successes
+        net = successes - d if failed_dodge_reduces else successes
+        out += float(dodge[d]) * max(0, damage + net - 1 - armour)
+    return out
+
+
 # ---- the attack flow's data (game.core.flow): frozen, named for snapshots ---------------------
 
 
@@ -306,6 +335,8 @@ class ApPoolRuleset(Ruleset[ApPoolStats, ApPoolOptions]):
     )
 
     reaction_regions: ClassVar[tuple[str, ...]] = ("dodge",)
+    #: Each 5 or 6 of a pool is a success (the text).
+    dice_reading: ClassVar[DiceReading] = DiceReading("successes", 5)
 
     def reaction_region(
         self, battle: Battle, kind: str, uid: str, attacker: str | None = None
@@ -433,6 +464,52 @@ class ApPoolRuleset(Ruleset[ApPoolStats, ApPoolOptions]):
         stats = battle.stats(uid)
         return max(stats.dodge_dice(c, attack_kind) for c in DODGE_COMBOS)
 
+    # ---- for players -------------------------------------------------------------------------
+    def reaction_ap(self, battle: Battle, uid: str) -> tuple[str, int] | None:
+        return ("dodge", DODGE_AP)
+
+    def sheet(self, battle: Battle, uid: str) -> UnitSheet:
+        stats: ApPoolStats = battle.stats(uid)
+        weapons = []
+        for w in stats.weapons:
+            attribute, talent, spec = ATTACK_POOLS[w.kind]
+            pool = getattr(stats, attribute) + getattr(stats, talent) + getattr(stats, spec) + w.dice
+            notes = [f"{pool} dice ({attribute} + {talent} + {spec.replace('_', ' ')}"]
+            notes[0] += f" + {w.dice} {w.name})" if w.dice else ")"
+            damage = (
+                f"{w.damage} wound{'' if w.damage == 1 else 's'} + 1 per success past the first, less armour"
+            )
+            if w.kind == "melee":
+                weapons.append(
+                    WeaponLine(
+                        w.name, w.kind, ACTION_COSTS["attack"], damage, w.reach, True, (), tuple(notes)
+                    )
+                )
+            else:
+                assert w.short is not None and w.long is not None
+                bands = (RangeBand("short", w.short), RangeBand("long", w.long, f"{LONG_RANGE_DICE} dice"))
+                weapons.append(
+                    WeaponLine(
+                        w.name, w.kind, ACTION_COSTS["attack"], damage, w.long, False, bands, tuple(notes)
+                    )
+                )
+        combos = ", ".join(
+            f"{a.title()} + {t.title()} {stats.dodge_dice(c, 'melee')} dice vs melee, "
+            f"{stats.dodge_dice(c, 'ranged')} vs shots"
+            for c, (a, t) in DODGE_COMBOS.items()
+        )
+        dodge = f"dodge ({DODGE_AP} AP, once a turn, then a {DODGE_MOVE_INCHES:g} in move): {combos}"
+        why = self.can_dodge(battle, uid)
+        defences = (dodge + (f"; not now: {why}" if why else ""),)
+        h = battle.health(uid)
+        most = h.maxima[WOUND_TRACK]
+        return UnitSheet(
+            weapons=tuple(weapons),
+            defences=defences,
+            protection=(f"armour {stats.armour} (off every hit's wounds)",),
+            harm=(HarmLeft(WOUND_TRACK, max(0, most - h.tracks[WOUND_TRACK]), most),),
+        )
+
     # ---- attacks -----------------------------------------------------------------------------
     def attack_pool(
         self, battle: Battle, uid: str, target: str, weapon: ApWeapon, sight: SightFacts | None = None
@@ -496,6 +573,7 @@ class ApPoolRuleset(Ruleset[ApPoolStats, ApPoolOptions]):
                 dice, mods = got
                 dodge = self.best_dodge_dice(battle, target, w.kind)
                 p_hurt, expected = hurt_odds(dice, dodge, w.damage, tstats.armour, self.failed_dodge_reduces)
+                harm = expected_wounds(dice, dodge, w.damage, tstats.armour, self.failed_dodge_reduces)
                 out.append(
                     Option(
                         Attack(uid, target, w.name),
@@ -507,17 +585,37 @@ class ApPoolRuleset(Ruleset[ApPoolStats, ApPoolOptions]):
                             "expected_damage": expected,
                             "dice": dice,
                             "target_dodge_dice": dodge,
+                            "expected_harm": {WOUND_TRACK: harm},
                         },
                     )
                 )
         return out
 
-    def dodge_options(self, battle: Battle, uid: str, attack_kind: str, successes: int) -> list[Option]:
-        """The defence decision's options: no dodge, and one per combination if a dodge is possible."""
-        opts = [Option(Defend(uid, "none"), "no dodge", p_success=0.0)]
+    def dodge_options(
+        self, battle: Battle, uid: str, attack_kind: str, successes: int, weapon: ApWeapon | None = None
+    ) -> list[Option]:
+        """The defence decision's options: no dodge, and one per combination if a dodge is possible.
+
+        With the attacking ``weapon``, each option's ``detail`` tells the wounds expected with it
+        and without a dodge (``expected_harm``, ``expected_harm_without``)."""
+        stats = battle.stats(uid)
+        reduces = self.failed_dodge_reduces
+
+        def harm(dice: int) -> dict[str, Any]:
+            if weapon is None:
+                return {}
+            return {
+                "expected_harm": {
+                    WOUND_TRACK: dodged_wounds(successes, dice, weapon.damage, stats.armour, reduces)
+                },
+                "expected_harm_without": {
+                    WOUND_TRACK: dodged_wounds(successes, 0, weapon.damage, stats.armour, reduces)
+                },
+            }
+
+        opts = [Option(Defend(uid, "none"), "no dodge", p_success=0.0, detail=harm(0))]
         if self.can_dodge(battle, uid) is not None:
             return opts
-        stats = battle.stats(uid)
         spec = DODGE_SPEC[attack_kind]
         for combo, (attribute, talent) in DODGE_COMBOS.items():
             dice = stats.dodge_dice(combo, attack_kind)
@@ -532,7 +630,7 @@ class ApPoolRuleset(Ruleset[ApPoolStats, ApPoolOptions]):
                     f"dodge {attribute}+{talent} ({dice} dice vs {successes}, {DODGE_AP} AP)",
                     p_success=p_at_least(dice, successes),
                     modifiers=mods,
-                    detail={"dice": dice, "vs": successes, "ap": DODGE_AP},
+                    detail={"dice": dice, "vs": successes, "ap": DODGE_AP, **harm(dice)},
                 )
             )
         return opts
@@ -573,7 +671,8 @@ class ApPoolRuleset(Ruleset[ApPoolStats, ApPoolOptions]):
     @asks("defence")
     def _ask_defence(self, battle: Battle, hit: HitData) -> Decision:
         kind = battle.stats(hit.attacker).weapon(hit.weapon).kind
-        options = self.dodge_options(battle, hit.target, kind, hit.successes)
+        weapon = battle.stats(hit.attacker).weapon(hit.weapon)
+        options = self.dodge_options(battle, hit.target, kind, hit.successes, weapon)
         return Decision(
             hit.target,
             "defence",

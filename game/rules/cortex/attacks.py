@@ -176,6 +176,7 @@ class CortexAttacks(CortexDefences):
         mods = (*steps, *const_mods)
         if self.visibility == "pitch_black":
             p_success, p_hurt, e_stun, e_wounds = self._pitch_black_odds(battle, uid, target, weapon, pool)
+            p_hit_best = self._pitch_black_hit_me(battle, uid, target, weapon, pool)
             label_def = "pitch black: lowest innate roll is hit"
         else:
             defs = self.defences(battle, target, uid, weapon, sight, constant, const_mods)
@@ -183,6 +184,7 @@ class CortexAttacks(CortexDefences):
             best = min((defence_odds(pool, d, weapon, armour) for d in defs), key=lambda o: (o[1], o[0]))
             p_success = innate[0]
             p_hurt, e_stun, e_wounds = best[1], best[2], best[3]
+            p_hit_best = best[0]
             label_def = defs[0].label
         return Option(
             Attack(uid, target, weapon.name, ()),
@@ -198,7 +200,21 @@ class CortexAttacks(CortexDefences):
                 "expected_wounds": e_wounds,
                 "attack_dice": format_pool(pool),
                 "difficulty_bonus": constant,
+                "expected_harm": {"stun": p_hit_best * e_stun, "wounds": p_hit_best * e_wounds},
             },
+        )
+
+    def _pitch_black_hit_me(
+        self, battle: Battle, uid: str, target: str, weapon: CortexWeapon, pool: Pool
+    ) -> float:
+        """Pitch black: P(the chosen target is the one hit), as :meth:`_pitch_black_odds` counts it."""
+        units = self.potential_targets(battle, uid, target, weapon)
+        pools = tuple(step_dice(battle.stats(u).attr("agility")) for u in units)
+        cover = COVER_DIFFICULTY.get(self.cover_level(battle, target, weapon, battle.sight(uid, target)), 0)
+        return sum(
+            pv * p_meet_or_beat(pool, (), v + cover)
+            for v, pv in enumerate(lowest_value_pmf(pools, 0).tolist())
+            if pv
         )
 
     def potential_targets(self, battle: Battle, uid: str, target: str, weapon: CortexWeapon) -> list[str]:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from components.sight import Arc, SightFacts
 from components.spatial import LYING_DOWN, Posture
@@ -63,6 +64,15 @@ def defence_odds(
     return hit_damage(
         attack, d.pool if d.fixed is None else (), fixed, weapon.damage_dice, weapon.damage_type, armour
     )
+
+
+def known_total_harm(d: Defence, total: int, weapon: CortexWeapon, armour: int) -> dict[str, float]:
+    """E[stun] and E[wounds] an attack of the known ``total`` does against defence ``d``."""
+    constant = (d.fixed or 0) + d.constant - total  # margin = total - (D + constant)
+    p_hit, _, e_stun, e_wounds = hit_damage(
+        (), d.pool if d.fixed is None else (), constant, weapon.damage_dice, weapon.damage_type, armour
+    )
+    return {"stun": p_hit * e_stun, "wounds": p_hit * e_wounds}
 
 
 class CortexDefences(CortexMovement):
@@ -163,12 +173,22 @@ class CortexDefences(CortexMovement):
             )
         return out
 
-    def _defence_option(self, battle: Battle, d: Defence, target: str, total: int) -> Option:
+    def _defence_option(
+        self,
+        battle: Battle,
+        d: Defence,
+        target: str,
+        total: int,
+        weapon: CortexWeapon | None = None,
+        baseline: Defence | None = None,
+    ) -> Option:
         """The defence as an option, with the exact chance its Difficulty beats the known total.
 
         ``detail``: ``ap`` = the AP it takes from the unit's round (the action, and the actions a
         declaration forfeits), ``forfeits`` = actions of the unit's own turn still to come that
-        the declaration gives up.
+        the declaration gives up; with the attacking ``weapon``, ``expected_harm`` (stun and
+        wounds expected with this defence) and ``expected_harm_without`` (with ``baseline``, the
+        innate defence, which costs nothing).
         """
         if d.fixed is not None:
             p = 1.0 if d.fixed + d.constant > total else 0.0
@@ -176,26 +196,40 @@ class CortexDefences(CortexMovement):
             p = 1.0 - p_meet_or_beat(
                 (), d.pool, d.constant - total
             )  # P(D + c <= total) = P(0 >= D + c - total)
+        detail: dict[str, Any] = {"ap": int(d.costs_action)}
+        if weapon is not None:
+            armour = battle.stats(target).armour
+            detail["expected_harm"] = known_total_harm(d, total, weapon, armour)
+            detail["expected_harm_without"] = known_total_harm(baseline or d, total, weapon, armour)
         return Option(
             Defend(target, d.kind),
             d.label,
             p_success=p,
             modifiers=d.modifiers,
-            detail={"ap": int(d.costs_action)},
+            detail=detail,
         )
 
     def _declaring_options(
-        self, battle: Battle, defs: Sequence[Defence], target: str, total: int
+        self,
+        battle: Battle,
+        defs: Sequence[Defence],
+        target: str,
+        total: int,
+        weapon: CortexWeapon | None = None,
     ) -> tuple[Option, ...]:
         """An undeclared defender's first choice: the innate defence, or declaring N actions
         (``declare:N``) to dodge or block at their penalty. A declaration's ``p_success`` is the
         exact chance of its best active defence; ``detail``: ``ap`` = the AP it takes from the
         unit's round (the defence's action and the actions forfeited), ``forfeits`` = actions of
         the unit's own turn still to come that it gives up, ``declare_actions`` N."""
-        out = [self._defence_option(battle, defs[0], target, total)]
+        out = [self._defence_option(battle, defs[0], target, total, weapon, defs[0])]
         ap = battle.ap(target).current
         for n in sorted({d.declare for d in defs if d.declare is not None}):
-            active = [(self._defence_option(battle, d, target, total), d) for d in defs if d.declare == n]
+            active = [
+                (self._defence_option(battle, d, target, total, weapon, defs[0]), d)
+                for d in defs
+                if d.declare == n
+            ]
             best, d = max(active, key=lambda od: float(od[0].p_success or 0.0))
             kinds = " or ".join(x.kind for _, x in active)
             out.append(
@@ -208,6 +242,7 @@ class CortexDefences(CortexMovement):
                         "ap": 1 + ap - n,
                         "forfeits": self.forfeits(battle, target, n),
                         "declare_actions": n,
+                        **{k: v for k, v in best.detail.items() if k.startswith("expected_harm")},
                     },
                 )
             )

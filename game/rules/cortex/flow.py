@@ -114,9 +114,9 @@ class CortexAttackFlow(CortexAttacks):
         weapon, constant, const_mods = self._against(battle, a)
         defs = self.defences(battle, a.target, a.attacker, weapon, a.sight, constant, const_mods)
         if any(d.declare is not None for d in defs):
-            options = self._declaring_options(battle, defs, a.target, a.total)
+            options = self._declaring_options(battle, defs, a.target, a.total, weapon)
         else:
-            options = tuple(self._defence_option(battle, d, a.target, a.total) for d in defs)
+            options = tuple(self._defence_option(battle, d, a.target, a.total, weapon, defs[0]) for d in defs)
         context = {
             "attacker": a.attacker,
             "weapon": a.weapon,

@@ -109,19 +109,21 @@ from typing import Any, ClassVar
 
 from components.state import Health
 from game.core.battle import Battle
-from game.dice.cortex import Pool, step_dice
+from game.dice.cortex import Pool, format_pool, step_dice, trait_pool
 from game.rules.base import Ruleset, StrictModel, UnitSetup
-from game.rules.cortex.actions import MAX_ACTIONS
+from game.rules.cortex.actions import ACTION_COSTS, MAX_ACTIONS
+from game.rules.cortex.attacks import POINT_BLANK_YARDS, RANGE_BAND_INCREMENTS, RANGE_STEPS
 from game.rules.cortex.damage import REELING
 from game.rules.cortex.flow import CortexAttackFlow
 from game.rules.cortex.maneuvers import CortexManeuvers
 from game.rules.cortex.mechanics import MECHANICS
 from game.rules.cortex.options import CortexOptions
 from game.rules.cortex.rolls import roll_total
-from game.rules.cortex.state import note
+from game.rules.cortex.state import defence_record, note
 from game.rules.cortex.stats import TROOPER, CortexStats
 from game.rules.limits import Reaction
 from game.rules.mechanics import Mechanic
+from game.rules.sheet import HarmLeft, RangeBand, UnitSheet, WeaponLine, in_inches
 
 
 def initiative_pool(stats: CortexStats) -> Pool:
@@ -198,3 +200,67 @@ class CortexRuleset(CortexAttackFlow, CortexManeuvers, Ruleset[CortexStats, Cort
         elif self.declared(battle, uid) is not None:
             self._roll_run(battle, uid)  # declared already (by an active defence this round)
         return True
+
+    # ---- for players -----------------------------------------------------------------------------
+    def reaction_ap(self, battle: Battle, uid: str) -> tuple[str, int] | None:
+        return ("dodge or block", 1)
+
+    def sheet(self, battle: Battle, uid: str) -> UnitSheet:
+        stats: CortexStats = battle.stats(uid)
+        ypi = battle.yards_per_inch
+        weapons = []
+        kinds = {"W": "wounds", "S": "stun", "B": "split into stun and wounds"}
+        for w in stats.weapons:
+            pool = trait_pool(stats.attr(w.attribute), stats.skill(w.skill), 0)
+            damage = (
+                f"margin split into stun and wounds + {w.damage} ({w.damage_type}: {kinds[w.damage_type]})"
+            )
+            notes = (f"{format_pool(pool)} ({w.attribute} + {w.skill.replace('_', ' ')})",)
+            if w.kind == "melee":
+                reach = in_inches(w.reach, ypi)
+                weapons.append(
+                    WeaponLine(w.name, w.kind, ACTION_COSTS["attack"], damage, reach, True, (), notes)
+                )
+                continue
+            inc = w.range_increment or 0.0
+            bands = [RangeBand("point-blank", in_inches(POINT_BLANK_YARDS, ypi), "+1 step")]
+            for band, mult in RANGE_BAND_INCREMENTS:
+                steps = RANGE_STEPS[band]
+                bands.append(
+                    RangeBand(band, in_inches(inc * mult, ypi), f"{steps:+d} steps" if steps else "")
+                )
+            weapons.append(
+                WeaponLine(
+                    w.name, w.kind, ACTION_COSTS["attack"], damage, bands[-1].upto, False, tuple(bands), notes
+                )
+            )
+        agility = stats.attr("agility")
+        defences = [
+            f"innate: Agility {format_pool(step_dice(agility))} (3 when attacked from behind or not moving)",
+            f"dodge: {format_pool(trait_pool(agility, stats.skill('athletics/dodge'), 0))}, one action",
+        ]
+        if any(w.kind == "melee" for w in stats.weapons):
+            defences.append(
+                f"block (melee): {format_pool(trait_pool(agility, stats.block_skill(), 0))}, one action"
+            )
+        if defence_record(battle, uid).all_out_defence:
+            defences.append("all-out defence: dodges and blocks free, +2 steps, until its next turn")
+        h = battle.health(uid)
+        lp = h.maxima["wounds"]
+        stun, wounds = h.tracks.get("stun", 0), h.tracks.get("wounds", 0)
+        declared = self.declared(battle, uid)
+        limit = None
+        if not self.can_act(battle, uid):
+            limit = "declare its actions this round first (a free choice in the panel)"
+        elif declared == 0:
+            limit = "in all-out defence this round"
+        return UnitSheet(
+            weapons=tuple(weapons),
+            defences=tuple(defences),
+            protection=(f"armour {stats.armour} (off wounds)",),
+            harm=(
+                HarmLeft("wounds", max(0, lp - wounds), lp),
+                HarmLeft("stun", max(0, lp - wounds - stun), lp),
+            ),
+            attack_limit=limit,
+        )

@@ -82,6 +82,7 @@ from game.dice.aims import AIM_DIE_SIZES, AimOdds, land_odds, parse_aimline
 from game.rules import mechanics as mech
 from game.rules.base import Ruleset, StrictModel, UnitSetup
 from game.rules.defence_dice.commands import MemoryBlock
+from game.rules.sheet import DiceReading, HarmLeft, RangeBand, UnitSheet, WeaponLine, in_inches
 
 # ---- rule data (text) ----------------------------------------------------------------------------
 
@@ -345,6 +346,8 @@ class DefenceDiceRuleset(Ruleset[DDStats, DDOptions]):
     source: ClassVar[str] = "defence-dice-and-cover-units.txt"
     Stats: ClassVar[type[StrictModel]] = DDStats
     Options: ClassVar[type[StrictModel]] = DDOptions
+    #: Each aim die's face is an aim of its own: faces are never summed.
+    dice_reading: ClassVar[DiceReading] = DiceReading("faces")
 
     # ---- mechanics: what batch results count per side (game/rules/mechanics.py) ----------------
     mechanics: ClassVar[tuple[mech.Mechanic, ...]] = (
@@ -606,6 +609,55 @@ class DefenceDiceRuleset(Ruleset[DDStats, DDOptions]):
     def on_damaged(self, battle: Battle, uid: str) -> None:
         self._drop_cover(battle, uid)
 
+    # ---- for players -----------------------------------------------------------------------------
+    def sheet(self, battle: Battle, uid: str) -> UnitSheet:
+        stats: DDStats = battle.stats(uid)
+        ypi = battle.yards_per_inch
+        weapons = []
+        for w in stats.weapons:
+            what = "control attack" if w.control else "concussive" if w.concussive else ""
+            damage = "each die landing replaces a memory" + (
+                f" ({what}: blocks do not stop it)" if what else ""
+            )
+            notes = (f"{w.dice}d{self.aim_die} aim dice (+{HIDDEN_ATTACK_DICE} when hidden from the target)",)
+            if w.kind == "melee":
+                reach = in_inches(w.reach, ypi)
+                weapons.append(
+                    WeaponLine(w.name, w.kind, ACTION_COSTS["attack"], damage, reach, True, (), notes)
+                )
+            else:
+                reach = in_inches(w.range or 0.0, ypi)
+                bands = (RangeBand("range", reach),)
+                weapons.append(
+                    WeaponLine(w.name, w.kind, ACTION_COSTS["attack"], damage, reach, False, bands, notes)
+                )
+        st = self.state(battle)
+        faces = st.dodge.get(uid)
+        dodge = f"{stats.vitality} dodge dice" + (
+            ": showing aims " + ", ".join(str(f) for f in faces)
+            if faces
+            else " (rolled at the encounter start)"
+        )
+        dodge += "; a move rerolls them" if self.rerolls_on_move(battle, uid) else "; a move keeps them"
+        protection = []
+        for m in self.intact(battle, uid):
+            if m.armour:
+                protection.append(f"{m.name}: Armour({m.armour}), blocks hits on aims {m.armour}")
+            elif m.block:
+                left = self.blocks_left(battle, uid, m)
+                protection.append(
+                    f"{m.name}: Block({m.block}), immune; {left} block for others left this round"
+                )
+        h = battle.health(uid)
+        attacked = bool(battle.turn(uid).attacked_with)
+        return UnitSheet(
+            weapons=tuple(weapons),
+            defences=(dodge, "cover units between it and the attacker roll cover dice that take hits"),
+            protection=tuple(protection) or ("no Armour or Block memories",),
+            harm=(HarmLeft(MEMORIES, max(0, h.tracks[MEMORIES]), h.maxima[MEMORIES]),),
+            attack_limit="one attack a turn: it has attacked" if attacked else None,
+        )
+
     # ---- attacks ---------------------------------------------------------------------------------
     def cover_dice(self, battle: Battle, cover_uid: str) -> int:
         return max(1, round(battle.body(cover_uid).size)) * COVER_DICE_PER_SIZE
@@ -673,6 +725,9 @@ class DefenceDiceRuleset(Ruleset[DDStats, DDOptions]):
                             "p_hurt": plan.odds.p_hurt,
                             "expected_damage": plan.odds.expected_damage,
                             "cover_units": list(plan.cover_units),
+                            "expected_harm": {
+                                MEMORIES: sum(n * p for n, p in enumerate(plan.odds.damage_pmf))
+                            },
                         },
                     )
                 )
@@ -842,8 +897,15 @@ class DefenceDiceRuleset(Ruleset[DDStats, DDOptions]):
     def _ask_block(self, battle: Battle, struck: TargetedHit) -> Decision:
         hit = struck.hit
         uid = hit.unit
+        lose = {"expected_harm": {MEMORIES: 1}, "expected_harm_without": {MEMORIES: 1}}
+        keep = {"expected_harm": {MEMORIES: 0}, "expected_harm_without": {MEMORIES: 1}}
         options = [
-            Option(MemoryBlock(uid, None), f"take the hit: {struck.memory} is replaced", p_success=0.0)
+            Option(
+                MemoryBlock(uid, None),
+                f"take the hit: {struck.memory} is replaced",
+                p_success=0.0,
+                detail=lose,
+            )
         ]
         for m in self._blockers(battle, uid):
             left = self.blocks_left(battle, uid, m)
@@ -852,7 +914,7 @@ class DefenceDiceRuleset(Ruleset[DDStats, DDOptions]):
                     MemoryBlock(uid, m.name),
                     f"block with {m.name} (Block({m.block}); {left} block for others left this round)",
                     p_success=1.0,
-                    detail={"ap": 0, "blocks_left": left},
+                    detail={"ap": 0, "blocks_left": left, **keep},
                 )
             )
         return Decision(

@@ -94,6 +94,15 @@ class GurpsCore:
         halved = self._halved(battle, w, sight)
         return p_injury_at_least(dice, adds, w.dmg.type, tstats.dr, halved, hits, hp)
 
+    def injury_per_hit(
+        self, battle: Battle, attacker: str, target: str, w: GurpsWeapon, sight: SightFacts
+    ) -> float:
+        """Exact E[HP one hit of ``w`` takes off ``target``] (a hit DR stops counts 0)."""
+        dice, adds = w.dmg.dice_adds(battle.stats(attacker).st)
+        tstats: GurpsStats = battle.stats(target)
+        dist = injury_pmf(dice, adds, w.dmg.type, tstats.dr, self._halved(battle, w, sight))
+        return sum(inj * p for inj, p in dist)
+
     def _hit(self, battle: Battle, attacker: str, target: str, w: GurpsWeapon, sight: SightFacts) -> None:
         dice, adds = w.dmg.dice_adds(battle.stats(attacker).st)
         rolled = battle.dice.total(dice, 6, "damage", attacker) + adds

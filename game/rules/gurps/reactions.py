@@ -53,7 +53,7 @@ from game.dice.gurps import (
 )
 from game.movement.regions import snap_retreat
 from game.rules.gurps.commands import Follow, Interpose, defence_flags, defend
-from game.rules.gurps.damage import GurpsCore
+from game.rules.gurps.damage import HP, GurpsCore
 from game.rules.gurps.defence import (
     BARE_HANDS,
     DROP_DODGE,
@@ -64,6 +64,7 @@ from game.rules.gurps.defence import (
     defence_choices,
     dodge_base,
     gap_yards,
+    landing_odds,
     landing_pmf,
     may_repeat,
     no_defence_reason,
@@ -483,11 +484,21 @@ class GurpsReactions(GurpsCore):
             region = battle.retreat_region(uid, info.attacker, *self.retreat_band(battle, uid))
             if region_is_empty(region.geometry):
                 region = None
+        per_hit = self.injury_per_hit(battle, info.attacker, uid, info.weapon, info.sight)
+        options[0].detail.update(
+            expected_harm={HP: info.hits * per_hit}, expected_harm_without={HP: info.hits * per_hit}
+        )
         for c in choices:
             if c.retreat and region is None:
                 continue
             cmd = defend(uid, c.kind, c.weapon, c.drop, c.acrobatic)
-            detail = {"eff": c.eff, "effs": [list(x) for x in c.effs]}
+            landing = landing_odds(info.hits, ((c.kind == "dodge", c.effs),))
+            detail = {
+                "eff": c.eff,
+                "effs": [list(x) for x in c.effs],
+                "expected_harm": {HP: sum(k * q for k, q in enumerate(landing)) * per_hit},
+                "expected_harm_without": {HP: info.hits * per_hit},
+            }
             if c.retreat:
                 assert region is not None
                 opt = Option(

@@ -69,6 +69,7 @@ from game.rules.gurps.state import memory, set_memory, turn_record, update_turn
 from game.rules.gurps.stats import (
     POSTURES,
     PRONE_MOVE_YARDS,
+    RANGE_TABLE,
     GurpsStats,
     GurpsWeapon,
     derived,
@@ -76,6 +77,7 @@ from game.rules.gurps.stats import (
     rof_bonus,
 )
 from game.rules.limits import Reaction, defence_event
+from game.rules.sheet import HarmLeft, RangeBand, UnitSheet, WeaponLine, in_inches
 
 AP_MAX = 1  # one maneuver per turn
 #: Cover level -> to-hit penalty (decision: GURPS partial-cover/hit-location scale).
@@ -148,6 +150,19 @@ def _hurt_odds(
         land = [0.0] * h + [1.0] if critical else list(landing_odds(h, stages))
         p_hurt += pr * sum(q * (1.0 - (1.0 - p_pen) ** k) for k, q in enumerate(land))
     return p_hurt, (hits_sum / hit_mass if hit_mass else 0.0)
+
+
+@lru_cache(maxsize=8192)
+def _landed_hits(
+    eff: int, rof: int, recoil: int, stages: tuple[tuple[bool, tuple[tuple[float, int], ...]], ...]
+) -> float:
+    """E[hits that land] of an attack at effective skill ``eff``, every outcome counted (a miss
+    lands none; a critical hit allows no defence), the defender trying ``stages``."""
+    out = 0.0
+    for pr, h, critical in attack_outcomes(eff, rof, recoil):
+        land = landing_odds(h, stages) if not critical else (0.0,) * h + (1.0,)
+        out += pr * sum(k * q for k, q in enumerate(land))
+    return out
 
 
 @lru_cache(maxsize=4096)
@@ -347,6 +362,58 @@ class GurpsRuleset(GurpsReactions, Ruleset[GurpsStats, GurpsOptions]):
             costs["face"] = 0
         return costs
 
+    # ---- for players -------------------------------------------------------------------------------
+    def sheet(self, battle: Battle, uid: str) -> UnitSheet:
+        stats: GurpsStats = battle.stats(uid)
+        ypi = battle.yards_per_inch
+        weapons = []
+        for w in stats.weapons:
+            dice, adds = w.dmg.dice_adds(stats.st)
+            damage = (
+                f"{w.damage}: {dice}d{adds:+d} {w.dmg.type}" if adds else f"{w.damage}: {dice}d {w.dmg.type}"
+            )
+            notes = [f"{w.skill} {stats.skills.get(w.skill, '?')}"]
+            if w.kind == "melee":
+                if w.parry is not None and not w.unarmed:
+                    notes.append(f"parry {3 + stats.skills.get(w.skill, 0) // 2 + w.parry}")
+                reach = in_inches(reach_limit_yards(w.reach), ypi)
+                weapons.append(WeaponLine(w.name, w.kind, 1, damage, reach, True, (), tuple(notes)))
+                continue
+            assert w.max_range is not None
+            if w.acc:
+                notes.append(f"Acc {w.acc} (aim first)")
+            if w.rof > 1:
+                notes.append(f"RoF {w.rof}")
+            if w.half_damage is not None and w.half_damage < w.max_range:
+                notes.append(f"half damage beyond {in_inches(w.half_damage, ypi):g} in")
+            # the Size and Speed/Range table's rows up to the weapon's range
+            bands = [
+                RangeBand("", in_inches(limit, ypi), f"{mod:+d}" if mod else "±0")
+                for limit, mod in RANGE_TABLE
+                if limit < w.max_range
+            ]
+            bands.append(RangeBand("max", in_inches(w.max_range, ypi), f"{range_penalty(w.max_range):+d}"))
+            weapons.append(
+                WeaponLine(w.name, w.kind, 1, damage, bands[-1].upto, False, tuple(bands), tuple(notes))
+            )
+        dv = derived(stats)
+        defences = [f"Dodge {dv.dodge}"]
+        for w in stats.weapons:
+            if w.kind == "melee" and not w.unarmed and w.parry is not None:
+                defences.append(f"Parry ({w.name}) {3 + stats.skills.get(w.skill, 0) // 2 + w.parry}")
+        if dv.block is not None and stats.shield is not None:
+            defences.append(f"Block ({stats.shield.name}) {dv.block}")
+        defences.append("retreat: +3 to Dodge (+1 to Parry and Block), once a turn")
+        if turn_record(battle, uid).maneuver == AOD:
+            defences.append("All-Out Defence: a second defence if the first fails")
+        hp = battle.health(uid).tracks.get(HP, stats.hp_max)
+        return UnitSheet(
+            weapons=tuple(weapons),
+            defences=tuple(defences),
+            protection=(f"DR {stats.dr} (off every hit's damage)",),
+            harm=(HarmLeft(HP, max(0, hp), stats.hp_max),),
+        )
+
     def posture_allowed(self, battle: Battle, uid: str, posture: Posture) -> bool:
         current = battle.posture(uid)
         if current in LYING_DOWN and posture in (Posture.STANDING, Posture.CROUCHING):
@@ -444,6 +511,16 @@ class GurpsRuleset(GurpsReactions, Ruleset[GurpsStats, GurpsOptions]):
         p_hurt, hits = _hurt_odds(eff, w.rof, w.recoil, key, p_pen)
         return p_hurt, expected, hits
 
+    def expected_injury(
+        self, battle: Battle, uid: str, target: str, w: GurpsWeapon, eff: int, sight: SightFacts
+    ) -> float:
+        """Exact E[HP the attack takes off ``target``], every outcome counted, the target taking
+        its best defence as :meth:`hurt_odds` assumes (hits land independently of their injury)."""
+        per_hit = self.injury_per_hit(battle, uid, target, w, sight)
+        info = self.attack_info(battle, uid, w, sight)
+        key = tuple((c.kind == "dodge", c.effs) for c in self.best_defences(battle, target, info))
+        return _landed_hits(eff, w.rof, w.recoil, key) * per_hit
+
     def attack_options(self, battle: Battle, uid: str) -> list[Option]:
         if battle.ap(uid).current < 1:
             return []
@@ -468,6 +545,7 @@ class GurpsRuleset(GurpsReactions, Ruleset[GurpsStats, GurpsOptions]):
                             "expected_damage": expected,
                             "eff": eff,
                             "expected_hits": hits,
+                            "expected_harm": {HP: self.expected_injury(battle, uid, target, w, eff, sight)},
                         },
                     )
                 )

@@ -14,9 +14,12 @@ Contract:
   obstacles: polygons (points relative to the object), rectangles and tile objects (rotated
   clockwise about their origin: top-left, bottom-left for tiles), ellipses (polygonised with
   :data:`ELLIPSE_POINTS` points, rotated likewise); the id is the object's name, else
-  ``obstacle-<id>``; properties ``height`` (``low``, ``high`` or a number; default ``high``) and
-  ``size``. Objects of class ``unit``, or in a layer named ``units``, are units: point objects
-  (or tile objects, at the tile's centre); the id is the name, else ``unit-<id>``; properties
+  ``obstacle-<id>``; a name with spaces or characters an id cannot hold (``yard wall``) becomes
+  a safe id (:func:`safe_id`: ``yard-wall``) and the name is kept in the
+  item's note (a comment of the written YAML) and in problems; properties ``height`` (``low``,
+  ``high`` or a number; default ``high``) and ``size``. Objects of class ``unit``, or in a layer
+  named ``units``, are units: point objects (or tile objects, at the tile's centre); the id is
+  the name (made safe likewise), else ``unit-<id>``; properties
   ``side`` (required), ``facing``, ``posture``, ``profile``, ``base``, ``size``. Map properties
   ``name``, ``description``, ``ruleset``, ``rounds``, ``yards_per_inch`` fill those keys, and
   ``controller.<side>`` the AI policy of a side (``controllers``). Other
@@ -38,6 +41,7 @@ import json
 import math
 import os
 import re
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import PurePath
@@ -513,7 +517,7 @@ class _Converter:
                 ) from None
             if height <= 0:
                 raise _Bad(f"property 'height': expected low, high or a number > 0, got {_fmt(height)}")
-        item: dict[str, Any] = {"id": name.strip() or f"obstacle-{oid}", "polygon": polygon, "height": height}
+        item: dict[str, Any] = {"id": self._id(name, f"obstacle-{oid}"), "polygon": polygon, "height": height}
         size = _number(props, "size")
         if size is not None:
             item["size"] = size
@@ -521,7 +525,7 @@ class _Converter:
         self.obstacles.append(item)
         self.out.origins[path] = where
         turned = f", rotated {_fmt(rotation)}°" if rotation else ""
-        self.out.notes[path] = f"object {oid}: {shape}{turned}, layer {layer!r}"
+        self.out.notes[path] = f"object {oid}{_named(name, item['id'])}: {shape}{turned}, layer {layer!r}"
 
     def _unit(
         self, obj: dict[str, Any], offset: tuple[float, float], name: str, oid: Any, where: Origin, layer: str
@@ -538,7 +542,7 @@ class _Converter:
         if side is None or not side.strip():
             raise _Bad("missing property 'side' (text: units with the same side are friends)")
         item: dict[str, Any] = {
-            "id": name.strip() or f"unit-{oid}",
+            "id": self._id(name, f"unit-{oid}"),
             "side": side.strip(),
             "at": self._inches(x, y),
         }
@@ -553,7 +557,34 @@ class _Converter:
         path: KeyPath = ("units", len(self.units))
         self.units.append(item)
         self.out.origins[path] = where
-        self.out.notes[path] = f"object {oid}, layer {layer!r}"
+        self.out.notes[path] = f"object {oid}{_named(name, item['id'])}, layer {layer!r}"
+
+    @staticmethod
+    def _id(name: str, fallback: str) -> str:
+        """The item's id: its name made safe (:func:`safe_id`), else ``fallback`` (two objects of
+        one name are two items of one id: the scenario checker reports it, naming both)."""
+        return safe_id(name) or fallback
+
+
+#: Longest id a name becomes (the scenario's id limit is 64).
+MAX_ID = 60
+
+
+def safe_id(name: str) -> str:
+    """A Tiled object's name as a scenario id: spaces and characters an id cannot hold become
+    ``-`` (``yard wall`` -> ``yard-wall``), runs of them one, none at the ends; '' for a name
+    with nothing printable."""
+    out = []
+    for c in name.strip():
+        ok = c.isprintable() and not c.isspace() and unicodedata.category(c)[0] != "C"
+        out.append(c if ok else "-")
+    return re.sub(r"-{2,}", "-", "".join(out)).strip("-")[:MAX_ID]
+
+
+def _named(name: str, item_id: str) -> str:
+    """``' ("yard wall")'`` when the id differs from the name the map gave, else ''."""
+    shown = name.strip()
+    return f" ({shown!r})" if shown and shown != item_id else ""
 
 
 def _decode(raw: bytes, source: str) -> str:
