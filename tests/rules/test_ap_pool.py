@@ -133,7 +133,7 @@ def test_when_a_unit_can_dodge(ap: int, dodged_round: int | None, allowed: bool)
 def test_dodge_after_activation_in_the_same_round() -> None:
     # The engine refreshes AP per round: a unit that has acted keeps whatever AP it saved.
     rules, b = duel()
-    b.u["d"].ap.current = 2
+    b.u["d"].ap = ActionPoints(2, b.u["d"].ap.maximum)
     assert rules.can_dodge(b, "d") is None
 
 
@@ -280,7 +280,7 @@ def test_no_attack_without_dice_or_sight() -> None:
     assert _opt(rules, b, "bow") is None  # 1 die - 1 for cover
     b.set_sight("a", "d", cover=CoverLevel.TOTAL, visible=False)
     assert _opt(rules, b, "sword") is None
-    b.u["a"].ap.current = 1
+    b.u["a"].ap = ActionPoints(1, b.u["a"].ap.maximum)
     assert rules.attack_options(b, "a") == []
 
 
@@ -345,11 +345,11 @@ def test_monte_carlo_attack_odds() -> None:
     n = 4000
     hit = hurt = 0
     choose = answer({"defence": "dodge body", "dodge_move": "stay"}, b)
+    fresh = b.u["d"].health  # frozen: restored whole before each attack
     for i in range(n):
         b.round = i + 1
-        b.u["d"].ap.current = 4
-        b.u["d"].health.tracks["wounds"] = 0
-        b.u["d"].health.status.clear()
+        b.u["d"].ap = ActionPoints(4, b.u["d"].ap.maximum)
+        b.u["d"].health = fresh
         start = len(b.events)
         run_flow(rules.attack(b, Attack("a", "d", "sword")), choose)
         new = b.events[start:]
