@@ -59,13 +59,18 @@ import click
 
 from game.cli.params import (
     CHECK_INVARIANTS,
+    MAX_BATTLES,
     DASK,
     POLICY,
     POLICY_OPTIONS,
     SEED,
     SWAP_SIDES,
     WORKERS,
+    BadInput,
+    count,
     policy_problem,
+    run_size,
+    seeds_fit,
 )
 
 if TYPE_CHECKING:
@@ -85,15 +90,6 @@ class Variant:
     ruleset: str
     options: dict[str, Any]
     policies: dict[str, str]
-
-
-class BadInput(click.ClickException):
-    """A bad argument: one line ``Error: <option>: <why>``, exit status 2."""
-
-    exit_code = 2
-
-    def __init__(self, where: str, message: str) -> None:
-        super().__init__(f"{where}: {message}")
 
 
 # --------------------------------------------------------------------------- parsing
@@ -310,7 +306,7 @@ def _default_out(variants: list[Variant]) -> Path:
 # --------------------------------------------------------------------------- the command
 @click.command("battle")
 @click.argument("scenario", required=False, type=click.Path(dir_okay=False))
-@click.option("-n", "n", type=int, default=1, show_default=True, help="Battles per variant.")
+@click.option("-n", "n", type=int, default=1, show_default=True, help=f"Battles per variant (1 to {MAX_BATTLES}).")
 @click.option("--seed", type=SEED, default=1, show_default=True, help="First seed (seeds S..S+N-1).")
 @click.option("--red", type=POLICY, help="Policy of the scenario's first side: a name or FILE.py:FUNCTION.")
 @click.option("--blue", type=POLICY, help="Policy of the scenario's second side: a name or FILE.py:FUNCTION.")
@@ -365,16 +361,15 @@ def battle(
         summary_table,
     )
 
-    if n < 1:
-        raise BadInput("-n", f"the number of battles must be at least 1, not {n}")
-    if workers is not None and workers < 1:
-        raise BadInput("--workers", f"must be at least 1, not {workers}")
+    count(n, "-n", "the number of battles")
+    seeds_fit(seed, n)
     if ruleset is not None and ruleset not in RULESET_NAMES:
         raise BadInput("--ruleset", f"unknown ruleset {ruleset!r}; choose one of {', '.join(RULESET_NAMES)}")
     named = parse_pairs(policy, "--policy")
     policy_options = parse_policy_options(policy_option)
     cli_options = {k: parse_value(v) for k, v in parse_pairs(option, "--option").items()}
     variants = _variants(scenario, compare, ruleset, cli_options, red, blue, named)
+    run_size(n * len(variants) * (2 if swap_sides else 1))
     if check_invariants:
         batch.invariant_checker(True)  # fail now, with one line, if the checker is missing
 

@@ -37,6 +37,9 @@ import click
 from game.core.commands import LazyRegion
 from game.core.errors import SkirmishError
 from game.rules import RULESET_NAMES, ruleset_class
+
+#: Most AP ``--ap`` may spend (rulesets give a unit a handful a turn).
+MAX_AP = 1000
 from game.rules.base import REACTION_KINDS, ReactionRegion
 
 #: Points of a path printed / returned are rounded to this many decimals.
@@ -146,7 +149,10 @@ def region_options(f: Any) -> Any:
         [
             click.option("--ruleset", default=None, help="Ruleset to use instead of the scenario's."),
             click.option(
-                "--ap", type=int, default=None, help="AP to spend on the move [default: this turn's]."
+                "--ap",
+                type=click.IntRange(0, MAX_AP),
+                default=None,
+                help=f"AP to spend on the move, 0 to {MAX_AP} [default: this turn's].",
             ),
             click.option(
                 "--retreat-from", "retreat_from", default=None, help="The retreat region from this attacker."

@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from game.cli.params import POLICY, SEED, picture_format
+from game.cli.params import POLICY, SEED, FiniteRange, picture_format
 
 if TYPE_CHECKING:
     from components.specs import ScenarioSpec
@@ -189,7 +189,7 @@ def _flag(name: str) -> str:
 )
 @click.option(
     "--fps",
-    type=click.FloatRange(0.1, 30.0),
+    type=FiniteRange(0.1, 30.0),
     default=1.0,
     show_default=True,
     help="Frames per second of --animate.",

@@ -43,7 +43,18 @@ from game.cli.battle import (
     record_run,
     stopped,
 )
-from game.cli.params import CHECK_INVARIANTS, DASK, POLICY_OPTIONS, SEED, SWAP_SIDES, WORKERS
+from game.cli.params import (
+    CHECK_INVARIANTS,
+    DASK,
+    MAX_BATTLES,
+    POLICY_OPTIONS,
+    SEED,
+    SWAP_SIDES,
+    WORKERS,
+    count,
+    run_size,
+    seeds_fit,
+)
 
 #: File names written into ``--out``.
 RESULTS = "results.csv"
@@ -172,7 +183,7 @@ def _scenario_labels(paths: list[str]) -> list[str]:
     help="Ruleset option and its values (repeatable).",
 )
 @POLICY_OPTIONS
-@click.option("-n", "n", type=int, default=10, show_default=True, help="Battles per arm.")
+@click.option("-n", "n", type=int, default=10, show_default=True, help=f"Battles per arm (1 to {MAX_BATTLES}).")
 @click.option("--seed", type=SEED, default=1, show_default=True, help="First seed (seeds S..S+N-1).")
 @SWAP_SIDES
 @WORKERS
@@ -210,10 +221,8 @@ def sweep(
     from game.tools import sweep as sw
     from game.tools.stats import summarize, summary_records
 
-    if n < 1:
-        raise BadInput("-n", f"the number of battles must be at least 1, not {n}")
-    if workers is not None and workers < 1:
-        raise BadInput("--workers", f"must be at least 1, not {workers}")
+    count(n, "-n", "the number of battles")
+    seeds_fit(seed, n)
     ruleset_list = _values(rulesets, "--ruleset")
     for rs in ruleset_list:
         if rs is not None and rs not in RULESET_NAMES:
@@ -222,6 +231,7 @@ def sweep(
     policy_options = parse_policy_options(policy_option)
     arms = _arms(scenarios, ruleset_list, _values(red, "--red"), _values(blue, "--blue"), option_values)
     _option_keys(sorted({a.ruleset for a in arms}), option_values)
+    run_size(len(arms) * n * (2 if swap_sides else 1))
     if check_invariants:
         batch.invariant_checker(True)
     out_dir = _writable_dir(

@@ -12,7 +12,7 @@ Contract:
   or None; it never raises on any JSON value.
 - :func:`controllers_problem` ``(controllers, sides)`` checks the controllers name exactly
   the scenario's sides.
-- :data:`MAX_SEED` bounds every seed (CLI options included).
+- :data:`~game.tools.session.MAX_SEED` bounds every seed (CLI options included).
 """
 
 from __future__ import annotations
@@ -26,10 +26,7 @@ from pydantic import ValidationError
 from game.ai import is_policy_spec, policy_names
 from game.rules import RULESET_NAMES, get_ruleset
 from game.scenario.schema import MAX_ROUNDS
-from game.tools.session import HUMAN
-
-#: Seeds are non-negative integers below this (numpy takes any, but a log must stay sane).
-MAX_SEED = 2**63
+from game.tools.session import HUMAN, MAX_SEED
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 
 

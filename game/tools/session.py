@@ -4,7 +4,8 @@ Contract:
 
 - A :class:`Setup` is everything a match is started with besides its scenario (ruleset, seed,
   ruleset options, controllers, round limit); :meth:`Setup.build` is the one place a
-  :class:`~game.engine.match.Match` is made from them, and :meth:`Setup.from_header` reads them
+  :class:`~game.engine.match.Match` is made from them (a seed outside ``0 .. 2**63-1``, which no
+  log could replay, is refused), and :meth:`Setup.from_header` reads them
   back from a log's ``match_start`` event.
 - A :class:`Session` holds one match, one :class:`~game.engine.view.MatchView` of it (made once,
   as the AI's memos expect) and who answers each side's decisions (its *players*): an AI policy
@@ -48,6 +49,9 @@ from game.engine.view import MatchView
 
 #: Most commands one match may take before it is declared stuck (far above any real battle).
 MAX_COMMANDS = 100_000
+#: Seeds are whole numbers below this: numpy takes any, but a log stores the seed as a JSON number
+#: and a replay (:mod:`game.tools.headers`) accepts exactly these.
+MAX_SEED = 2**63
 #: Player of a side whose decisions the caller answers.
 HUMAN = "human"
 
@@ -91,7 +95,16 @@ class Setup:
         )
 
     def build(self, spec: ScenarioSpec) -> Match:
-        """A fresh match on ``spec`` (raises what ``Match`` raises for a bad ruleset or options)."""
+        """A fresh match on ``spec`` (raises what ``Match`` raises for a bad ruleset or options).
+
+        Raises:
+            SkirmishError: a seed that is not a whole number from 0 to 2**63-1 (its log would not
+                replay).
+        """
+        if type(self.seed) is not int or not 0 <= self.seed < MAX_SEED:
+            from game.core.errors import SkirmishError
+
+            raise SkirmishError(f"seed: expected a whole number from 0 to 2**63-1, got {self.seed!r}")
         return Match(
             spec,
             ruleset=self.ruleset,
