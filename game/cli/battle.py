@@ -59,8 +59,8 @@ import click
 
 from game.cli.params import (
     CHECK_INVARIANTS,
-    MAX_BATTLES,
     DASK,
+    MAX_BATTLES,
     POLICY,
     POLICY_OPTIONS,
     SEED,
@@ -306,7 +306,9 @@ def _default_out(variants: list[Variant]) -> Path:
 # --------------------------------------------------------------------------- the command
 @click.command("battle")
 @click.argument("scenario", required=False, type=click.Path(dir_okay=False))
-@click.option("-n", "n", type=int, default=1, show_default=True, help=f"Battles per variant (1 to {MAX_BATTLES}).")
+@click.option(
+    "-n", "n", type=int, default=1, show_default=True, help=f"Battles per variant (1 to {MAX_BATTLES})."
+)
 @click.option("--seed", type=SEED, default=1, show_default=True, help="First seed (seeds S..S+N-1).")
 @click.option("--red", type=POLICY, help="Policy of the scenario's first side: a name or FILE.py:FUNCTION.")
 @click.option("--blue", type=POLICY, help="Policy of the scenario's second side: a name or FILE.py:FUNCTION.")

@@ -76,7 +76,11 @@ def scenario_files(args: tuple[str, ...]) -> list[str]:
     help=f"Worker processes (1 to {MAX_WORKERS}).",
 )
 @click.option(
-    "--threshold", type=FiniteRange(0.0, 0.5), default=0.30, show_default=True, help="Pass mark of the weaker side's share."
+    "--threshold",
+    type=FiniteRange(0.0, 0.5),
+    default=0.30,
+    show_default=True,
+    help="Pass mark of the weaker side's share.",
 )
 @click.option("--check", is_flag=True, help="Exit with status 1 if a row misses the pass mark.")
 @click.option("--progress/--no-progress", default=True, show_default=True, help="Show progress bars.")

@@ -21,7 +21,6 @@ import click
 from game.rules import REGISTRY, odds_query
 from game.rules.odds import OddsForbidden, OddsParam, OddsQuery, OddsUsageError
 
-
 #: Every whole-number parameter of a query lies in ``-MAX_NUMBER .. MAX_NUMBER`` (and at least
 #: its own minimum): tabletop scores and dice counts are far smaller, and the exact odds of a pool
 #: of thousands of dice take minutes to count.

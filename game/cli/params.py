@@ -69,6 +69,21 @@ class FiniteRange(click.FloatRange):
         return float(got)
 
 
+class UnitIdType(click.ParamType):
+    """A unit's id as typed: in its one spelling (NFC), as scenarios keep ids
+    (:mod:`game.scenario.idents`), so ``vásco`` typed either way finds the unit."""
+
+    name = "UNIT"
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        import unicodedata
+
+        return unicodedata.normalize("NFC", str(value))
+
+
+UNIT_ID = UnitIdType()
+
+
 class BadInput(click.ClickException):
     """A bad argument: one line ``Error: <option>: <why>``, exit status 2."""
 
@@ -106,6 +121,8 @@ def seeds_fit(seed: int, n: int, flag: str = "--seed") -> None:
             f"seeds {seed} to {seed + n - 1} run past 2**63-1, the largest seed; with {n} seeds "
             f"the first may be at most {MAX_SEED - n + 1}",
         )
+
+
 #: Picture formats ``--out`` may name, by extension.
 PICTURE_FORMATS: dict[str, str] = {".png": "png", ".jpg": "jpeg", ".jpeg": "jpeg", ".bmp": "bmp"}
 

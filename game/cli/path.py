@@ -19,14 +19,14 @@ from pathlib import Path
 
 import click
 
-from game.cli.params import FiniteRange
+from game.cli.params import UNIT_ID, FiniteRange
 from game.cli.reach import build_query, region_options
 from game.scenario.schema import MAX_MAGNITUDE
 
 
 @click.command("path")
 @click.argument("scenario", type=click.Path(dir_okay=False, path_type=Path))
-@click.argument("unit")
+@click.argument("unit", type=UNIT_ID)
 @click.argument("x", type=FiniteRange(-MAX_MAGNITUDE, MAX_MAGNITUDE))
 @click.argument("y", type=FiniteRange(-MAX_MAGNITUDE, MAX_MAGNITUDE))
 @region_options

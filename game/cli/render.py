@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from game.cli.params import POLICY, SEED, FiniteRange, picture_format
+from game.cli.params import POLICY, SEED, UNIT_ID, FiniteRange, picture_format
 
 if TYPE_CHECKING:
     from components.specs import ScenarioSpec
@@ -202,8 +202,10 @@ def _flag(name: str) -> str:
     help="Most frames --animate draws (later commands are played without a frame).",
 )
 @click.option("--ruleset", default=None, help="Ruleset to use instead of the scenario's.")
-@click.option("--from", "from_id", default=None, help="Unit whose point of view the overlays show.")
-@click.option("--target", default=None, help="Enemy to inspect (sight line, silhouette, odds).")
+@click.option(
+    "--from", "from_id", default=None, type=UNIT_ID, help="Unit whose point of view the overlays show."
+)
+@click.option("--target", default=None, type=UNIT_ID, help="Enemy to inspect (sight line, silhouette, odds).")
 @click.option("--overlays", default=None, help="Comma-separated overlays, 'all' or 'none'.")
 @click.option("--size", default=DEFAULT_SIZE, show_default=True, help="Picture size WIDTHxHEIGHT.")
 @click.option("--seed", default=0, show_default=True, type=SEED, help="Match seed (dice and AI).")

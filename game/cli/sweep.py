@@ -183,7 +183,9 @@ def _scenario_labels(paths: list[str]) -> list[str]:
     help="Ruleset option and its values (repeatable).",
 )
 @POLICY_OPTIONS
-@click.option("-n", "n", type=int, default=10, show_default=True, help=f"Battles per arm (1 to {MAX_BATTLES}).")
+@click.option(
+    "-n", "n", type=int, default=10, show_default=True, help=f"Battles per arm (1 to {MAX_BATTLES})."
+)
 @click.option("--seed", type=SEED, default=1, show_default=True, help="First seed (seeds S..S+N-1).")
 @SWAP_SIDES
 @WORKERS

@@ -45,7 +45,10 @@ DEFAULT_OUT = Path("out") / "tournament"
 @click.option("--seed", type=SEED, default=1, show_default=True, help="First seed (seeds S..S+N-1).")
 @POLICY_OPTIONS
 @click.option(
-    "--round-limit", type=int, default=None, help=f"Override every scenario's round limit (1 to {MAX_ROUNDS})."
+    "--round-limit",
+    type=int,
+    default=None,
+    help=f"Override every scenario's round limit (1 to {MAX_ROUNDS}).",
 )
 @WORKERS
 @click.option(

@@ -30,6 +30,7 @@ from components.specs import ScenarioSpec, UnitSpec
 from components.terrain import ObstacleSpec
 from game.core.errors import Problem
 from game.rules import RULESET_NAMES
+from game.scenario.idents import lookalike_problems, normalise_ids
 from game.scenario.messages import fmt_num, shown, validation_problems
 from game.scenario.profiles import (
     DEFAULT_PROFILE,
@@ -117,6 +118,12 @@ class ScenarioChecker:
         if not isinstance(data, dict):
             self.add((), f"expected a mapping of scenario keys (name, map, units, ...), got {shown(data)}")
             return None
+        # One spelling per name (NFC) before anything reads one; names that only look alike refused.
+        before = len(self.doc.problems)
+        normalise_ids(self.doc)
+        lookalike_problems(self.doc)
+        self.problems += self.doc.problems[before:]
+        data = self.doc.data
         try:
             ScenarioFile.model_validate(data)
         except ValidationError as e:
@@ -140,7 +147,7 @@ class ScenarioChecker:
 
         scale = ScaleModel.model_validate(data.get("scale", {}))
         name = data.get("name") or (
-            Path(self.doc.source).stem if self.doc.source != "<memory>" else "scenario"
+            readable(Path(self.doc.source).stem) if self.doc.source != "<memory>" else "scenario"
         )
         controllers = {side: DEFAULT_CONTROLLER for side in sides}
         controllers.update(data.get("controllers") or {})
@@ -414,6 +421,12 @@ class ScenarioChecker:
                 self.problems += validation_problems(self.doc, e, ("options", rs), cls.Options)
             except RULESET_BUGS as e:
                 self.add(("options", rs), ruleset_bug(rs, e))
+
+
+def readable(text: str) -> str:
+    """``text`` (a file name) as valid Unicode: bytes that were not UTF-8 (kept by Python as lone
+    surrogates) become U+FFFD, so the name can be written to a CSV file or a terminal."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def _why(poly: Any) -> str:

@@ -27,6 +27,7 @@ from game.ai import is_policy_spec, policy_names
 from game.rules import RULESET_NAMES, get_ruleset
 from game.scenario.schema import MAX_ROUNDS
 from game.tools.session import HUMAN, MAX_SEED
+
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
