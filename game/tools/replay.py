@@ -16,7 +16,9 @@ Contract:
   was found. When such a log's match starts differently (``seq 0``), :func:`explain` says the
   profiles (or the rules) changed since it was recorded.
 - Every refusal is a :class:`ReplayError` reading ``LOG:1: key: why`` (a user error: exit 2
-  from the CLI).
+  from the CLI). A scenario that does not validate is a ``ScenarioError`` naming the log too
+  (``LOG:1: scenario_text: the scenario it embeds (recorded from P) is invalid, line 7: ...``),
+  never only the file it was recorded from.
 - :func:`verify` rebuilds the match from ``match_start`` (seed, ruleset,
   options, controllers, round limit) through
   :meth:`game.tools.session.Session.from_header` and re-applies the logged ``command``
@@ -50,10 +52,10 @@ from typing import Any
 
 from components.specs import ScenarioSpec
 from game.ai import Policy, get_policy, policy_names
-from game.core.errors import IllegalCommand, Problem, SkirmishError
+from game.core.errors import IllegalCommand, Problem, ScenarioError, SkirmishError
 from game.core.events import read_log
 from game.core.files import FileRefused
-from game.scenario.embed import FIELDS, EmbeddedMismatch, has_embedded, rebuild
+from game.scenario.embed import FIELDS, EmbeddedMismatch, has_embedded, rebuild, resourced
 from game.scenario.locate import ScenarioNotFound, find_scenario, resolve_scenario, sha256_of
 from game.tools.headers import header_problem
 from game.tools.session import HUMAN, Session
@@ -226,7 +228,11 @@ def load(
         raise refuse("scenario_path", f"cannot read scenario {found}: {e.strerror or e}") from None
     # Named as recorded, so the rebuilt match_start matches wherever the file was found.
     source = recorded if isinstance(recorded, str) and recorded else str(found)
-    return events, load_scenario_text(raw, source, ruleset=str(start["ruleset"]))
+    try:
+        return events, load_scenario_text(raw, source, ruleset=str(start["ruleset"]))
+    except ScenarioError as e:  # name the log and the file read, not the recorded path
+        what = f"its scenario, found as {found}, is invalid"
+        raise ScenarioError(resourced(e.problems, source, str(log_path), 1, "scenario_path", what)) from None
 
 
 def explain(result: ReplayResult, events: Sequence[dict[str, Any]]) -> str | None:

@@ -61,7 +61,7 @@ from game.core.events import MAX_JSON_DEPTH, atomic_write_text, json_depth
 from game.core.files import LIMITS, FileRefused, read_capped
 from game.engine.match import Match
 from game.rules import RULESET_NAMES
-from game.scenario.embed import EmbeddedMismatch, embedded, rebuild
+from game.scenario.embed import EmbeddedInvalid, EmbeddedMismatch, embedded, rebuild
 from game.scenario.locate import ScenarioNotFound, find_scenario, resolve_scenario, sha256_of
 from game.scenario.schema import MAX_ROUNDS
 from game.scenario.yaml_source import KeyPath, format_path, parse_yaml
@@ -491,6 +491,16 @@ def load_match(path: str | os.PathLike[str], scenario_path: str | os.PathLike[st
         except EmbeddedMismatch as e:
             at: KeyPath = ("scenario", "text") if e.key == "scenario" else ("profiles",)
             raise probs.error(at, e.message) from None
+        except EmbeddedInvalid as e:  # located at the save's scenario.text
+            line = probs.line(("scenario", "text"))
+            raise ScenarioError(
+                [
+                    Problem(p.source, line, "scenario.text", p.message)
+                    if p.source == str(save_path) and p.path == "scenario_text"
+                    else p
+                    for p in e.problems
+                ]
+            ) from None
     else:
         try:
             scenario_file = find_scenario(
