@@ -304,7 +304,8 @@ def render(
     for side, name in zip(spec.sides[:2], (red, blue)):
         if name is not None:
             controllers[side] = name
-    with Session.start(spec, Setup(ruleset=ruleset, seed=seed, controllers=controllers)) as session:
+    setup = Setup(ruleset=ruleset, seed=seed, controllers=controllers)
+    with Session.start(spec, setup, players=controllers) as session:
         ids = [u.id for u in spec.units]
         for name, uid in (("--from", from_id), ("--target", target)):
             if uid is not None and uid not in ids:
@@ -380,7 +381,9 @@ def _play(
         if name is not None:
             controllers[side] = name
     with (
-        Session.start(spec, Setup(ruleset=ruleset, seed=seed, controllers=controllers)) as session,
+        Session.start(
+            spec, Setup(ruleset=ruleset, seed=seed, controllers=controllers), players=controllers
+        ) as session,
         tqdm(desc="playing", unit="command", file=sys.stderr) as bar,
     ):
         session.play(after=lambda _: bar.update())

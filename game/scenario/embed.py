@@ -12,7 +12,7 @@ Contract:
   recorded path (so a replay's ``match_start`` matches the recorded one wherever the log is),
   with the embedded blocks as the shared profiles file. A text or blocks that do not hash to
   their recorded sha256 raise :class:`EmbeddedMismatch` naming which (``"scenario"`` or
-  ``"profiles"``): the log was edited.
+  ``"profiles"``): the log (or save) was edited.
 - An embedded scenario that does not validate (another version's rules, an edit with the hashes
   recomputed) raises :class:`EmbeddedInvalid`, whose problems name the log or save that embeds
   it (``where``), never the file the scenario was recorded from: that file was not read, and
@@ -98,13 +98,16 @@ def has_embedded(header: Mapping[str, Any]) -> bool:
     return isinstance(header.get("scenario_text"), str) and isinstance(header.get("profiles"), dict)
 
 
-def rebuild(header: Mapping[str, Any], where: str, ruleset: str | None = None) -> ScenarioSpec:
+def rebuild(
+    header: Mapping[str, Any], where: str, ruleset: str | None = None, kind: str = "log"
+) -> ScenarioSpec:
     """The scenario of a header with :func:`has_embedded` (see the module docstring).
 
     Args:
         header: the ``match_start`` event (or a save's equivalent fields).
         where: names the log or save in problems with the embedded profiles.
         ruleset: the ruleset to load it under (default: the header's).
+        kind: what ``where`` is (``log`` or ``save``), for the messages.
 
     Raises:
         EmbeddedMismatch: the text or the blocks do not hash to their recorded sha256.
@@ -117,7 +120,7 @@ def rebuild(header: Mapping[str, Any], where: str, ruleset: str | None = None) -
         raise EmbeddedMismatch(
             "scenario",
             f"the embedded scenario hashes to {got[:12]}…, not the recorded "
-            f"{str(header.get('scenario_sha256'))[:12]}…: the log was edited",
+            f"{str(header.get('scenario_sha256'))[:12]}…: the {kind} was edited",
         )
     blocks = header["profiles"]
     digest = profiles_digest(blocks)
@@ -125,7 +128,7 @@ def rebuild(header: Mapping[str, Any], where: str, ruleset: str | None = None) -
         raise EmbeddedMismatch(
             "profiles",
             f"the embedded profiles hash to {digest[:12]}…, not the recorded "
-            f"{str(header.get('profiles_sha256'))[:12]}…: the log was edited",
+            f"{str(header.get('profiles_sha256'))[:12]}…: the {kind} was edited",
         )
     source = str(header.get("scenario_path") or "<embedded>")
     profiles = ProfilesText(json.dumps(blocks, ensure_ascii=False), f"{where} (embedded profiles)")

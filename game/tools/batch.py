@@ -225,6 +225,7 @@ def run_battle(job: BattleJob) -> dict[str, Any]:
             controllers=dict(job.policies),
             round_limit=job.round_limit,
         ),
+        players=dict(job.policies),  # the caller's choice: a user policy plays only when named
         options={name: dict(opts) for name, opts in job.policy_options},
     )
     match = session.match

@@ -37,7 +37,15 @@ Contract:
   ``controllers``, that policy is asked (drawing from the match's AI generator, as in the
   battle) and must choose the logged command; otherwise the result diverges at that command
   with field ``controllers``. A log whose controllers (or AI commands) were edited never
-  verifies.
+  verifies. A side the log gives to a person or to a user policy cannot be re-chosen from the
+  log alone (a log never runs code): its commands are replayed as logged and the result says so
+  (``unverified``), unless the caller names a policy for it (``policies``, the command line's
+  ``--policy SIDE=SPEC``: trusted, it may be a user policy), which is then asked like a built-in.
+- :func:`undetermined` names what a log claims that neither its scenario nor its battle shows:
+  an option or a round limit that departs from the embedded scenario's (whose sha256 vouches for
+  what it sets itself) although the battle replays just as well with the scenario's value. Each
+  such claim is re-simulated with the scenario's value; a claim the battle shows (the other
+  value diverges) is verified by that.
 - Nothing here writes files.
 """
 
@@ -45,7 +53,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -101,6 +109,9 @@ class ReplayResult:
     #: Whether the log runs to the match's end (``match_end``); a log cut short (an interrupted
     #: battle) verifies as far as it goes, and says so.
     complete: bool = True
+    #: What the log claims that the replay could not re-derive (one line each): sides whose
+    #: commands were replayed as logged (a person's, a user policy's not named by the caller).
+    unverified: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -109,7 +120,11 @@ class ReplayResult:
     def __str__(self) -> str:
         if self.divergence is None:
             ends = "" if self.complete else " (the log ends before the match did)"
-            return f"OK: {self.events} events, {self.commands} commands, {self.rounds} rounds verified{ends}"
+            caveat = f"; {len(self.unverified)} claim(s) not verified (below)" if self.unverified else ""
+            return (
+                f"OK: {self.events} events, {self.commands} commands, {self.rounds} rounds verified"
+                f"{ends}{caveat}"
+            )
         return f"DIVERGED at {self.divergence}"
 
 
@@ -276,10 +291,35 @@ def _diff(expected: dict[str, Any], got: dict[str, Any], pos: int) -> Divergence
     return None  # pragma: no cover - unequal dicts differ in some key
 
 
-def _policies(controllers: dict[str, str]) -> dict[str, Policy]:
-    """The AI policy of every side the log's ``controllers`` give to one (not ``human``)."""
+def _policies(
+    controllers: dict[str, str], given: Mapping[str, str] | None = None
+) -> tuple[dict[str, Policy], tuple[str, ...]]:
+    """The policy asked for each side's commands, and a line for each side none is asked for.
+
+    A side the caller names (``given``: the command line) is asked that policy; else a side the
+    log gives to a built-in policy is asked it; a person's side and a user policy's (a log
+    never runs code) are replayed as logged.
+    """
     names = set(policy_names())
-    return {side: get_policy(name) for side, name in controllers.items() if name in names}
+    given = dict(given or {})
+    out: dict[str, Policy] = {}
+    notes: list[str] = []
+    for side, name in controllers.items():
+        if side in given:
+            out[side] = get_policy(given[side])
+        elif name in names:
+            out[side] = get_policy(name)
+        elif name == HUMAN:
+            notes.append(
+                f"not verified: side {side!r} was played by a person: its commands are replayed as "
+                "logged, nothing can re-choose them"
+            )
+        else:
+            notes.append(
+                f"not verified: side {side!r} was played by the user policy {name!r}: its commands are "
+                f"replayed as logged (a log never runs code; --policy {side}={name} re-chooses them)"
+            )
+    return out, tuple(notes)
 
 
 def _controller_check(
@@ -314,20 +354,26 @@ def _controller_check(
     )
 
 
-def verify(events: Sequence[dict[str, Any]], spec: ScenarioSpec) -> ReplayResult:
-    """Re-simulate the logged battle and compare every event (see the module docstring)."""
+def verify(
+    events: Sequence[dict[str, Any]], spec: ScenarioSpec, policies: Mapping[str, str] | None = None
+) -> ReplayResult:
+    """Re-simulate the logged battle and compare every event (see the module docstring).
+
+    ``policies`` (side -> policy name or user policy spec, from the command line) re-chooses
+    those sides' commands instead of the logged controllers'.
+    """
     from game.core.commands import command_from_json
 
     session = Session.from_header(spec, events[0], players=HUMAN)  # the log answers every decision
     match = session.match
-    policies = _policies(match.controllers)
+    asked, unverified = _policies(match.controllers, policies)
     produced: list[dict[str, Any]] = match.log.events
     commands = 0
     pos = 0
 
     def result(div: Divergence | None) -> ReplayResult:
         complete = bool(events) and events[-1].get("type") == "match_end"
-        return ReplayResult(pos, commands, match.round, div, complete)
+        return ReplayResult(pos, commands, match.round, div, complete, unverified)
 
     def check_new() -> Divergence | None:
         nonlocal pos
@@ -362,7 +408,7 @@ def verify(events: Sequence[dict[str, Any]], spec: ScenarioSpec) -> ReplayResult
                 return result(
                     Divergence(int(ev.get("seq", idx)), "command", "command", ev.get("command"), f"({e})")
                 )
-            div = _controller_check(session, policies, ev, idx)
+            div = _controller_check(session, asked, ev, idx)
             if div is not None:
                 return result(div)
             try:
@@ -384,3 +430,49 @@ def verify(events: Sequence[dict[str, Any]], spec: ScenarioSpec) -> ReplayResult
         return result(None)
     finally:
         session.close()
+
+
+# --------------------------------------------------------------------------- claims not shown
+def _replays_with(
+    events: Sequence[dict[str, Any]],
+    spec: ScenarioSpec,
+    change: dict[str, Any],
+    policies: Mapping[str, str] | None,
+) -> bool:
+    start = {**events[0], **change}
+    return verify([start, *events[1:]], spec, policies).ok
+
+
+def undetermined(
+    events: Sequence[dict[str, Any]], spec: ScenarioSpec, policies: Mapping[str, str] | None = None
+) -> list[str]:
+    """What a log that verifies claims but neither its scenario nor its battle shows, one line
+    each (see the module docstring).
+
+    The embedded scenario (checked by its sha256) backs the options and the round limit it sets
+    itself; a logged value that departs from the scenario's is the log's own claim, which the
+    battle must show: the battle is re-simulated with the scenario's value, and if that replays
+    just as well the claim is not shown.
+    """
+    from game.rules import ruleset_class
+
+    start = events[0]
+    ruleset = str(start["ruleset"])
+    notes: list[str] = []
+    options = dict(start.get("options") or {})
+    model = ruleset_class(ruleset).Options
+    own = {**model().model_dump(mode="json"), **spec.options.get(ruleset, {})}
+    for key in model.model_fields:
+        logged, theirs = options.get(key), own.get(key)
+        if logged != theirs and _replays_with(events, spec, {"options": {**options, key: theirs}}, policies):
+            notes.append(
+                f"not shown by this battle: option {key}={json.dumps(logged)}: the scenario says "
+                f"{key}={json.dumps(theirs)}, and the battle replays the same with it"
+            )
+    limit = start.get("round_limit")
+    if limit != spec.round_limit and _replays_with(events, spec, {"round_limit": spec.round_limit}, policies):
+        notes.append(
+            f"not shown by this battle: round_limit {limit}: the scenario says {spec.round_limit}, and "
+            "the battle replays the same with it"
+        )
+    return notes

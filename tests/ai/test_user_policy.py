@@ -430,6 +430,8 @@ def test_a_save_loads_its_user_policy_only_when_named_again(here, capsys):
     from game.tools.saves import save_match
     from game.tools.session import Setup
 
+    # The policy leaves a mark when its file runs: a save alone must never run it.
+    (here / "mine.py").write_text((here / "mine.py").read_text() + "\nopen('RAN', 'w').close()\n")
     spec = load_scenario(REPO / "scenarios" / "duel.yaml")
     match = Setup(seed=1, controllers={"red": "human", "blue": "mine.py:closest_first"}).build(spec)
     save_match(match, here / "save.json")
@@ -438,6 +440,9 @@ def test_a_save_loads_its_user_policy_only_when_named_again(here, capsys):
     base = ["play", str(REPO / "scenarios" / "duel.yaml"), "--load", "save.json", "--headless"]
     base += ["--script", "script.txt", "--shots", "shots"]
     code, _, err = run(base, capsys)
-    assert code == 2 and "a save never loads code" in err and not (here / "shots").exists()
-    code, _, err = run([*base, "--blue", "mine.py:closest_first"], capsys)
     assert code == 0, err
+    assert "note: save.json: side 'blue' was played by the user policy 'mine.py:closest_first'" in err
+    assert "a person plays it now" in err and not (here / "RAN").exists()
+    code, _, err = run([*base, "--blue", "mine.py:closest_first"], capsys)
+    assert code == 0 and "note:" not in err, err
+    assert (here / "RAN").exists()  # named on the command line: it runs

@@ -182,7 +182,7 @@ def saves(workdir: Path) -> dict[str, bytes]:
 @given(draw=st.data())
 @FUZZ
 def test_mutated_saves(workdir: Path, saves: dict[str, bytes], version: str, draw: st.DataObject) -> None:
-    from game.tools.saves import DIGESTED, load_match
+    from game.tools.saves import load_match
 
     original = saves[version]
     data = draw.draw(mutated(original), label="save")
@@ -196,9 +196,6 @@ def test_mutated_saves(workdir: Path, saves: dict[str, bytes], version: str, dra
         assert lines and all(line.startswith(str(f)) for line in lines), str(e)
     else:
         match.close()
-        if version == "v3":  # every field that decides the game is covered by a digest
-            got, want = json.loads(data), json.loads(original)
-            assert [got[k] if k != "scenario" else got[k]["sha256"] for k in DIGESTED] == [
-                want[k] if k != "scenario" else want[k]["sha256"] for k in DIGESTED
-            ]
+        if version == "v3":  # saved again today: every field is covered by a digest
+            assert json.loads(data) == json.loads(original)
     assert _peak_mb() - before < MAX_GROWTH_MB
