@@ -47,10 +47,14 @@ Contract (issue 6, DESIGN §4):
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
+import signal
 import tempfile
+import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -63,10 +67,12 @@ from game.cli.params import (
     MAX_BATTLES,
     POLICY,
     POLICY_OPTIONS,
+    POLICY_TIMEOUT,
     SEED,
     SWAP_SIDES,
     WORKERS,
     BadInput,
+    OutputPath,
     count,
     policy_problem,
     run_size,
@@ -120,8 +126,9 @@ def parse_pairs(values: tuple[str, ...], what: str) -> dict[str, str]:
 def parse_policy_options(values: tuple[str, ...]) -> dict[str, dict[str, Any]]:
     """``POLICY.KEY=VALUE`` strings to ``{policy: {key: value}}``, each policy made once with its
     options to check them (a usage error naming ``--policy-option`` otherwise)."""
-    from game.ai import get_policy
+    from game.ai import get_policy, is_policy_spec
     from game.core.errors import SkirmishError
+    from game.tools.isolate import probe
 
     out: dict[str, dict[str, Any]] = {}
     for text, value in parse_pairs(values, "--policy-option").items():
@@ -131,7 +138,10 @@ def parse_policy_options(values: tuple[str, ...]) -> dict[str, dict[str, Any]]:
         out.setdefault(name, {})[key] = parse_value(value)
     for name, opts in out.items():
         try:
-            get_policy(name, **opts)
+            if is_policy_spec(name):
+                probe(name, opts)  # the user's code runs in a throwaway process, never here
+            else:
+                get_policy(name, **opts)
         except SkirmishError as e:
             raise BadInput("--policy-option", str(e)) from None
     return out
@@ -163,6 +173,27 @@ def _writable_dir(path: Path, hint: str) -> Path:
     except OSError as e:
         raise BadInput(hint, f"cannot write to {path}: {e.strerror or e}") from None
     return path
+
+
+def lock_outputs(
+    out_dir: Path,
+    log_dir: Path | None = None,
+    log_file: Path | None = None,
+    folders: list[Path] | None = None,
+) -> None:
+    """Hold the output folders for the rest of the command (:mod:`game.tools.outlock`): a second run
+    on the same ``--out`` (or ``--log``) refuses at once; then clear the temp files a killed run left
+    in them (no other run writes there now)."""
+    from game.tools.outlock import clear_temps, hold
+
+    ctx = click.get_current_context()
+    ctx.with_resource(hold(out_dir, "--out"))
+    if log_dir is not None and log_dir.resolve() != out_dir.resolve():
+        ctx.with_resource(hold(log_dir, "--log"))
+    if log_file is not None:
+        ctx.with_resource(hold(log_file.parent, "--log", name=f".{log_file.name}.lock"))
+    for folder in [out_dir, *(folders or [])]:
+        clear_temps(folder)
 
 
 def _ruleset_options(ruleset: str, spec: Any, cli_options: dict[str, Any]) -> dict[str, Any]:
@@ -316,13 +347,14 @@ def _default_out(variants: list[Variant]) -> Path:
 @click.option("--ruleset", help="Play under this ruleset instead of the scenario's.")
 @click.option("--option", "option", multiple=True, metavar="KEY=VALUE", help="Ruleset option (repeatable).")
 @POLICY_OPTIONS
+@POLICY_TIMEOUT
 @SWAP_SIDES
 @WORKERS
 @DASK
 @click.option(
     "--out", "out", type=click.Path(file_okay=False), help="Output folder [default: out/<scenario>]."
 )
-@click.option("--log", "log", type=click.Path(), help="Keep event logs: a folder, or FILE.jsonl with -n 1.")
+@click.option("--log", "log", type=OutputPath(), help="Keep event logs: a folder, or FILE.jsonl with -n 1.")
 @CHECK_INVARIANTS
 @click.option("--compare", nargs=2, metavar="A B", help="Compare two rulesets or two scenario files.")
 @click.option("--plots/--no-plots", default=True, show_default=True, help="Write the PNG plots.")
@@ -340,6 +372,7 @@ def battle(
     ruleset: str | None,
     option: tuple[str, ...],
     policy_option: tuple[str, ...],
+    policy_timeout: float,
     swap_sides: bool,
     workers: int | None,
     dask: str | None,
@@ -394,6 +427,8 @@ def battle(
         for v in variants:
             if v.label:
                 _writable_dir(log_dir / v.label, "--log")
+    log_folders = [] if log_dir is None else [log_dir, *(log_dir / v.label for v in variants if v.label)]
+    lock_outputs(out_dir, log_dir, log_file, log_folders)
     jobs_by_variant: list[list[batch.BattleJob]] = []
     for v in variants:
         vdir = None if log_dir is None else (log_dir / v.label if v.label else log_dir)
@@ -411,6 +446,7 @@ def battle(
                 variant=v.label,
                 check_invariants=check_invariants,
                 policy_options=policy_options,
+                policy_timeout=policy_timeout,
             )
         )
     planned = [
@@ -448,8 +484,8 @@ def battle(
         progress=progress,
         retry=f"skirmish battle {variants[0].path} -n 1 --seed {{seed}} ...",
     )
-    rows = kept.in_order()
-    if not rows:
+    rows, errors = split_errors(kept.in_order())
+    if not rows and not errors:
         stopped(kept, len(planned), csv_path)
     by_variant: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
@@ -494,11 +530,16 @@ def battle(
         click.echo(f"logs: {log_dir}{os.sep}")
     if kept.interrupted:
         stopped(kept, len(planned), csv_path)
+    if errors:
+        report_errors(errors, len(planned), csv_path)
 
 
 def planned_label(v: Variant) -> str:
-    """The ``variant`` cell of a battle's variant: its label, else its scenario file's stem."""
-    return v.label or Path(v.path).stem
+    """The ``variant`` cell of a battle's variant: its label, else its scenario file's stem (bytes
+    of a name that are not UTF-8 shown as U+FFFD: the cell is written to a UTF-8 file)."""
+    from game.core.files import readable_name
+
+    return v.label or readable_name(Path(v.path).stem)
 
 
 # --------------------------------------------------------------------------- recording (battle, sweep)
@@ -526,23 +567,25 @@ def record_run(
     from game.tools.warmup import ensure_warm
 
     try:
-        results.check_manifest(csv_path.parent, params, resume, csv_path)
+        manifest = results.check_manifest(csv_path.parent, params, resume, csv_path, write=resume)
     except results.ResumeRefused as e:
         raise BadInput("--resume", str(e)) from None
     if resume and not csv_path.exists():
         click.echo(f"--resume: no {csv_path} yet, so every battle is played", err=True)
     ensure_warm()  # compile once here, before workers fork, not once per worker
     try:
-        kept = results.record(
-            planned,
-            csv_path,
-            header,
-            resume=resume,
-            workers=workers,
-            dask=dask,
-            progress=progress,
-            desc=desc,
-        )
+        with stopped_by_sigterm():
+            kept = results.record(
+                planned,
+                csv_path,
+                header,
+                resume=resume,
+                workers=workers,
+                dask=dask,
+                progress=progress,
+                desc=desc,
+                before_first_write=manifest,
+            )
     except results.ResumeRefused as e:
         raise BadInput("--resume", str(e)) from None
     except batch.BattleFailed as e:
@@ -563,12 +606,59 @@ def record_run(
 INTERRUPTED = 130
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM arrived: the run stops as on Ctrl-C, keeping what finished (exit 128 + 15)."""
+
+    signum = int(signal.SIGTERM)
+
+
+def _on_sigterm(signum: int, frame: Any) -> None:
+    raise Terminated()
+
+
+@contextlib.contextmanager
+def stopped_by_sigterm() -> Iterator[None]:
+    """While playing, SIGTERM stops the run like Ctrl-C: finished battles kept, workers ended."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
+
+
 def stopped(kept: Recorded, total: int, csv_path: Path) -> NoReturn:
-    """Report a run stopped by Ctrl-C (what was kept, how to go on) and exit with status 130."""
+    """Report a run stopped by Ctrl-C or SIGTERM (what was kept, how to go on) and exit with
+    status 130 (143 for SIGTERM)."""
     n = len(kept.rows)
     click.echo(
         f"interrupted: {n} of {total} battles finished and kept in {csv_path}; "
         f"run the same command with --resume (same --out) to play the other {total - n}",
         err=True,
     )
-    raise SystemExit(INTERRUPTED)
+    raise SystemExit(128 + kept.signum)
+
+
+#: Battles of a run shown by :func:`report_errors` (the CSV has them all).
+SHOWN_ERRORS = 5
+
+
+def split_errors(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(battles that finished, battles that ended in an error)."""
+    return [r for r in rows if "error" not in r], [r for r in rows if "error" in r]
+
+
+def report_errors(errors: list[dict[str, Any]], total: int, csv_path: Path) -> NoReturn:
+    """Say which battles ended in an error (their rows say why) and exit with status 1."""
+    click.echo(
+        f"error: {len(errors)} of {total} battles ended in an error; their rows in {csv_path} "
+        "have result 'error' and the reason:",
+        err=True,
+    )
+    for row in errors[:SHOWN_ERRORS]:
+        click.echo(f"  {row['error']}", err=True)
+    if len(errors) > SHOWN_ERRORS:
+        click.echo(f"  ... and {len(errors) - SHOWN_ERRORS} more", err=True)
+    raise SystemExit(1)

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import click
 
-from game.cli.params import MAX_BATTLES, MAX_WORKERS, SEED, FiniteRange
+from game.cli.params import MAX_BATTLES, MAX_WORKERS, POLICY_TIMEOUT, SEED, FiniteRange
 
 DEFAULT_POLICIES = ("cautious", "aggressive")
 #: Files with this stem hold shared profiles, not a scenario.
@@ -82,6 +82,7 @@ def scenario_files(args: tuple[str, ...]) -> list[str]:
     show_default=True,
     help="Pass mark of the weaker side's share.",
 )
+@POLICY_TIMEOUT
 @click.option("--check", is_flag=True, help="Exit with status 1 if a row misses the pass mark.")
 @click.option("--progress/--no-progress", default=True, show_default=True, help="Show progress bars.")
 def fairness(
@@ -93,6 +94,7 @@ def fairness(
     max_battles: int,
     workers: int,
     threshold: float,
+    policy_timeout: float,
     check: bool,
     progress: bool,
 ) -> None:
@@ -133,11 +135,18 @@ def fairness(
                         max_battles=max_battles,
                         workers=workers,
                         progress=progress,
+                        policy_timeout=policy_timeout,
                     )
                 )
     except BattleFailed as e:
         click.echo(f"error: {e}", err=True)
         raise SystemExit(1) from None
     click.echo(markdown_table(rows, threshold))
+    errors = [e for r in rows for e in r.errors]
+    if errors:
+        click.echo(f"error: {len(errors)} battles ended in an error and were not counted:", err=True)
+        for message in errors[:5]:
+            click.echo(f"  {message}", err=True)
+        raise SystemExit(1)
     if check and not all(r.passes(threshold) for r in rows):
         raise SystemExit(1)

@@ -9,8 +9,10 @@ Contract:
   none, is a usage error naming the ones accepted. The bytes written are always in the format
   the name says.
 - :data:`POLICY` is the click type of every option naming an AI policy (``--red``, ``--blue``):
-  a registered name, or a user policy's spec ``FILE.py:FUNCTION`` / ``MODULE:FUNCTION``, loaded
-  and checked at once (:func:`game.ai.check_policy`); :data:`POLICY_OR_HUMAN` also takes
+  a registered name, or a user policy's spec ``FILE.py:FUNCTION`` / ``MODULE:FUNCTION``, loaded,
+  made and checked at once in a throwaway process (:func:`game.tools.isolate.probe`: a file
+  that loops, exits or kills its process while loading is one located line, and the command's
+  own process never runs the user's code); :data:`POLICY_OR_HUMAN` also takes
   ``human`` (``skirmish play``). :func:`policy_problem` is the same check, for names read from
   other options (``--policy SIDE=NAME``, ``--policies A,B``). A bad name, a file that does
   not load or a function that cannot be a policy is a usage error located in the user's code
@@ -40,7 +42,7 @@ import os
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import click
 
@@ -82,6 +84,21 @@ class UnitIdType(click.ParamType):
 
 
 UNIT_ID = UnitIdType()
+
+
+class OutputPath(click.Path):
+    """``click.Path`` for a file or folder skirmish writes: its name must be valid UTF-8 (it is
+    written into CSV cells, logs and messages); one that is not is a usage error (exit 2)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        got = super().convert(value, param, ctx)
+        text = os.fsdecode(got) if isinstance(got, bytes) else str(got)
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            shown = text.encode("utf-8", "surrogateescape")
+            self.fail(f"the name {shown!r} is not valid UTF-8; give outputs UTF-8 names", param, ctx)
+        return got
 
 
 class BadInput(click.ClickException):
@@ -177,7 +194,12 @@ def policy_problem(name: str, human: bool = False) -> str | None:
     if human and name == HUMAN:
         return None
     try:
-        check_policy(name)
+        if is_policy_spec(name):
+            from game.tools.isolate import probe
+
+            probe(name)  # loaded in a throwaway process: this one never runs the user's code
+        else:
+            check_policy(name)
     except SkirmishError as e:
         if is_policy_spec(name):  # located in the user's code by the loader
             return str(e)

@@ -37,10 +37,14 @@ from game.cli.battle import (
     _load,
     _policies,
     _ruleset_options,
+    _safe_label,
     _writable_dir,
+    lock_outputs,
     parse_policy_options,
     parse_value,
     record_run,
+    report_errors,
+    split_errors,
     stopped,
 )
 from game.cli.params import (
@@ -148,7 +152,9 @@ def _arms(
                         drafts.append((path, spec, ruleset, options, pols, factors))
     probe = [Arm("", p, s, r, o, pol, f) for p, s, r, o, pol, f in drafts]
     varying = varied(probe)
-    return [Arm(label(f, varying, Path(p).stem), p, s, r, o, pol, f) for p, s, r, o, pol, f in drafts]
+    return [
+        Arm(label(f, varying, _safe_label(Path(p).stem)), p, s, r, o, pol, f) for p, s, r, o, pol, f in drafts
+    ]
 
 
 def _fields(ruleset: str) -> set[str]:
@@ -159,8 +165,6 @@ def _fields(ruleset: str) -> set[str]:
 
 def _scenario_labels(paths: list[str]) -> list[str]:
     """File stems; the same stem twice gets its folder's name (``old-duel``), else a number."""
-    from game.cli.battle import _safe_label
-
     stems = [_safe_label(Path(p).stem) for p in paths]
     if len(set(stems)) == len(stems):
         return stems
@@ -206,6 +210,7 @@ def sweep(
     blue: str | None,
     option: tuple[str, ...],
     policy_option: tuple[str, ...],
+    policy_timeout: float,
     n: int,
     seed: int,
     swap_sides: bool,
@@ -239,6 +244,7 @@ def sweep(
     out_dir = _writable_dir(
         Path(out) if out else Path(DEFAULT_OUT) / f"sweep-{Path(arms[0].path).stem}", "--out"
     )
+    lock_outputs(out_dir)
 
     planned = []
     for arm in arms:
@@ -253,6 +259,7 @@ def sweep(
             variant=arm.label,
             check_invariants=check_invariants,
             policy_options=policy_options,
+            policy_timeout=policy_timeout,
         )
         factors = tuple((k, v) for k, v in arm.factors.items() if k.startswith("option_"))
         planned += [
@@ -290,8 +297,8 @@ def sweep(
         "--blue and --option values",
         desc="sweep",
     )
-    rows = kept.in_order()
-    if not rows:
+    rows, errors = split_errors(kept.in_order())
+    if not rows and not errors:
         stopped(kept, len(planned), csv_path)
     by_arm: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
@@ -319,3 +326,5 @@ def sweep(
         click.echo(f"plots: {', '.join(str(p) for p in written)}")
     if kept.interrupted:
         stopped(kept, len(planned), csv_path)
+    if errors:
+        report_errors(errors, len(planned), csv_path)

@@ -25,8 +25,17 @@ from pathlib import Path
 
 import click
 
-from game.cli.battle import BadInput, _writable_dir, parse_policy_options
-from game.cli.params import POLICY_OPTIONS, SEED, WORKERS, count, policy_problem, run_size, seeds_fit
+from game.cli.battle import BadInput, _writable_dir, lock_outputs, parse_policy_options
+from game.cli.params import (
+    POLICY_OPTIONS,
+    POLICY_TIMEOUT,
+    SEED,
+    WORKERS,
+    count,
+    policy_problem,
+    run_size,
+    seeds_fit,
+)
 from game.scenario.schema import MAX_ROUNDS
 
 #: Default output folder.
@@ -44,6 +53,7 @@ DEFAULT_OUT = Path("out") / "tournament"
 @click.option("-n", "n", type=int, default=2, show_default=True, help="Seeds per scenario and ruleset.")
 @click.option("--seed", type=SEED, default=1, show_default=True, help="First seed (seeds S..S+N-1).")
 @POLICY_OPTIONS
+@POLICY_TIMEOUT
 @click.option(
     "--round-limit",
     type=int,
@@ -63,6 +73,7 @@ def tournament(
     n: int,
     seed: int,
     policy_option: tuple[str, ...],
+    policy_timeout: float,
     round_limit: int | None,
     workers: int | None,
     out: str | None,
@@ -99,6 +110,7 @@ def tournament(
     pairs = len(set(chosen)) * (len(set(chosen)) - 1) // 2
     run_size(pairs * len(paths) * len(rulesets or RULESET_NAMES) * n * 2)
     out_dir = _writable_dir(Path(out) if out else DEFAULT_OUT, "--out")
+    lock_outputs(out_dir)
     jobs = tm.plan_tournament(
         policies=chosen,
         scenarios=paths,
@@ -106,6 +118,7 @@ def tournament(
         seeds=range(seed, seed + n),
         policy_options=options,
         round_limit=round_limit,
+        policy_timeout=policy_timeout,
     )
     try:
         played = tm.run_tournament(jobs, chosen, workers=workers or os.cpu_count() or 1, progress=progress)
@@ -115,3 +128,11 @@ def tournament(
     written = tm.write_outputs(played, out_dir, with_plot=plots)
     click.echo(tm.markdown(played))
     click.echo(f"{len(played.rows)} battles; files: {', '.join(str(p) for p in written)}")
+    if played.errors:
+        click.echo(
+            f"error: {len(played.errors)} of {len(jobs)} battles ended in an error and were left out:",
+            err=True,
+        )
+        for row in played.errors[:5]:
+            click.echo(f"  {row['error']}", err=True)
+        raise SystemExit(1)

@@ -29,6 +29,7 @@ from components.spatial import Posture, normalize_degrees
 from components.specs import ScenarioSpec, UnitSpec
 from components.terrain import ObstacleSpec
 from game.core.errors import Problem
+from game.core.files import readable_name
 from game.rules import RULESET_NAMES
 from game.scenario.idents import lookalike_problems, normalise_ids
 from game.scenario.messages import fmt_num, shown, validation_problems
@@ -147,7 +148,7 @@ class ScenarioChecker:
 
         scale = ScaleModel.model_validate(data.get("scale", {}))
         name = data.get("name") or (
-            readable(Path(self.doc.source).stem) if self.doc.source != "<memory>" else "scenario"
+            readable_name(Path(self.doc.source).stem) if self.doc.source != "<memory>" else "scenario"
         )
         controllers = {side: DEFAULT_CONTROLLER for side in sides}
         controllers.update(data.get("controllers") or {})
@@ -421,12 +422,6 @@ class ScenarioChecker:
                 self.problems += validation_problems(self.doc, e, ("options", rs), cls.Options)
             except RULESET_BUGS as e:
                 self.add(("options", rs), ruleset_bug(rs, e))
-
-
-def readable(text: str) -> str:
-    """``text`` (a file name) as valid Unicode: bytes that were not UTF-8 (kept by Python as lone
-    surrogates) become U+FFFD, so the name can be written to a CSV file or a terminal."""
-    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def _why(poly: Any) -> str:

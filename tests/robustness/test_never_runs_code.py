@@ -53,7 +53,7 @@ def test_a_session_never_runs_a_user_policy_only_the_record_names(here: Path) ->
     match = Setup(seed=1, controllers={"red": "human", "blue": SPEC}).build(spec)
     try:
         with pytest.raises(
-            SkirmishError, match="recorded as played by the user policy 'mine.py:closest_first'"
+            SkirmishError, match=r"recorded as played by the user policy 'mine\.py:closest_first'"
         ):
             Session(match)
         Session(match, {"blue": "human"})  # named by the caller: fine, and nothing ran
