@@ -24,7 +24,7 @@ import json
 import os
 import stat
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -160,13 +160,15 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def atomic_write_text(path: Path, text: str) -> Path:
+def atomic_write_text(path: Path, text: str, before_rename: Callable[[], object] | None = None) -> Path:
     """Write ``text`` to ``path`` via a temp file in the same folder and ``os.replace``.
 
     The temp file is ``.NAME.<random>.tmp``, fsynced before the rename; the folder is fsynced
     after it, so the new file survives a crash. Temp files of this pattern left by a writer that
     was killed are removed by the next write to ``path`` once they are
-    :data:`STALE_TEMP_SECONDS` old.
+    :data:`STALE_TEMP_SECONDS` old. ``before_rename`` runs once the new text is safely in the
+    temp file, before it replaces ``path``: if it raises, ``path`` is left as it was (a second
+    file that must change together with this one, written first).
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     _remove_stale_temps(path)
@@ -180,6 +182,8 @@ def atomic_write_text(path: Path, text: str) -> Path:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
+        if before_rename is not None:
+            before_rename()
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

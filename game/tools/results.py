@@ -375,10 +375,10 @@ class _Appender:
 
     def write(self, rows: Sequence[Mapping[str, Any]]) -> None:
         if self.fresh:
-            if self.first is not None:
-                self.first()
-                self.first = None
-            atomic_write_text(self.path, to_text(rows, self.header, with_header=True))
+            # The manifest is written once the rows are safely in the temp file: both change, or
+            # (a full disk) neither.
+            atomic_write_text(self.path, to_text(rows, self.header, with_header=True), self.first)
+            self.first = None
             self.fresh = False
             return
         if self.fd is None:
