@@ -182,8 +182,8 @@ def lock_outputs(
     folders: list[Path] | None = None,
 ) -> None:
     """Hold the output folders for the rest of the command (:mod:`game.tools.outlock`): a second run
-    on the same ``--out`` (or ``--log``) refuses at once; then clear the temp files a killed run left
-    in them (no other run writes there now)."""
+    on the same ``--out`` (or ``--log``) refuses at once; clear the temp files a killed run left in
+    them (no other run writes there now), and again when the command ends."""
     from game.tools.outlock import clear_temps, hold
 
     ctx = click.get_current_context()
@@ -192,8 +192,14 @@ def lock_outputs(
         ctx.with_resource(hold(log_dir, "--log"))
     if log_file is not None:
         ctx.with_resource(hold(log_file.parent, "--log", name=f".{log_file.name}.lock"))
-    for folder in [out_dir, *(folders or [])]:
-        clear_temps(folder)
+    cleared: list[tuple[Path, str | None]] = [(f, None) for f in [out_dir, *(folders or [])]]
+    if log_file is not None:
+        cleared.append((log_file.parent, log_file.name))
+    for folder, only in cleared:
+        clear_temps(folder, only)
+    # and at the end, while the locks are still held: a worker stopped mid-write (a failed or
+    # interrupted run ends the others at once) leaves its temp file
+    ctx.call_on_close(lambda: [clear_temps(f, only) for f, only in cleared])
 
 
 def _ruleset_options(ruleset: str, spec: Any, cli_options: dict[str, Any]) -> dict[str, Any]:

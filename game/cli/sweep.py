@@ -52,6 +52,7 @@ from game.cli.params import (
     DASK,
     MAX_BATTLES,
     POLICY_OPTIONS,
+    POLICY_TIMEOUT,
     SEED,
     SWAP_SIDES,
     WORKERS,
@@ -187,6 +188,7 @@ def _scenario_labels(paths: list[str]) -> list[str]:
     help="Ruleset option and its values (repeatable).",
 )
 @POLICY_OPTIONS
+@POLICY_TIMEOUT
 @click.option(
     "-n", "n", type=int, default=10, show_default=True, help=f"Battles per arm (1 to {MAX_BATTLES})."
 )

@@ -115,14 +115,17 @@ def close_inherited() -> None:
     _HELD.clear()
 
 
-def clear_temps(folder: Path) -> list[Path]:
-    """Remove the temp files killed writers left in ``folder`` (only while holding its lock)."""
+def clear_temps(folder: Path, only: str | None = None) -> list[Path]:
+    """Remove the temp files killed writers left in ``folder`` (only while holding its lock), or
+    only those of the file named ``only`` (while holding that file's lock)."""
     removed: list[Path] = []
     try:
         entries = list(folder.iterdir())
     except OSError:
         return removed
     for p in entries:
+        if only is not None and not p.name.startswith(f".{only}."):
+            continue
         if not p.name.endswith(".lock") and _TEMP.match(p.name):
             with contextlib.suppress(OSError):
                 if p.is_file() and not p.is_symlink():

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from game.core.errors import SkirmishError
-from game.core.events import atomic_write_text
+from game.core.events import atomic_write_text, naming
 from game.tools import batch
 from game.tools.stats import DRAW
 
@@ -381,18 +381,24 @@ class _Appender:
             self.first = None
             self.fresh = False
             return
-        if self.fd is None:
-            self.fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_CLOEXEC", 0))
         data = to_text(rows, self.header, with_header=False).encode("utf-8")
-        before = os.lseek(self.fd, 0, os.SEEK_END)
+        try:
+            if self.fd is None:
+                self.fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_CLOEXEC", 0))
+            fd = self.fd
+            before = os.lseek(fd, 0, os.SEEK_END)
+        except OSError as e:
+            raise naming(e, self.path) from None
         try:
             view = memoryview(data)
             while view:  # one battle's rows: a kill tears at most these
-                view = view[os.write(self.fd, view) :]
-        except BaseException:
+                view = view[os.write(fd, view) :]
+        except BaseException as e:
             with contextlib.suppress(OSError):  # else the resume drops a torn last line anyway
-                os.ftruncate(self.fd, before)
+                os.ftruncate(fd, before)
             self.close()
+            if isinstance(e, OSError):
+                raise naming(e, self.path) from None
             raise
 
     def close(self) -> None:
