@@ -62,7 +62,7 @@ MAX_POLICY_TIMEOUT = 3600.0
 class FiniteRange(click.FloatRange):
     """click's ``FloatRange`` refusing ``nan`` (which passes every comparison) and infinities."""
 
-    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> float:
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
         import math
 
         got = super().convert(value, param, ctx)
@@ -347,3 +347,8 @@ def script_options(actions: str) -> Callable[[_F], _F]:
         )(f)
 
     return decorate
+
+
+def default_workers() -> int:
+    """Worker processes when ``--workers`` is left out: one per CPU, at most :data:`MAX_WORKERS`."""
+    return max(1, min(os.cpu_count() or 1, MAX_WORKERS))

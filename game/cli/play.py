@@ -122,11 +122,11 @@ def play(
             raise click.BadParameter(conflict[1], param_hint=conflict[0])
         spec = match.spec
         named = {"red": red, "blue": blue}
-        given = {
-            side: named[flag]
-            for side, flag in zip(spec.sides[:2], ("red", "blue"))
-            if named[flag] is not None and ctx.get_parameter_source(flag) is not ParameterSource.DEFAULT
-        }
+        given: dict[str, str] = {}
+        for side, flag in zip(spec.sides[:2], ("red", "blue")):
+            who = named[flag]
+            if who is not None and ctx.get_parameter_source(flag) is not ParameterSource.DEFAULT:
+                given[side] = who
         # a save never runs code: a side it gives to a user policy is a person's unless named again
         controllers, notes = trusted_players(dict(match.controllers), given, str(load_path))
     else:

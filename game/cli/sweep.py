@@ -25,7 +25,6 @@ Contract:
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +56,7 @@ from game.cli.params import (
     SWAP_SIDES,
     WORKERS,
     count,
+    default_workers,
     run_size,
     seeds_fit,
 )
@@ -292,7 +292,7 @@ def sweep(
         header,
         params,
         resume=resume,
-        workers=workers if workers is not None else (os.cpu_count() or 1),
+        workers=workers if workers is not None else default_workers(),
         dask=dask,
         progress=progress,
         retry="skirmish battle SCENARIO -n 1 --seed {seed} with the failing arm's --ruleset, --red, "

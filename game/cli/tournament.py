@@ -20,7 +20,6 @@ Contract:
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import click
@@ -32,6 +31,7 @@ from game.cli.params import (
     SEED,
     WORKERS,
     count,
+    default_workers,
     policy_problem,
     run_size,
     seeds_fit,
@@ -121,7 +121,7 @@ def tournament(
         policy_timeout=policy_timeout,
     )
     try:
-        played = tm.run_tournament(jobs, chosen, workers=workers or os.cpu_count() or 1, progress=progress)
+        played = tm.run_tournament(jobs, chosen, workers=workers or default_workers(), progress=progress)
     except batch.BattleFailed as e:
         click.echo(f"error: {e}", err=True)
         raise SystemExit(1) from None

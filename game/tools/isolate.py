@@ -12,7 +12,9 @@ Contract:
   policy, each in a fresh process forked for it (at most ``workers`` at once): whatever the
   user's code does there (loop, ``sys.exit``, ``os._exit``, print, read stdin, change the
   program's own modules, leak memory) ends at most its own battle. Its standard streams are
-  ``/dev/null``; the CPU-time limit per decision is the job's ``policy_timeout``
+  ``/dev/null``, it leads a process group of its own (what the policy starts there is killed
+  with the group when the battle ends); the CPU-time limit per decision is the job's
+  ``policy_timeout``
   (:mod:`game.ai.guard`, hard mode). The parent also times each call of user code by the wall
   clock (:func:`wall_limit`: a call blocked in ``sleep``, ``input`` or a lock uses no CPU) and
   kills the process of one that takes longer. It yields ``(index, row)`` in completion order;
@@ -123,6 +125,8 @@ def _play_in_child(
     play: Callable[[Any], dict[str, Any]], job: Any, conn: Connection, slot: guard.Slot, parent: int
 ) -> None:
     worker_start(parent)
+    with contextlib.suppress(OSError):
+        os.setpgid(0, 0)  # a group of its own: what the policy starts is ended with it
     _silence()
     guard.limit(getattr(job, "policy_timeout", None) or guard.DEFAULT_SECONDS)
     guard.harden(slot)
@@ -236,6 +240,7 @@ def run_isolated(
                         c.proc.kill()
                     continue
                 c.proc.join()
+                _end_group(c.proc.pid)
                 if c.message is None:  # it may have written and ended since wait() returned
                     c.message = _last_words(c.conn)
                 del running[key]
@@ -247,7 +252,15 @@ def run_isolated(
         for c in running.values():
             with contextlib.suppress(Exception):
                 c.proc.join(5)
+            _end_group(c.proc.pid)
             _close(c)
+
+
+def _end_group(pid: int | None) -> None:
+    """Kill what a battle's process left running in its process group (programs its policy started)."""
+    if pid is not None:
+        with contextlib.suppress(OSError):
+            os.killpg(pid, signal.SIGKILL)
 
 
 def _last_words(conn: Connection) -> Any:

@@ -13,7 +13,8 @@ mapping, ``true``). Each mutant goes through the CLI in process (:func:`game.cli
   nor an "internal error";
 - finish within the per-example deadline and grow the process by at most a few hundred MB.
 
-``SKIRMISH_CI=1`` (tests/conftest.py) derandomizes the examples.
+``SKIRMISH_CI=1`` (tests/conftest.py) derandomizes the examples; ``SKIRMISH_FUZZ=long``
+(tests/robustness/fuzzing.py) draws twenty times as many.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from hypothesis import strategies as st
 
 from game.core.errors import ScenarioError
 from tests.robustness.cli_run import run
+from tests.robustness.fuzzing import examples
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIO = ROOT / "scenarios" / "duel.yaml"
@@ -44,7 +46,7 @@ SAVE_V2 = ROOT / "tests" / "golden" / "saved-game.json"
 #: Largest growth of the process's peak memory one example may cause.
 MAX_GROWTH_MB = 300
 FUZZ = settings(
-    max_examples=int(os.environ.get("FUZZ_EXAMPLES", "25")),
+    max_examples=examples(int(os.environ.get("FUZZ_EXAMPLES", "25"))),
     deadline=timedelta(seconds=30),  # the machine may be shared; a hang would take minutes
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

@@ -187,3 +187,35 @@ def test_user_policy_batches_do_not_run_on_dask(tmp_path: Path, monkeypatch: pyt
         "battle", str(DUEL), "-n", "2", "--red", "hostile.py:policy", "--dask", "local", "--out", "o"
     )
     assert code == 2 and "--dask: battles of user policies" in err
+
+
+def _running(cmdline: bytes) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if (entry / "cmdline").read_bytes().replace(b"\0", b" ").strip() == cmdline:
+                    state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+                    if state != "Z":
+                        found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs procfs")
+def test_a_program_a_policy_starts_ends_with_its_battle(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    marker = f"{os.getpid() % 1000 + 1000}.25"  # sleep's argument, unique to this test run
+    _policy(tmp_path, f"import subprocess\nsubprocess.Popen(['sleep', '{marker}'])")
+    code, _, err = run(
+        "battle", str(DUEL), "-n", "3", "--red", "hostile.py:policy", "--workers", "1",
+        "--out", "o", "--no-plots", "--no-progress",
+    )  # fmt: skip
+    assert code == 0, err
+    deadline = time.monotonic() + 5
+    while _running(f"sleep {marker}".encode()) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _running(f"sleep {marker}".encode()), "the program the policy started outlived its battle"
