@@ -23,7 +23,7 @@ from typing import Any
 import click
 
 from game import __version__
-from game.core.errors import SkirmishError
+from game.core.errors import SkirmishError, visible
 
 #: subcommand -> (module, attribute, one-line help)
 SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
@@ -127,7 +127,8 @@ def main(argv: list[str] | None = None) -> Any:
         e.show()
         sys.exit(2)
     except SkirmishError as e:
-        click.echo(f"error: {e}", err=True)
+        # each line as written, escapes and all: a file's text never drives the terminal
+        click.echo(f"error: {visible(str(e), keep=chr(10))}", err=True)
         sys.exit(2)
     except OSError as e:  # a file that cannot be written or read: the path and why, one line
         click.echo(f"error: {os_error_line(e)}", err=True)

@@ -256,3 +256,15 @@ def test_a_user_policy_save_in_another_folder_is_named_not_run(here: Path) -> No
     )
     assert code == 0 and "side 'red' was played by the user policy" in err, err
     assert not (here / "RAN").exists() and not (elsewhere / "RAN").exists()
+
+
+def test_a_save_key_with_control_characters_is_named_escaped(here: Path) -> None:
+    """Found by the long fuzz: a key holding a newline split the message in two."""
+    save = _save(here, {"red": "aggressive", "blue": "cautious"})
+    data = json.loads(save.read_text())
+    data["controllers"] = {"\n\x1b[2J": None}
+    save.write_text(json.dumps(data))
+    with pytest.raises(ScenarioError) as info:
+        load_match(save)
+    text = str(info.value)
+    assert len(text.splitlines()) == 1 and "\x1b" not in text and "\\n\\x1b[2J" in text, text

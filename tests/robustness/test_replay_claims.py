@@ -135,3 +135,20 @@ def test_replay_policy_must_name_a_side(log: Path) -> None:
     assert code == 2 and "--policy: no side 'green'" in err
     code, _, err = run("replay", str(log), "--policy", "red=nope")
     assert code == 2 and "unknown AI policy 'nope'" in err
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda h: h.update(options={"\n": None}),  # found by the long fuzz: a key printed raw
+        lambda h: h["controllers"].update({"\x1b[2J": "random"}),
+        lambda h: h.update(ruleset="aff\u202e"),
+    ],
+)
+def test_messages_about_edited_keys_stay_one_visible_line(
+    log: Path, tmp_path: Path, edit: Callable[[dict[str, Any]], object]
+) -> None:
+    code, out, err = run("replay", str(_edited(log, tmp_path, edit)))
+    assert code in (1, 2) and "Traceback" not in err, out + err
+    text = out + err
+    assert len(err.strip().splitlines()) <= 1 and "\x1b" not in text and "\u202e" not in text, text
