@@ -212,3 +212,36 @@ def test_a_lock_left_by_a_killed_run_is_taken(tmp_path: Path) -> None:
         timeout=300,
     )
     assert done.returncode == 0, done.stderr.decode()
+
+
+def _sweep(*extra: str) -> list[str]:
+    return [
+        "sweep", str(SCENARIO), "--ruleset", "aff,ap-pool", "-n", "8", "--seed", "2", "--workers", "2",
+        "--out", "s", "--no-progress", *extra,
+    ]  # fmt: skip
+
+
+def test_a_killed_sweep_leaves_no_worker_and_resumes_byte_identical(tmp_path: Path) -> None:
+    ref, run_dir = tmp_path / "ref", tmp_path / "run"
+    ref.mkdir()
+    run_dir.mkdir()
+    done = subprocess.run(_cmd(*_sweep()), cwd=ref, env=_env(), capture_output=True, timeout=600)
+    assert done.returncode == 0, done.stderr.decode()
+    proc = _start(_sweep(), run_dir)
+    try:
+        _wait_for_rows(proc, run_dir / "s" / "results.csv", 6)
+        workers = _children(proc.pid)
+        proc.kill()
+        proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    deadline = time.monotonic() + 10
+    while any(_alive(w) for w in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert workers and not [w for w in workers if _alive(w)]
+    done = subprocess.run(
+        _cmd(*_sweep("--resume")), cwd=run_dir, env=_env(), capture_output=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    assert _files(run_dir / "s") == _files(ref / "s")
