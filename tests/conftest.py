@@ -13,5 +13,5 @@ import os
 from hypothesis import settings
 
 settings.register_profile("ci", derandomize=True, print_blob=True)
-if os.environ.get("SKIRMISH_CI"):
-    settings.load_profile("ci")
+if os.environ.get("SKIRMISH_CI") and os.environ.get("SKIRMISH_FUZZ", "").lower() != "long":
+    settings.load_profile("ci")  # a long fuzz run (SKIRMISH_FUZZ=long) draws new inputs each time

@@ -27,12 +27,20 @@ Contract:
   command it returns, becomes a :class:`PolicyFailed` naming the user's file and line, the unit,
   the decision and the round (one line; with ``SKIRMISH_DEBUG=1`` the user's traceback follows).
   It draws only from the ``rng`` it is given, so a battle stays a pure function of its seed.
+- Every call of the user's code (loading its file, making a class, each decision) runs under
+  :func:`game.ai.guard.running`: a CPU-time limit per call (``--policy-timeout``) and any
+  ``BaseException`` (``sys.exit``, a stop it ignored, ``GeneratorExit``...) contained as one
+  line. A real Ctrl-C in an interactive process still stops the program. The policy sees a view
+  of its own (not the one the built-in policies share) and a copy of the decision's context; a
+  call that changes the match anyway (its state hash, log or commands) fails; what it returns
+  goes through JSON into a plain command of the engine's classes before it is checked.
 """
 
 from __future__ import annotations
 
 import ast
 import contextlib
+import copy
 import functools
 import hashlib
 import importlib
@@ -49,6 +57,7 @@ from typing import Any
 
 import numpy as np
 
+from game.ai import guard
 from game.ai.errors import PolicyFailed, PolicyLoadError, PolicyOptionError
 from game.core.commands import Command, Decision, find_option
 from game.engine.view import MatchView
@@ -169,6 +178,18 @@ def _what(e: BaseException) -> str:
     return f"{type(e).__name__}: {text}" if text else type(e).__name__
 
 
+def _escaped(e: BaseException) -> str:
+    """An exception of the user's code in words: ``KeyError: 'x'`` for an ordinary one; what a
+    stop, ``sys.exit`` or another ``BaseException`` means (:func:`game.ai.guard.contained`)."""
+    return _what(e) if isinstance(e, Exception) else guard.contained(e)
+
+
+def _interrupted(e: BaseException) -> bool:
+    """A real Ctrl-C in an interactive process (not one the user's code raised in a worker, where
+    SIGINT is ignored): let it stop the program."""
+    return isinstance(e, KeyboardInterrupt) and not guard.is_worker()
+
+
 # --------------------------------------------------------------------------- loading
 _FILES: dict[tuple[str, int, int], ModuleType] = {}
 
@@ -195,15 +216,16 @@ def _exec_file(source: str, spec: str) -> tuple[ModuleType, Path]:
     folder = str(resolved.parent)
     sys.path.insert(0, folder)  # for the modules beside it, while it runs
     try:
-        found.loader.exec_module(module)
+        with guard.running({"policy": spec, "kind": "load"}):
+            found.loader.exec_module(module)
     except BaseException as e:
         sys.modules.pop(name, None)
         if isinstance(e, SyntaxError):
             raise _syntax_error(e, spec) from None
-        if not isinstance(e, Exception):
+        if _interrupted(e):
             raise
         raise PolicyLoadError(
-            f"{_located(e, resolved.parent, source)}: {_what(e)} while loading policy {spec!r}{_debug(e)}"
+            f"{_located(e, resolved.parent, source)}: {_escaped(e)} while loading policy {spec!r}{_debug(e)}"
         ) from None
     finally:
         with contextlib.suppress(ValueError):  # the user's code may have removed it itself
@@ -243,13 +265,16 @@ def _import_module(source: str, spec: str) -> tuple[ModuleType, Path | None]:
         if top.submodule_search_locations is not None:
             root = root.parent
     try:
-        module = importlib.import_module(source)
+        with guard.running({"policy": spec, "kind": "load"}):
+            module = importlib.import_module(source)
     except SyntaxError as e:
         raise _syntax_error(e, spec) from None
-    except Exception as e:
+    except BaseException as e:
+        if _interrupted(e):
+            raise
         fallback = _shown(origin) if origin else source
         raise PolicyLoadError(
-            f"{_located(e, root, fallback)}: {_what(e)} while loading policy {spec!r}{_debug(e)}"
+            f"{_located(e, root, fallback)}: {_escaped(e)} while loading policy {spec!r}{_debug(e)}"
         ) from None
     return module, root
 
@@ -372,10 +397,13 @@ def make_policy(spec: str, **options: Any) -> UserPolicy:
         except ValueError:
             pass  # no signature to check: the call tells
         try:
-            made = target.obj(**options)
-        except Exception as e:
+            with guard.running({"policy": spec, "kind": "make"}):
+                made = target.obj(**options)
+        except BaseException as e:
+            if _interrupted(e):
+                raise
             raise PolicyLoadError(
-                f"{_located(e, target.root, target.where)}: {_what(e)} while making policy {spec!r}"
+                f"{_located(e, target.root, target.where)}: {_escaped(e)} while making policy {spec!r}"
                 f"{_debug(e)}"
             ) from None
         _check_signature(made, target.where, type(made).__name__)
@@ -401,6 +429,7 @@ class UserPolicy:
         self.fn = fn
         self.where = where
         self.root = root
+        self._view: MatchView | None = None  # the user's own view of the match (not the shared one)
 
     def __repr__(self) -> str:
         return f"UserPolicy({self.spec!r})"
@@ -409,21 +438,64 @@ class UserPolicy:
         return f"policy {self.spec!r}, {decision.unit}'s {decision.kind} decision, round {view.round}"
 
     def __call__(self, view: MatchView, decision: Decision, rng: np.random.Generator) -> Command:
+        at = self._at(view, decision)
+        match = view._m
+        # The user's code sees a view of its own and a copy of the decision's context: what it
+        # changes there cannot reach the engine or the built-in policies' shared view.
+        if self._view is None or self._view._m is not match:
+            self._view = MatchView(view)
+        shown = Decision(decision.unit, decision.kind, decision.options, copy.deepcopy(decision.context))
+        before = (match.state_hash(), len(match.log), len(match.commands))
+        what = {"policy": self.spec, "unit": decision.unit, "kind": decision.kind, "round": view.round}
         try:
-            cmd = self.fn(view, decision, rng)
-        except Exception as e:
+            with guard.running(what):
+                got = self.fn(self._view, shown, rng)
+                # One plain command, through JSON: no subclass, no object of the user's inside.
+                cmd = None if got is None else _plain(got)
+        except BaseException as e:
+            if _interrupted(e):
+                raise
+            if isinstance(e, _NotACommand):
+                raise PolicyFailed(
+                    f"{self.where}: returned an illegal command {e.got!r:.80}: {e.why} ({at})"
+                ) from None
             raise PolicyFailed(
-                f"{_located(e, self.root, self.where)}: {_what(e)} ({self._at(view, decision)}){_debug(e)}"
+                f"{_located(e, self.root, self.where)}: {_escaped(e)} ({at}){_debug(e)}"
             ) from None
+        if (match.state_hash(), len(match.log), len(match.commands)) != before:
+            raise PolicyFailed(
+                f"{self.where}: changed the match it was shown (a policy may only read it and return "
+                f"a command) ({at})"
+            )
         if cmd is None:
             raise PolicyFailed(
-                f"{self.where}: returned None, not a command: return one of decision.options' "
-                f"commands ({self._at(view, decision)})"
+                f"{self.where}: returned None, not a command: return one of decision.options' commands ({at})"
             )
         try:
             find_option(decision, cmd)
         except (ValueError, TypeError, AttributeError) as e:
-            raise PolicyFailed(
-                f"{self.where}: returned an illegal command {cmd!r:.80}: {e} ({self._at(view, decision)})"
-            ) from None
+            raise PolicyFailed(f"{self.where}: returned an illegal command {cmd!r:.80}: {e} ({at})") from None
         return cmd
+
+
+class _NotACommand(Exception):
+    """What a policy returned is no command (raised inside the guarded call)."""
+
+    def __init__(self, got: Any, why: str) -> None:
+        super().__init__(why)
+        self.got = got
+        self.why = why
+
+
+def _plain(got: Any) -> Command:
+    """``got`` as a plain command of the engine's own classes (:class:`_NotACommand` if it is none)."""
+    import json
+
+    from game.core.commands import command_from_json, command_to_json
+
+    try:
+        data = json.loads(json.dumps(command_to_json(got), allow_nan=False))
+        cmd: Command = command_from_json(data)
+    except (TypeError, ValueError, OverflowError, RecursionError) as e:
+        raise _NotACommand(got, str(e).splitlines()[0] if str(e) else type(e).__name__) from None
+    return cmd

@@ -3,20 +3,27 @@
 Contract: each subcommand lives in its own module ``game.cli.<name>`` exposing a
 click command of that name; this group imports them lazily so ``skirmish
 --help`` stays fast and a headless command never imports pygame. Every user
-error exits with status 2 and a one-line cause (no traceback).
+error exits with status 2 and a one-line cause (no traceback). A file that cannot be written or
+read (a full disk, a read-only folder, a missing permission) is such an error too: one line
+naming the path and the reason (:func:`os_error_line`); the atomic writers leave the older file
+and no temp file behind. Text written to the terminal never fails on a file name that is not
+UTF-8 (its bytes are shown escaped).
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import importlib
 import importlib.util
+import os
 import sys
 from typing import Any
 
 import click
 
 from game import __version__
-from game.core.errors import SkirmishError
+from game.core.errors import SkirmishError, visible
 
 #: subcommand -> (module, attribute, one-line help)
 SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
@@ -76,8 +83,34 @@ def cli() -> None:
     """skirmish: tactical grid combat with exact cover and five defence rulesets."""
 
 
+def os_error_line(e: OSError) -> str:
+    """``PATH: cannot write: No space left on device`` (the path and the reason, one line)."""
+    reason = e.strerror or type(e).__name__
+    name = e.filename if e.filename is not None else None
+    if name is None:
+        return f"{reason}" if not str(e) else str(e).splitlines()[0]
+    shown = os.fsdecode(name) if isinstance(name, bytes) else str(name)
+    shown = shown.encode("utf-8", "backslashreplace").decode("utf-8")
+    verb = "cannot write: " if e.errno in _WRITE_ERRORS else ""
+    return f"{shown}: {verb}{reason}"
+
+
+#: errno values that only a write gives (a full disk or quota, a read-only file system).
+_WRITE_ERRORS = frozenset({errno.ENOSPC, errno.EROFS, errno.EDQUOT, errno.EFBIG})
+
+
+def _safe_streams() -> None:
+    """Never fail to print a file name that is not UTF-8: escape what the stream cannot encode."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            with contextlib.suppress(ValueError, OSError):  # a closed or odd stream
+                reconfigure(errors="backslashreplace")
+
+
 def main(argv: list[str] | None = None) -> Any:
     """Console entry point: user errors exit 2 with one line, never a traceback."""
+    _safe_streams()
     try:
         return cli.main(args=argv, prog_name="skirmish", standalone_mode=False)
     except click.exceptions.Abort:
@@ -94,5 +127,9 @@ def main(argv: list[str] | None = None) -> Any:
         e.show()
         sys.exit(2)
     except SkirmishError as e:
-        click.echo(f"error: {e}", err=True)
+        # each line as written, escapes and all: a file's text never drives the terminal
+        click.echo(f"error: {visible(str(e), keep=chr(10))}", err=True)
+        sys.exit(2)
+    except OSError as e:  # a file that cannot be written or read: the path and why, one line
+        click.echo(f"error: {os_error_line(e)}", err=True)
         sys.exit(2)

@@ -50,10 +50,14 @@ Contract (issue 6, DESIGN §4):
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
+import signal
 import tempfile
+import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -63,12 +67,20 @@ import click
 from game.cli.params import (
     CHECK_INVARIANTS,
     DASK,
+    MAX_BATTLES,
     POLICY,
     POLICY_OPTIONS,
+    POLICY_TIMEOUT,
     SEED,
     SWAP_SIDES,
     WORKERS,
+    BadInput,
+    OutputPath,
+    count,
+    default_workers,
     policy_problem,
+    run_size,
+    seeds_fit,
 )
 
 if TYPE_CHECKING:
@@ -88,15 +100,6 @@ class Variant:
     ruleset: str
     options: dict[str, Any]
     policies: dict[str, str]
-
-
-class BadInput(click.ClickException):
-    """A bad argument: one line ``Error: <option>: <why>``, exit status 2."""
-
-    exit_code = 2
-
-    def __init__(self, where: str, message: str) -> None:
-        super().__init__(f"{where}: {message}")
 
 
 # --------------------------------------------------------------------------- parsing
@@ -127,8 +130,9 @@ def parse_pairs(values: tuple[str, ...], what: str) -> dict[str, str]:
 def parse_policy_options(values: tuple[str, ...]) -> dict[str, dict[str, Any]]:
     """``POLICY.KEY=VALUE`` strings to ``{policy: {key: value}}``, each policy made once with its
     options to check them (a usage error naming ``--policy-option`` otherwise)."""
-    from game.ai import get_policy
+    from game.ai import get_policy, is_policy_spec
     from game.core.errors import SkirmishError
+    from game.tools.isolate import probe
 
     out: dict[str, dict[str, Any]] = {}
     for text, value in parse_pairs(values, "--policy-option").items():
@@ -138,7 +142,10 @@ def parse_policy_options(values: tuple[str, ...]) -> dict[str, dict[str, Any]]:
         out.setdefault(name, {})[key] = parse_value(value)
     for name, opts in out.items():
         try:
-            get_policy(name, **opts)
+            if is_policy_spec(name):
+                probe(name, opts)  # the user's code runs in a throwaway process, never here
+            else:
+                get_policy(name, **opts)
         except SkirmishError as e:
             raise BadInput("--policy-option", str(e)) from None
     return out
@@ -170,6 +177,33 @@ def _writable_dir(path: Path, hint: str) -> Path:
     except OSError as e:
         raise BadInput(hint, f"cannot write to {path}: {e.strerror or e}") from None
     return path
+
+
+def lock_outputs(
+    out_dir: Path,
+    log_dir: Path | None = None,
+    log_file: Path | None = None,
+    folders: list[Path] | None = None,
+) -> None:
+    """Hold the output folders for the rest of the command (:mod:`game.tools.outlock`): a second run
+    on the same ``--out`` (or ``--log``) refuses at once; clear the temp files a killed run left in
+    them (no other run writes there now), and again when the command ends."""
+    from game.tools.outlock import clear_temps, hold
+
+    ctx = click.get_current_context()
+    ctx.with_resource(hold(out_dir, "--out"))
+    if log_dir is not None and log_dir.resolve() != out_dir.resolve():
+        ctx.with_resource(hold(log_dir, "--log"))
+    if log_file is not None:
+        ctx.with_resource(hold(log_file.parent, "--log", name=f".{log_file.name}.lock"))
+    cleared: list[tuple[Path, str | None]] = [(f, None) for f in [out_dir, *(folders or [])]]
+    if log_file is not None:
+        cleared.append((log_file.parent, log_file.name))
+    for folder, only in cleared:
+        clear_temps(folder, only)
+    # and at the end, while the locks are still held: a worker stopped mid-write (a failed or
+    # interrupted run ends the others at once) leaves its temp file
+    ctx.call_on_close(lambda: [clear_temps(f, only) for f, only in cleared])
 
 
 def _ruleset_options(ruleset: str, spec: Any, cli_options: dict[str, Any]) -> dict[str, Any]:
@@ -315,7 +349,9 @@ def _default_out(variants: list[Variant]) -> Path:
 # --------------------------------------------------------------------------- the command
 @click.command("battle")
 @click.argument("scenario", required=False, type=click.Path(dir_okay=False))
-@click.option("-n", "n", type=int, default=1, show_default=True, help="Battles per variant.")
+@click.option(
+    "-n", "n", type=int, default=1, show_default=True, help=f"Battles per variant (1 to {MAX_BATTLES})."
+)
 @click.option("--seed", type=SEED, default=1, show_default=True, help="First seed (seeds S..S+N-1).")
 @click.option("--red", type=POLICY, help="Policy of the scenario's first side: a name or FILE.py:FUNCTION.")
 @click.option("--blue", type=POLICY, help="Policy of the scenario's second side: a name or FILE.py:FUNCTION.")
@@ -323,13 +359,14 @@ def _default_out(variants: list[Variant]) -> Path:
 @click.option("--ruleset", help="Play under this ruleset instead of the scenario's.")
 @click.option("--option", "option", multiple=True, metavar="KEY=VALUE", help="Ruleset option (repeatable).")
 @POLICY_OPTIONS
+@POLICY_TIMEOUT
 @SWAP_SIDES
 @WORKERS
 @DASK
 @click.option(
     "--out", "out", type=click.Path(file_okay=False), help="Output folder [default: out/<scenario>]."
 )
-@click.option("--log", "log", type=click.Path(), help="Keep event logs: a folder, or FILE.jsonl with -n 1.")
+@click.option("--log", "log", type=OutputPath(), help="Keep event logs: a folder, or FILE.jsonl with -n 1.")
 @CHECK_INVARIANTS
 @click.option("--compare", nargs=2, metavar="A B", help="Compare two rulesets or two scenario files.")
 @click.option("--plots/--no-plots", default=True, show_default=True, help="Write the PNG plots.")
@@ -347,6 +384,7 @@ def battle(
     ruleset: str | None,
     option: tuple[str, ...],
     policy_option: tuple[str, ...],
+    policy_timeout: float,
     swap_sides: bool,
     workers: int | None,
     dask: str | None,
@@ -362,16 +400,15 @@ def battle(
     from game.rules import RULESET_NAMES
     from game.tools import batch
 
-    if n < 1:
-        raise BadInput("-n", f"the number of battles must be at least 1, not {n}")
-    if workers is not None and workers < 1:
-        raise BadInput("--workers", f"must be at least 1, not {workers}")
+    count(n, "-n", "the number of battles")
+    seeds_fit(seed, n)
     if ruleset is not None and ruleset not in RULESET_NAMES:
         raise BadInput("--ruleset", f"unknown ruleset {ruleset!r}; choose one of {', '.join(RULESET_NAMES)}")
     named = parse_pairs(policy, "--policy")
     policy_options = parse_policy_options(policy_option)
     cli_options = {k: parse_value(v) for k, v in parse_pairs(option, "--option").items()}
     variants = _variants(scenario, compare, ruleset, cli_options, red, blue, named)
+    run_size(n * len(variants) * (2 if swap_sides else 1))
     if check_invariants:
         batch.invariant_checker(True)  # fail now, with one line, if the checker is missing
 
@@ -413,6 +450,7 @@ def battle(
             plots,
             log,
             single,
+            policy_timeout,
         )
     finally:
         if scratch is not None:
@@ -436,6 +474,7 @@ def _play(
     plots: bool,
     log: str | None,
     single: bool,
+    policy_timeout: float,
 ) -> None:
     """Plan, play and report the battles of :func:`battle` (its arguments, checked)."""
     from game.rules import ruleset_class
@@ -453,6 +492,8 @@ def _play(
         for v in variants:
             if v.label:
                 _writable_dir(log_dir / v.label, "--log")
+    log_folders = [] if log_dir is None else [log_dir, *(log_dir / v.label for v in variants if v.label)]
+    lock_outputs(out_dir, log_dir, log_file, log_folders)
     jobs_by_variant: list[list[batch.BattleJob]] = []
     for v in variants:
         vdir = None if log_dir is None else (log_dir / v.label if v.label else log_dir)
@@ -470,6 +511,7 @@ def _play(
                 variant=v.label,
                 check_invariants=check_invariants,
                 policy_options=policy_options,
+                policy_timeout=policy_timeout,
             )
         )
     planned = [
@@ -502,13 +544,13 @@ def _play(
         results.columns([v.ruleset for v in variants]),
         params,
         resume=resume,
-        workers=workers if workers is not None else (os.cpu_count() or 1),
+        workers=workers if workers is not None else default_workers(),
         dask=dask,
         progress=progress,
         retry=f"skirmish battle {variants[0].path} -n 1 --seed {{seed}} ...",
     )
-    rows = kept.in_order()
-    if not rows:
+    rows, errors = split_errors(kept.in_order())
+    if not rows and not errors:
         stopped(kept, len(planned), csv_path)
     by_variant: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
@@ -562,11 +604,16 @@ def _play(
         click.echo(f"logs: {log_dir}{os.sep}")
     if kept.interrupted:
         stopped(kept, len(planned), csv_path)
+    if errors:
+        report_errors(errors, len(planned), csv_path)
 
 
 def planned_label(v: Variant) -> str:
-    """The ``variant`` cell of a battle's variant: its label, else its scenario file's stem."""
-    return v.label or Path(v.path).stem
+    """The ``variant`` cell of a battle's variant: its label, else its scenario file's stem (bytes
+    of a name that are not UTF-8 shown as U+FFFD: the cell is written to a UTF-8 file)."""
+    from game.core.files import readable_name
+
+    return v.label or readable_name(Path(v.path).stem)
 
 
 # --------------------------------------------------------------------------- recording (battle, sweep)
@@ -594,23 +641,25 @@ def record_run(
     from game.tools.warmup import ensure_warm
 
     try:
-        results.check_manifest(csv_path.parent, params, resume, csv_path)
+        manifest = results.check_manifest(csv_path.parent, params, resume, csv_path, write=resume)
     except results.ResumeRefused as e:
         raise BadInput("--resume", str(e)) from None
     if resume and not csv_path.exists():
         click.echo(f"--resume: no {csv_path} yet, so every battle is played", err=True)
     ensure_warm()  # compile once here, before workers fork, not once per worker
     try:
-        kept = results.record(
-            planned,
-            csv_path,
-            header,
-            resume=resume,
-            workers=workers,
-            dask=dask,
-            progress=progress,
-            desc=desc,
-        )
+        with stopped_by_sigterm():
+            kept = results.record(
+                planned,
+                csv_path,
+                header,
+                resume=resume,
+                workers=workers,
+                dask=dask,
+                progress=progress,
+                desc=desc,
+                before_first_write=manifest,
+            )
     except results.ResumeRefused as e:
         raise BadInput("--resume", str(e)) from None
     except batch.BattleFailed as e:
@@ -631,12 +680,59 @@ def record_run(
 INTERRUPTED = 130
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM arrived: the run stops as on Ctrl-C, keeping what finished (exit 128 + 15)."""
+
+    signum = int(signal.SIGTERM)
+
+
+def _on_sigterm(signum: int, frame: Any) -> None:
+    raise Terminated()
+
+
+@contextlib.contextmanager
+def stopped_by_sigterm() -> Iterator[None]:
+    """While playing, SIGTERM stops the run like Ctrl-C: finished battles kept, workers ended."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
+
+
 def stopped(kept: Recorded, total: int, csv_path: Path) -> NoReturn:
-    """Report a run stopped by Ctrl-C (what was kept, how to go on) and exit with status 130."""
+    """Report a run stopped by Ctrl-C or SIGTERM (what was kept, how to go on) and exit with
+    status 130 (143 for SIGTERM)."""
     n = len(kept.rows)
     click.echo(
         f"interrupted: {n} of {total} battles finished and kept in {csv_path}; "
         f"run the same command with --resume (same --out) to play the other {total - n}",
         err=True,
     )
-    raise SystemExit(INTERRUPTED)
+    raise SystemExit(128 + kept.signum)
+
+
+#: Battles of a run shown by :func:`report_errors` (the CSV has them all).
+SHOWN_ERRORS = 5
+
+
+def split_errors(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(battles that finished, battles that ended in an error)."""
+    return [r for r in rows if "error" not in r], [r for r in rows if "error" in r]
+
+
+def report_errors(errors: list[dict[str, Any]], total: int, csv_path: Path) -> NoReturn:
+    """Say which battles ended in an error (their rows say why) and exit with status 1."""
+    click.echo(
+        f"error: {len(errors)} of {total} battles ended in an error; their rows in {csv_path} "
+        "have result 'error' and the reason:",
+        err=True,
+    )
+    for row in errors[:SHOWN_ERRORS]:
+        click.echo(f"  {row['error']}", err=True)
+    if len(errors) > SHOWN_ERRORS:
+        click.echo(f"  ... and {len(errors) - SHOWN_ERRORS} more", err=True)
+    raise SystemExit(1)

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import click
 
-from game.cli.params import SEED
+from game.cli.params import MAX_BATTLES, MAX_WORKERS, POLICY_TIMEOUT, SEED, FiniteRange
 
 DEFAULT_POLICIES = ("cautious", "aggressive")
 #: Files with this stem hold shared profiles, not a scenario.
@@ -61,11 +61,28 @@ def scenario_files(args: tuple[str, ...]) -> list[str]:
     show_default=True,
     help="Play more seeds until this many battles were decisive.",
 )
-@click.option("--max-battles", type=int, default=2000, show_default=True, help="Battles at most, per row.")
-@click.option("--workers", type=int, default=1, show_default=True, help="Worker processes.")
 @click.option(
-    "--threshold", type=float, default=0.30, show_default=True, help="Pass mark of the weaker side's share."
+    "--max-battles",
+    type=int,
+    default=2000,
+    show_default=True,
+    help=f"Battles at most, per row (at most {MAX_BATTLES}).",
 )
+@click.option(
+    "--workers",
+    type=click.IntRange(1, MAX_WORKERS),
+    default=1,
+    show_default=True,
+    help=f"Worker processes (1 to {MAX_WORKERS}).",
+)
+@click.option(
+    "--threshold",
+    type=FiniteRange(0.0, 0.5),
+    default=0.30,
+    show_default=True,
+    help="Pass mark of the weaker side's share.",
+)
+@POLICY_TIMEOUT
 @click.option("--check", is_flag=True, help="Exit with status 1 if a row misses the pass mark.")
 @click.option("--progress/--no-progress", default=True, show_default=True, help="Show progress bars.")
 def fairness(
@@ -77,21 +94,19 @@ def fairness(
     max_battles: int,
     workers: int,
     threshold: float,
+    policy_timeout: float,
     check: bool,
     progress: bool,
 ) -> None:
     """Mirror-AI battles of each SCENARIO in its own ruleset: does the weaker side win often enough?"""
-    from game.cli.battle import BadInput
-    from game.cli.params import policy_problem
+    from game.cli.params import BadInput, count, policy_problem, seeds_fit
     from game.tools.batch import BattleFailed, load_spec
     from game.tools.fairness import markdown_table, measure
 
-    if n < 1:
-        raise BadInput("-n", f"the number of battles must be at least 1, not {n}")
-    if workers < 1:
-        raise BadInput("--workers", f"must be at least 1, not {workers}")
-    if max_battles < n:
-        raise BadInput("--max-battles", f"must be at least -n ({n}), not {max_battles}")
+    count(n, "-n", "the number of battles")
+    count(max_battles, "--max-battles", "the number of battles per row", n, MAX_BATTLES)
+    count(min_decisive, "--min-decisive", "the number of decisive battles", 0, MAX_BATTLES)
+    seeds_fit(seed, max_battles)  # the seeds a row may play: S .. S+M-1
     if not 0.0 <= threshold <= 0.5:
         raise BadInput("--threshold", f"a share between 0 and 0.5, not {threshold}")
     chosen = policies or DEFAULT_POLICIES
@@ -120,11 +135,18 @@ def fairness(
                         max_battles=max_battles,
                         workers=workers,
                         progress=progress,
+                        policy_timeout=policy_timeout,
                     )
                 )
     except BattleFailed as e:
         click.echo(f"error: {e}", err=True)
         raise SystemExit(1) from None
     click.echo(markdown_table(rows, threshold))
+    errors = [e for r in rows for e in r.errors]
+    if errors:
+        click.echo(f"error: {len(errors)} battles ended in an error and were not counted:", err=True)
+        for message in errors[:5]:
+            click.echo(f"  {message}", err=True)
+        raise SystemExit(1)
     if check and not all(r.passes(threshold) for r in rows):
         raise SystemExit(1)

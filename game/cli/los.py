@@ -17,7 +17,7 @@ from typing import Any
 import click
 
 from components.sight import SightFacts
-from game.cli.params import NumbersCommand
+from game.cli.params import UNIT_ID, NumbersCommand
 from game.geometry import SightIndex, UnitTable
 
 
@@ -61,8 +61,8 @@ def _report(facts: SightFacts, shares: dict[str, float]) -> str:
 
 @click.command("los", cls=NumbersCommand)
 @click.argument("scenario", type=click.Path(dir_okay=False))
-@click.argument("from_id")
-@click.argument("to_id")
+@click.argument("from_id", type=UNIT_ID)
+@click.argument("to_id", type=UNIT_ID)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (the documented keys).")
 def los(scenario: str, from_id: str, to_id: str, as_json: bool) -> None:
     """Line of sight and cover from unit FROM_ID to unit TO_ID in SCENARIO."""

@@ -5,7 +5,8 @@ query (:mod:`game.rules.odds`) is a subcommand: its options are the query's para
 plus ``--json``, which prints the answer's object (``{"p_success": x}`` for ``gurps`` and
 ``ap-pool``, as DESIGN §4 gives them); without it, the answer's readable lines. A usage error
 exits 2 with click's usage line; a combination the rules forbid exits 2 with one line
-(``Error: ...``). A ruleset is imported only when the group lists or runs it; its query
+(``Error: ...``). Every whole number lies in ``-100 .. 100`` (:data:`MAX_NUMBER`; and at least
+the parameter's minimum). A ruleset is imported only when the group lists or runs it; its query
 module only when asked.
 """
 
@@ -19,6 +20,11 @@ import click
 
 from game.rules import REGISTRY, odds_query
 from game.rules.odds import OddsForbidden, OddsParam, OddsQuery, OddsUsageError
+
+#: Every whole-number parameter of a query lies in ``-MAX_NUMBER .. MAX_NUMBER`` (and at least
+#: its own minimum): tabletop scores and dice counts are far smaller, and the exact odds of a pool
+#: of thousands of dice take minutes to count.
+MAX_NUMBER = 100
 
 
 class OddsError(click.ClickException):
@@ -49,8 +55,9 @@ def _option(p: OddsParam) -> click.Option:
     kind: Any = p.kind
     if p.choices:
         kind = click.Choice(list(p.choices))
-    elif p.minimum is not None:
-        kind = click.IntRange(min=p.minimum)
+    elif p.kind is int:
+        low = -MAX_NUMBER if p.minimum is None else max(p.minimum, -MAX_NUMBER)
+        kind = click.IntRange(min=low, max=MAX_NUMBER)
     # No default is not a default of None to click: a required option given None is satisfied.
     default: dict[str, Any] = {} if p.default is None else {"default": p.default}
     return click.Option(

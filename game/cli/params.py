@@ -9,8 +9,10 @@ Contract:
   none, is a usage error naming the ones accepted. The bytes written are always in the format
   the name says.
 - :data:`POLICY` is the click type of every option naming an AI policy (``--red``, ``--blue``):
-  a registered name, or a user policy's spec ``FILE.py:FUNCTION`` / ``MODULE:FUNCTION``, loaded
-  and checked at once (:func:`game.ai.check_policy`); :data:`POLICY_OR_HUMAN` also takes
+  a registered name, or a user policy's spec ``FILE.py:FUNCTION`` / ``MODULE:FUNCTION``, loaded,
+  made and checked at once in a throwaway process (:func:`game.tools.isolate.probe`: a file
+  that loops, exits or kills its process while loading is one located line, and the command's
+  own process never runs the user's code); :data:`POLICY_OR_HUMAN` also takes
   ``human`` (``skirmish play``). :func:`policy_problem` is the same check, for names read from
   other options (``--policy SIDE=NAME``, ``--policies A,B``). A bad name, a file that does
   not load or a function that cannot be a policy is a usage error located in the user's code
@@ -21,6 +23,12 @@ Contract:
   fall back to an invisible window and the command would wait forever for input nobody can
   give). An explicit ``SDL_VIDEODRIVER`` (``dummy`` in tests,
   ``kmsdrm`` on a console) is left to SDL.
+- Every number a command takes has a stated range, checked before anything runs (one line,
+  exit 2): :func:`count` for the counts (``-n``, ``--max-battles``, ...), :data:`WORKERS` 1 to
+  :data:`MAX_WORKERS`, :data:`MAX_BATTLES` battles in one run at most (:func:`run_size`: the plan
+  of a run is held in memory), and :func:`seeds_fit`: seeds ``S .. S+N-1`` must all be seeds (a
+  log of every accepted seed replays). :data:`POLICY_TIMEOUT` is ``--policy-timeout``, the CPU
+  seconds a user policy may take for one decision.
 - The options several subcommands share are declared once here, so their names and help agree:
   :data:`POLICY_OPTIONS` (``--policy-option``), :data:`SWAP_SIDES`, :data:`WORKERS`,
   :data:`DASK`, :data:`CHECK_INVARIANTS` (the batch commands) and :func:`script_options`
@@ -38,12 +46,104 @@ import re
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import click
 
 #: Largest seed accepted (numpy takes any size; the logs store it as a JSON number).
 MAX_SEED = 2**63 - 1
+#: Most battles one run plays (every variant, arm, seed and swap): the plan and the finished rows
+#: of a run are held in memory (about 5 KB a battle), and 100,000 battles are hours of CPU.
+MAX_BATTLES = 100_000
+#: Most worker processes.
+MAX_WORKERS = 64
+#: Default and bounds of ``--policy-timeout`` (CPU seconds per decision of a user policy).
+DEFAULT_POLICY_TIMEOUT = 10.0
+MIN_POLICY_TIMEOUT = 0.05
+MAX_POLICY_TIMEOUT = 3600.0
+
+
+class FiniteRange(click.FloatRange):
+    """click's ``FloatRange`` refusing ``nan`` (which passes every comparison) and infinities."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        import math
+
+        got = super().convert(value, param, ctx)
+        if not math.isfinite(got):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return float(got)
+
+
+class UnitIdType(click.ParamType):
+    """A unit's id as typed: in its one spelling (NFC), as scenarios keep ids
+    (:mod:`game.scenario.idents`), so ``vásco`` typed either way finds the unit."""
+
+    name = "UNIT"
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        import unicodedata
+
+        return unicodedata.normalize("NFC", str(value))
+
+
+UNIT_ID = UnitIdType()
+
+
+class OutputPath(click.Path):
+    """``click.Path`` for a file or folder skirmish writes: its name must be valid UTF-8 (it is
+    written into CSV cells, logs and messages); one that is not is a usage error (exit 2)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        got = super().convert(value, param, ctx)
+        text = os.fsdecode(got) if isinstance(got, bytes) else str(got)
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            shown = text.encode("utf-8", "surrogateescape")
+            self.fail(f"the name {shown!r} is not valid UTF-8; give outputs UTF-8 names", param, ctx)
+        return got
+
+
+class BadInput(click.ClickException):
+    """A bad argument: one line ``Error: <option>: <why>``, exit status 2."""
+
+    exit_code = 2
+
+    def __init__(self, where: str, message: str) -> None:
+        super().__init__(f"{where}: {message}")
+
+
+def count(value: int, flag: str, what: str, lo: int = 1, hi: int = MAX_BATTLES) -> int:
+    """``value`` if ``lo <= value <= hi``, else :class:`BadInput` naming ``flag`` and the range."""
+    if value < lo:
+        raise BadInput(flag, f"{what} must be at least {lo}, not {value}")
+    if value > hi:
+        raise BadInput(flag, f"{what} must be at most {hi}, not {value}")
+    return value
+
+
+def run_size(battles: int, flag: str = "-n") -> int:
+    """``battles`` if one run may play that many (:data:`MAX_BATTLES`), else :class:`BadInput`."""
+    if battles > MAX_BATTLES:
+        raise BadInput(
+            flag,
+            f"this run would play {battles} battles; one run plays at most {MAX_BATTLES} "
+            "(split it: the same command with another --seed and --out)",
+        )
+    return battles
+
+
+def seeds_fit(seed: int, n: int, flag: str = "--seed") -> None:
+    """Refuse seeds ``seed .. seed+n-1`` that run past :data:`MAX_SEED` (their logs would not replay)."""
+    if seed + n - 1 > MAX_SEED:
+        raise BadInput(
+            flag,
+            f"seeds {seed} to {seed + n - 1} run past 2**63-1, the largest seed; with {n} seeds "
+            f"the first may be at most {MAX_SEED - n + 1}",
+        )
+
+
 #: Picture formats ``--out`` may name, by extension.
 PICTURE_FORMATS: dict[str, str] = {".png": "png", ".jpg": "jpeg", ".jpeg": "jpeg", ".bmp": "bmp"}
 
@@ -131,7 +231,12 @@ def policy_problem(name: str, human: bool = False) -> str | None:
     if human and name == HUMAN:
         return None
     try:
-        check_policy(name)
+        if is_policy_spec(name):
+            from game.tools.isolate import probe
+
+            probe(name)  # loaded in a throwaway process: this one never runs the user's code
+        else:
+            check_policy(name)
     except SkirmishError as e:
         if is_policy_spec(name):  # located in the user's code by the loader
             return str(e)
@@ -236,7 +341,21 @@ POLICY_OPTIONS = click.option(
 SWAP_SIDES = click.option(
     "--swap-sides", is_flag=True, help="Also play every seed with the first two sides' policies swapped."
 )
-WORKERS = click.option("--workers", type=int, default=None, help="Worker processes [default: CPUs].")
+WORKERS = click.option(
+    "--workers",
+    type=click.IntRange(1, MAX_WORKERS),
+    default=None,
+    help=f"Worker processes, 1 to {MAX_WORKERS} [default: CPUs].",
+)
+POLICY_TIMEOUT = click.option(
+    "--policy-timeout",
+    "policy_timeout",
+    type=FiniteRange(MIN_POLICY_TIMEOUT, MAX_POLICY_TIMEOUT),
+    default=DEFAULT_POLICY_TIMEOUT,
+    show_default=True,
+    help="CPU seconds a user policy (FILE.py:FUNCTION) may take for one decision; a battle where it "
+    "takes longer is an error row.",
+)
 DASK = click.option(
     "--dask", metavar="ADDRESS", help="Run on a Dask cluster: 'local' or a scheduler address."
 )
@@ -265,3 +384,8 @@ def script_options(actions: str) -> Callable[[_F], _F]:
         )(f)
 
     return decorate
+
+
+def default_workers() -> int:
+    """Worker processes when ``--workers`` is left out: one per CPU, at most :data:`MAX_WORKERS`."""
+    return max(1, min(os.cpu_count() or 1, MAX_WORKERS))

@@ -19,15 +19,16 @@ from pathlib import Path
 
 import click
 
-from game.cli.params import NumbersCommand
+from game.cli.params import UNIT_ID, FiniteRange, NumbersCommand
 from game.cli.reach import build_query, region_options
+from game.scenario.schema import MAX_MAGNITUDE
 
 
 @click.command("path", cls=NumbersCommand)
 @click.argument("scenario", type=click.Path(dir_okay=False, path_type=Path))
-@click.argument("unit")
-@click.argument("x", type=float)
-@click.argument("y", type=float)
+@click.argument("unit", type=UNIT_ID)
+@click.argument("x", type=FiniteRange(-MAX_MAGNITUDE, MAX_MAGNITUDE))
+@click.argument("y", type=FiniteRange(-MAX_MAGNITUDE, MAX_MAGNITUDE))
 @region_options
 def path(
     scenario: Path,

@@ -7,11 +7,15 @@ Contract (DESIGN §4, issue 7):
   resizable window (:class:`game.render.window.App`).
   ``--red`` / ``--blue`` set who plays the scenario's first / second side (as in ``skirmish
   battle``): ``human`` (default for red), an AI policy name (default for blue: the
-  scenario's controller) or a user policy ``FILE.py:FUNCTION`` (:mod:`game.ai.loader`). A save
-  whose side was played by a user policy loads it only when ``--red``/``--blue`` names it
-  again. Both human is hotseat. ``--seed`` seeds the dice and the AI.
+  scenario's controller) or a user policy ``FILE.py:FUNCTION`` (:mod:`game.ai.loader`). Both
+  human is hotseat. ``--seed`` seeds the dice and the AI.
   F5 / F9 save to / load from ``--save-file`` (default ``skirmish-save.json``);
-  ``--load SAVE`` starts from a saved game. ``--policy-option POLICY.KEY=VALUE`` (repeatable)
+  ``--load SAVE`` starts from a saved game, its sides played as the save records unless
+  ``--red``/``--blue`` are given. A save never runs code: a side it gives to a user policy is
+  played by a person (a note on stderr and in the window says so) unless ``--red``/``--blue``
+  names the policy again (:func:`game.tools.integrity.trusted_players`). A save continues under
+  its own ruleset and seed: ``--ruleset`` or ``--seed`` given with ``--load`` must be the
+  saved ones, else it is refused (exit 2). ``--policy-option POLICY.KEY=VALUE`` (repeatable)
   gives an AI policy its options, as in ``skirmish battle``.
 - The controls are listed in the window (H) and in ``docs/window.md``.
 - ``--script FILE`` plays the actions of FILE (:mod:`game.render.script`: ``key``, ``click``,
@@ -36,6 +40,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
+from click.core import ParameterSource
 
 from game.cli.params import POLICY_OPTIONS, POLICY_OR_HUMAN, SEED, prepare_window, script_options
 from game.cli.render import parse_size
@@ -133,40 +138,51 @@ def play(
         from game.render.script import read_script
 
         actions = read_script(script_path)  # every line is checked before the window opens
-    from game.ai import is_policy_spec, policy_names
+    from game.ai import policy_names
     from game.render.window import App
     from game.scenario import load_scenario
     from game.tools.session import Setup
 
+    notes: list[str] = []
     if load_path is not None:
+        from game.tools.integrity import setup_conflicts, trusted_players
         from game.tools.saves import load_match
 
         # The save names its seed, ruleset and every command so far; it is checked against
         # SCENARIO's sha256 and replayed to the very state it was saved in.
         match = load_match(load_path, scenario_path=scenario)
+        ctx = click.get_current_context()
+        given_seed = seed if ctx.get_parameter_source("seed") is not ParameterSource.DEFAULT else None
+        conflict = setup_conflicts(str(load_path), match.ruleset_name, match.seed, ruleset, given_seed)
+        if conflict is not None:
+            match.close()
+            raise click.BadParameter(conflict[1], param_hint=conflict[0])
         spec = match.spec
-        controllers = dict(match.controllers)
+        named = {"red": red, "blue": blue}
+        given: dict[str, str] = {}
+        for side, flag in zip(spec.sides[:2], ("red", "blue")):
+            who = named[flag]
+            if who is not None and ctx.get_parameter_source(flag) is not ParameterSource.DEFAULT:
+                given[side] = who
+        # a save never runs code: a side it gives to a user policy is a person's unless named again
+        controllers, notes = trusted_players(dict(match.controllers), given, str(load_path))
     else:
         spec = load_scenario(scenario, ruleset, policies=policy_names())
         controllers = dict(spec.controllers)
-    given = {side: who for side, who in zip(spec.sides[:2], (red, blue)) if who is not None}
-    for side, who in controllers.items():
-        if side not in given and is_policy_spec(who):  # a save never loads code by itself
-            raise click.BadParameter(
-                f"{load_path} has side {side!r} played by the user policy {who!r}; a save never "
-                "loads code: name it again with --red/--blue to load it",
-                param_hint="--load",
-            )
-    controllers.update(given)
-    for side in spec.sides:
-        controllers.setdefault(side, "random")
-    if load_path is None:
+        given = {side: who for side, who in zip(spec.sides[:2], (red, blue)) if who is not None}
+        controllers.update(given)
+        for side in spec.sides:
+            controllers.setdefault(side, "random")
         match = Setup(ruleset=ruleset, seed=seed, controllers=controllers).build(spec)
+    for note in notes:
+        click.echo(f"note: {note}", err=True)
     # The window plays the match through a game.tools.session.Session with these controllers.
     app = App(match, controllers, size=dims, save_path=save_file, policy_options=policy_options)
     intro = who_plays(spec, controllers, given, set(app.humans))
     click.echo(intro)
     app.ui.say(intro, ttl=600)
+    for note in notes:
+        app.ui.say(note)
     from game.render.script import run_window
 
     for path in run_window(app, actions, shots):

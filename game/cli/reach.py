@@ -34,11 +34,14 @@ from typing import Any
 
 import click
 
-from game.cli.params import NumbersCommand
+from game.cli.params import UNIT_ID, NumbersCommand
 from game.core.commands import LazyRegion
 from game.core.errors import SkirmishError
 from game.rules import RULESET_NAMES, ruleset_class
 from game.rules.base import REACTION_KINDS, ReactionRegion
+
+#: Most AP ``--ap`` may spend (rulesets give a unit a handful a turn).
+MAX_AP = 1000
 
 #: Points of a path printed / returned are rounded to this many decimals.
 DECIMALS = 4
@@ -147,10 +150,17 @@ def region_options(f: Any) -> Any:
         [
             click.option("--ruleset", default=None, help="Ruleset to use instead of the scenario's."),
             click.option(
-                "--ap", type=int, default=None, help="AP to spend on the move [default: this turn's]."
+                "--ap",
+                type=click.IntRange(0, MAX_AP),
+                default=None,
+                help=f"AP to spend on the move, 0 to {MAX_AP} [default: this turn's].",
             ),
             click.option(
-                "--retreat-from", "retreat_from", default=None, help="The retreat region from this attacker."
+                "--retreat-from",
+                "retreat_from",
+                default=None,
+                type=UNIT_ID,
+                help="The retreat region from this attacker.",
             ),
             click.option("--dodge", is_flag=True, help="The dodge-move region (AP pool)."),
             click.option("--json", "as_json", is_flag=True, help="Print one JSON object."),
@@ -162,7 +172,7 @@ def region_options(f: Any) -> Any:
 
 @click.command("reach", cls=NumbersCommand)
 @click.argument("scenario", type=click.Path(dir_okay=False, path_type=Path))
-@click.argument("unit")
+@click.argument("unit", type=UNIT_ID)
 @region_options
 def reach(
     scenario: Path,

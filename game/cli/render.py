@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from game.cli.params import POLICY, SEED, picture_format
+from game.cli.params import POLICY, SEED, UNIT_ID, FiniteRange, picture_format
 
 if TYPE_CHECKING:
     from components.specs import ScenarioSpec
@@ -189,7 +189,7 @@ def _flag(name: str) -> str:
 )
 @click.option(
     "--fps",
-    type=click.FloatRange(0.1, 30.0),
+    type=FiniteRange(0.1, 30.0),
     default=1.0,
     show_default=True,
     help="Frames per second of --animate.",
@@ -202,8 +202,10 @@ def _flag(name: str) -> str:
     help="Most frames --animate draws (later commands are played without a frame).",
 )
 @click.option("--ruleset", default=None, help="Ruleset to use instead of the scenario's.")
-@click.option("--from", "from_id", default=None, help="Unit whose point of view the overlays show.")
-@click.option("--target", default=None, help="Enemy to inspect (sight line, silhouette, odds).")
+@click.option(
+    "--from", "from_id", default=None, type=UNIT_ID, help="Unit whose point of view the overlays show."
+)
+@click.option("--target", default=None, type=UNIT_ID, help="Enemy to inspect (sight line, silhouette, odds).")
 @click.option("--overlays", default=None, help="Comma-separated overlays, 'all' or 'none'.")
 @click.option("--size", default=DEFAULT_SIZE, show_default=True, help="Picture size WIDTHxHEIGHT.")
 @click.option("--seed", default=0, show_default=True, type=SEED, help="Match seed (dice and AI).")
@@ -302,7 +304,8 @@ def render(
     for side, name in zip(spec.sides[:2], (red, blue)):
         if name is not None:
             controllers[side] = name
-    with Session.start(spec, Setup(ruleset=ruleset, seed=seed, controllers=controllers)) as session:
+    setup = Setup(ruleset=ruleset, seed=seed, controllers=controllers)
+    with Session.start(spec, setup, players=controllers) as session:
         ids = [u.id for u in spec.units]
         for name, uid in (("--from", from_id), ("--target", target)):
             if uid is not None and uid not in ids:
@@ -378,7 +381,9 @@ def _play(
         if name is not None:
             controllers[side] = name
     with (
-        Session.start(spec, Setup(ruleset=ruleset, seed=seed, controllers=controllers)) as session,
+        Session.start(
+            spec, Setup(ruleset=ruleset, seed=seed, controllers=controllers), players=controllers
+        ) as session,
         tqdm(desc="playing", unit="command", file=sys.stderr) as bar,
     ):
         session.play(after=lambda _: bar.update())

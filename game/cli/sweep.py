@@ -25,7 +25,6 @@ Contract:
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -37,13 +36,30 @@ from game.cli.battle import (
     _load,
     _policies,
     _ruleset_options,
+    _safe_label,
     _writable_dir,
+    lock_outputs,
     parse_policy_options,
     parse_value,
     record_run,
+    report_errors,
+    split_errors,
     stopped,
 )
-from game.cli.params import CHECK_INVARIANTS, DASK, POLICY_OPTIONS, SEED, SWAP_SIDES, WORKERS
+from game.cli.params import (
+    CHECK_INVARIANTS,
+    DASK,
+    MAX_BATTLES,
+    POLICY_OPTIONS,
+    POLICY_TIMEOUT,
+    SEED,
+    SWAP_SIDES,
+    WORKERS,
+    count,
+    default_workers,
+    run_size,
+    seeds_fit,
+)
 
 #: File names written into ``--out``.
 RESULTS = "results.csv"
@@ -137,7 +153,9 @@ def _arms(
                         drafts.append((path, spec, ruleset, options, pols, factors))
     probe = [Arm("", p, s, r, o, pol, f) for p, s, r, o, pol, f in drafts]
     varying = varied(probe)
-    return [Arm(label(f, varying, Path(p).stem), p, s, r, o, pol, f) for p, s, r, o, pol, f in drafts]
+    return [
+        Arm(label(f, varying, _safe_label(Path(p).stem)), p, s, r, o, pol, f) for p, s, r, o, pol, f in drafts
+    ]
 
 
 def _fields(ruleset: str) -> set[str]:
@@ -148,8 +166,6 @@ def _fields(ruleset: str) -> set[str]:
 
 def _scenario_labels(paths: list[str]) -> list[str]:
     """File stems; the same stem twice gets its folder's name (``old-duel``), else a number."""
-    from game.cli.battle import _safe_label
-
     stems = [_safe_label(Path(p).stem) for p in paths]
     if len(set(stems)) == len(stems):
         return stems
@@ -172,7 +188,10 @@ def _scenario_labels(paths: list[str]) -> list[str]:
     help="Ruleset option and its values (repeatable).",
 )
 @POLICY_OPTIONS
-@click.option("-n", "n", type=int, default=10, show_default=True, help="Battles per arm.")
+@POLICY_TIMEOUT
+@click.option(
+    "-n", "n", type=int, default=10, show_default=True, help=f"Battles per arm (1 to {MAX_BATTLES})."
+)
 @click.option("--seed", type=SEED, default=1, show_default=True, help="First seed (seeds S..S+N-1).")
 @SWAP_SIDES
 @WORKERS
@@ -193,6 +212,7 @@ def sweep(
     blue: str | None,
     option: tuple[str, ...],
     policy_option: tuple[str, ...],
+    policy_timeout: float,
     n: int,
     seed: int,
     swap_sides: bool,
@@ -210,10 +230,8 @@ def sweep(
     from game.tools import sweep as sw
     from game.tools.stats import summarize, summary_records
 
-    if n < 1:
-        raise BadInput("-n", f"the number of battles must be at least 1, not {n}")
-    if workers is not None and workers < 1:
-        raise BadInput("--workers", f"must be at least 1, not {workers}")
+    count(n, "-n", "the number of battles")
+    seeds_fit(seed, n)
     ruleset_list = _values(rulesets, "--ruleset")
     for rs in ruleset_list:
         if rs is not None and rs not in RULESET_NAMES:
@@ -222,11 +240,13 @@ def sweep(
     policy_options = parse_policy_options(policy_option)
     arms = _arms(scenarios, ruleset_list, _values(red, "--red"), _values(blue, "--blue"), option_values)
     _option_keys(sorted({a.ruleset for a in arms}), option_values)
+    run_size(len(arms) * n * (2 if swap_sides else 1))
     if check_invariants:
         batch.invariant_checker(True)
     out_dir = _writable_dir(
         Path(out) if out else Path(DEFAULT_OUT) / f"sweep-{Path(arms[0].path).stem}", "--out"
     )
+    lock_outputs(out_dir)
 
     planned = []
     for arm in arms:
@@ -241,6 +261,7 @@ def sweep(
             variant=arm.label,
             check_invariants=check_invariants,
             policy_options=policy_options,
+            policy_timeout=policy_timeout,
         )
         factors = tuple((k, v) for k, v in arm.factors.items() if k.startswith("option_"))
         planned += [
@@ -271,15 +292,15 @@ def sweep(
         header,
         params,
         resume=resume,
-        workers=workers if workers is not None else (os.cpu_count() or 1),
+        workers=workers if workers is not None else default_workers(),
         dask=dask,
         progress=progress,
         retry="skirmish battle SCENARIO -n 1 --seed {seed} with the failing arm's --ruleset, --red, "
         "--blue and --option values",
         desc="sweep",
     )
-    rows = kept.in_order()
-    if not rows:
+    rows, errors = split_errors(kept.in_order())
+    if not rows and not errors:
         stopped(kept, len(planned), csv_path)
     by_arm: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
@@ -307,3 +328,5 @@ def sweep(
         click.echo(f"plots: {', '.join(str(p) for p in written)}")
     if kept.interrupted:
         stopped(kept, len(planned), csv_path)
+    if errors:
+        report_errors(errors, len(planned), csv_path)

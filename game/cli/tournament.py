@@ -20,13 +20,23 @@ Contract:
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import click
 
-from game.cli.battle import BadInput, _writable_dir, parse_policy_options
-from game.cli.params import POLICY_OPTIONS, WORKERS, policy_problem
+from game.cli.battle import BadInput, _writable_dir, lock_outputs, parse_policy_options
+from game.cli.params import (
+    POLICY_OPTIONS,
+    POLICY_TIMEOUT,
+    SEED,
+    WORKERS,
+    count,
+    default_workers,
+    policy_problem,
+    run_size,
+    seeds_fit,
+)
+from game.scenario.schema import MAX_ROUNDS
 
 #: Default output folder.
 DEFAULT_OUT = Path("out") / "tournament"
@@ -41,9 +51,15 @@ DEFAULT_OUT = Path("out") / "tournament"
 )
 @click.option("--ruleset", "rulesets", multiple=True, help="Ruleset to play (repeatable) [default: all].")
 @click.option("-n", "n", type=int, default=2, show_default=True, help="Seeds per scenario and ruleset.")
-@click.option("--seed", type=int, default=1, show_default=True, help="First seed (seeds S..S+N-1).")
+@click.option("--seed", type=SEED, default=1, show_default=True, help="First seed (seeds S..S+N-1).")
 @POLICY_OPTIONS
-@click.option("--round-limit", type=int, default=None, help="Override every scenario's round limit.")
+@POLICY_TIMEOUT
+@click.option(
+    "--round-limit",
+    type=int,
+    default=None,
+    help=f"Override every scenario's round limit (1 to {MAX_ROUNDS}).",
+)
 @WORKERS
 @click.option(
     "--out", "out", type=click.Path(file_okay=False), help="Output folder [default: out/tournament]."
@@ -57,6 +73,7 @@ def tournament(
     n: int,
     seed: int,
     policy_option: tuple[str, ...],
+    policy_timeout: float,
     round_limit: int | None,
     workers: int | None,
     out: str | None,
@@ -70,12 +87,10 @@ def tournament(
     from game.tools import batch
     from game.tools import tournament as tm
 
-    if n < 1:
-        raise BadInput("-n", f"the number of seeds must be at least 1, not {n}")
-    if workers is not None and workers < 1:
-        raise BadInput("--workers", f"must be at least 1, not {workers}")
-    if round_limit is not None and round_limit < 1:
-        raise BadInput("--round-limit", f"must be at least 1, not {round_limit}")
+    count(n, "-n", "the number of seeds")
+    seeds_fit(seed, n)
+    if round_limit is not None:
+        count(round_limit, "--round-limit", "the round limit", 1, MAX_ROUNDS)
     names = policy_names()
     chosen = [p.strip() for p in policies.split(",") if p.strip()] if policies else list(names)
     for p in chosen:
@@ -92,7 +107,10 @@ def tournament(
     paths = [str(resolve_scenario(s)) for s in scenarios] or [
         str(p) for _, p in sorted(shipped_scenarios().items())
     ]
+    pairs = len(set(chosen)) * (len(set(chosen)) - 1) // 2
+    run_size(pairs * len(paths) * len(rulesets or RULESET_NAMES) * n * 2)
     out_dir = _writable_dir(Path(out) if out else DEFAULT_OUT, "--out")
+    lock_outputs(out_dir)
     jobs = tm.plan_tournament(
         policies=chosen,
         scenarios=paths,
@@ -100,12 +118,21 @@ def tournament(
         seeds=range(seed, seed + n),
         policy_options=options,
         round_limit=round_limit,
+        policy_timeout=policy_timeout,
     )
     try:
-        played = tm.run_tournament(jobs, chosen, workers=workers or os.cpu_count() or 1, progress=progress)
+        played = tm.run_tournament(jobs, chosen, workers=workers or default_workers(), progress=progress)
     except batch.BattleFailed as e:
         click.echo(f"error: {e}", err=True)
         raise SystemExit(1) from None
     written = tm.write_outputs(played, out_dir, with_plot=plots)
     click.echo(tm.markdown(played))
     click.echo(f"{len(played.rows)} battles; files: {', '.join(str(p) for p in written)}")
+    if played.errors:
+        click.echo(
+            f"error: {len(played.errors)} of {len(jobs)} battles ended in an error and were left out:",
+            err=True,
+        )
+        for row in played.errors[:5]:
+            click.echo(f"  {row['error']}", err=True)
+        raise SystemExit(1)

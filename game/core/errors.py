@@ -1,8 +1,29 @@
-"""Errors users can cause, each with a clear message (the CLI maps them to exit 2)."""
+"""Errors users can cause, each with a clear message (the CLI maps them to exit 2).
+
+A :class:`Problem` prints as one line whatever a file held: control and bidi characters in a
+key, a value or a file name are shown escaped (:func:`visible`), never sent to the terminal.
+"""
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
+
+
+def visible(text: str, keep: str = "") -> str:
+    """``text`` with control, format (bidi, zero-width) and line-separator characters escaped
+    (``\\n``, ``\\x1b``, ``\\u202e``), except those in ``keep``: one line, shown as written."""
+    if text.isprintable() and not any(c in text for c in keep):
+        return text
+    out = []
+    for c in text:
+        if c in keep or c.isprintable() or (c == " "):
+            out.append(c)
+        elif unicodedata.category(c) in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"):
+            out.append(c.encode("unicode_escape").decode("ascii"))
+        else:
+            out.append(c)
+    return "".join(out)
 
 
 class SkirmishError(Exception):
@@ -19,10 +40,11 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
+        source, message = visible(self.source), visible(self.message)
         if not self.line and not self.path:  # about the whole file (missing, too large...)
-            return f"{self.source}: {self.message}"
-        where = f"{self.source}:{self.line}" if self.line else self.source
-        return f"{where}: {self.path or '<root>'}: {self.message}"
+            return f"{source}: {message}"
+        where = f"{source}:{self.line}" if self.line else source
+        return f"{where}: {visible(self.path) or '<root>'}: {message}"
 
 
 class ScenarioError(SkirmishError):

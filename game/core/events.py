@@ -24,7 +24,7 @@ import json
 import os
 import stat
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -210,17 +210,22 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def atomic_write_text(path: Path, text: str) -> Path:
+def atomic_write_text(path: Path, text: str, before_rename: Callable[[], object] | None = None) -> Path:
     """Write ``text`` to ``path`` via a temp file in the same folder and ``os.replace``.
 
     The temp file is ``.NAME.<random>.tmp``, fsynced before the rename; the folder is fsynced
     after it, so the new file survives a crash. Temp files of this pattern left by a writer that
     was killed are removed by the next write to ``path`` once they are
-    :data:`STALE_TEMP_SECONDS` old.
+    :data:`STALE_TEMP_SECONDS` old. ``before_rename`` runs once the new text is safely in the
+    temp file, before it replaces ``path``: if it raises, ``path`` is left as it was (a second
+    file that must change together with this one, written first).
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    _remove_stale_temps(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _remove_stale_temps(path)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as e:
+        raise naming(e, path) from None
     try:
         # mkstemp makes the file private (0600); give it the usual permissions instead.
         umask = os.umask(0)
@@ -230,12 +235,24 @@ def atomic_write_text(path: Path, text: str) -> Path:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
+        if before_rename is not None:
+            before_rename()
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as e:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(e, OSError):
+            raise naming(e, path) from None
         raise
     _fsync_dir(path.parent)
     return path
+
+
+def naming(e: OSError, path: Path) -> OSError:
+    """``e`` naming the file the user asked for (not a temp file, not nothing): one line
+    ``PATH: reason`` for the CLI (:func:`game.cli.os_error_line`)."""
+    if e.errno is None:
+        return e
+    return OSError(e.errno, e.strerror or str(e), str(path))
 
 
 #: Longest line of a log read (characters): events are a few hundred characters.

@@ -151,3 +151,9 @@ def is_regular(path: str | os.PathLike[str]) -> bool:
 
 
 __all__ = ["LIMITS", "FileRefused", "check_regular", "is_regular", "read_capped", "read_capped_text"]
+
+
+def readable_name(text: str) -> str:
+    """``text`` (a file name) as valid Unicode: bytes that were not UTF-8 (kept by Python as lone
+    surrogates) become U+FFFD, so the name can be written to a UTF-8 file or a terminal."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")

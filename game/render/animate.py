@@ -41,6 +41,7 @@ import numpy as np
 from components.specs import ScenarioSpec
 from game.core.commands import command_from_json
 from game.core.errors import IllegalCommand, SkirmishError
+from game.core.events import naming
 from game.engine.view import MatchView
 from game.render.narrate import Beat, beats, caption, ending
 from game.render.png import init_headless
@@ -299,8 +300,10 @@ def _atomic(out: Path, write: Callable[[Path], None]) -> None:
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, out)
-    except BaseException:
+    except BaseException as e:
         tmp.unlink(missing_ok=True)
+        if isinstance(e, OSError):
+            raise naming(e, out) from None
         raise
 
 

@@ -22,6 +22,7 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
+from game.core.events import naming
 from game.render import require_pygame_ce
 
 
@@ -101,7 +102,9 @@ def write_png(surface: Any, path: str | Path, dpi: float | None = None, fmt: str
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, out)
-    except BaseException:
+    except BaseException as e:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(e, OSError):
+            raise naming(e, out) from None
         raise
     return out

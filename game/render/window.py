@@ -12,7 +12,10 @@ Contract:
 - Backspace undoes the player's last command while no die has been rolled since
   (:class:`~game.render.undo.UndoStack`: the match is rebuilt from its seed and commands).
 - F5 / F9 call ``game.tools.saves.save_match(match, path)`` / ``game.tools.saves.load_match(path)``,
-  imported only when pressed; if that module is missing or fails, the window shows why.
+  imported only when pressed; if that module is missing or fails, the window shows why. After
+  F9 the window's players keep their sides; a side they do not cover is played as the save
+  says, except that one it gives to a user policy is a person's (a save never runs code:
+  :func:`game.tools.integrity.trusted_players`), and the window says so.
 - :func:`view_replay` steps through a recorded battle: the match is rebuilt from the log's
   ``match_start`` (seed, ruleset, options, controllers, round limit) by
   ``Session.from_header`` and the logged ``command`` events are re-applied to step forward;
@@ -234,14 +237,23 @@ class App:
         except (SkirmishError, OSError, ValueError) as e:
             self.ui.say(f"could not load {self.save_path}: {e}", error=True)
             return
+        # A save never runs code: sides this window does not play already are played as the save
+        # says, except that a side it gives to a user policy is a person's (and the window says so).
+        from game.tools.integrity import trusted_players
+
+        known = {s: who for s, who in self.controllers.items() if s in loaded.spec.sides}
+        players, notes = trusted_players(dict(loaded.controllers), known, str(self.save_path))
+        self.controllers = players
         self.set_match(loaded)
         self.undo_stack.clear()
-        self.ui.say(f"loaded {self.save_path}", ttl=NOTICE_FRAMES)
+        self.ui.say(notes[0] if notes else f"loaded {self.save_path}", error=bool(notes), ttl=NOTICE_FRAMES)
 
     def set_match(self, match: Match) -> None:
         """Show another match (after a load); the old one's world is closed."""
         old = self.match
         self.session = Session(match, self.controllers, self.policy_options)
+        self.humans = set(self.session.humans)  # a load may change who plays a side
+        self.input.humans = set(self.humans)
         self.renderer.set_view(self.view)
         self.ui.selected = None
         self.ui.target = None

@@ -29,7 +29,9 @@ from components.spatial import Posture, normalize_degrees
 from components.specs import ScenarioSpec, UnitSpec
 from components.terrain import ObstacleSpec
 from game.core.errors import Problem
+from game.core.files import readable_name
 from game.rules import RULESET_NAMES
+from game.scenario.idents import lookalike_problems, normalise_ids
 from game.scenario.messages import fmt_num, shown, validation_problems
 from game.scenario.profiles import (
     DEFAULT_PROFILE,
@@ -122,6 +124,12 @@ class ScenarioChecker:
         if not isinstance(data, dict):
             self.add((), f"expected a mapping of scenario keys (name, map, units, ...), got {shown(data)}")
             return None
+        # One spelling per name (NFC) before anything reads one; names that only look alike refused.
+        before = len(self.doc.problems)
+        normalise_ids(self.doc)
+        lookalike_problems(self.doc)
+        self.problems += self.doc.problems[before:]
+        data = self.doc.data
         try:
             ScenarioFile.model_validate(data)
         except ValidationError as e:
@@ -145,7 +153,7 @@ class ScenarioChecker:
 
         scale = ScaleModel.model_validate(data.get("scale", {}))
         name = data.get("name") or (
-            Path(self.doc.source).stem if self.doc.source != "<memory>" else "scenario"
+            readable_name(Path(self.doc.source).stem) if self.doc.source != "<memory>" else "scenario"
         )
         controllers = {side: DEFAULT_CONTROLLER for side in sides}
         controllers.update(data.get("controllers") or {})

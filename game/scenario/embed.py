@@ -12,7 +12,12 @@ Contract:
   recorded path (so a replay's ``match_start`` matches the recorded one wherever the log is),
   with the embedded blocks as the shared profiles file. A text or blocks that do not hash to
   their recorded sha256 raise :class:`EmbeddedMismatch` naming which (``"scenario"`` or
-  ``"profiles"``): the log was edited.
+  ``"profiles"``): the log (or save) was edited.
+- An embedded scenario that does not validate (another version's rules, an edit with the hashes
+  recomputed) raises :class:`EmbeddedInvalid`, whose problems name the log or save that embeds
+  it (``where``), never the file the scenario was recorded from: that file was not read, and
+  may be a shipped scenario that is fine. :func:`resourced` does the same for a scenario found
+  on disk under a name other than the recorded one.
 - Nothing here reads files: a moved or edited scenario file, or an edited ``profiles.yaml``,
   cannot change what an embedded log replays.
 """
@@ -25,7 +30,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from components.specs import ScenarioSpec
-from game.core.errors import SkirmishError
+from game.core.errors import Problem, ScenarioError, SkirmishError
 from game.scenario.loader import load_scenario_text
 from game.scenario.profiles import DEFAULT_PROFILE, ProfilesText
 
@@ -40,6 +45,27 @@ class EmbeddedMismatch(SkirmishError):
         super().__init__(message)
         self.key = key
         self.message = message
+
+
+class EmbeddedInvalid(ScenarioError):
+    """The scenario a log or save embeds does not validate; every problem names the log or save."""
+
+
+def resourced(
+    problems: list[Problem], recorded: str, where: str, line: int, key: str, what: str
+) -> list[Problem]:
+    """``problems`` of a scenario loaded under the name ``recorded`` as problems of ``where``
+    (line ``line``, key ``key``): ``what`` says which scenario (the embedded one, the file found).
+    Problems already naming another file (the embedded profiles) are kept as they are."""
+    out = []
+    for p in problems:
+        if p.source != recorded:
+            out.append(p)
+            continue
+        at = f"line {p.line}: " if p.line else ""
+        inner = f"{p.path}: " if p.path else ""
+        out.append(Problem(where, line, key, f"{what}, {at}{inner}{p.message}"))
+    return out
 
 
 def profiles_used(spec: ScenarioSpec, ruleset: str) -> dict[str, dict[str, Any]]:
@@ -72,17 +98,21 @@ def has_embedded(header: Mapping[str, Any]) -> bool:
     return isinstance(header.get("scenario_text"), str) and isinstance(header.get("profiles"), dict)
 
 
-def rebuild(header: Mapping[str, Any], where: str, ruleset: str | None = None) -> ScenarioSpec:
+def rebuild(
+    header: Mapping[str, Any], where: str, ruleset: str | None = None, kind: str = "log"
+) -> ScenarioSpec:
     """The scenario of a header with :func:`has_embedded` (see the module docstring).
 
     Args:
         header: the ``match_start`` event (or a save's equivalent fields).
         where: names the log or save in problems with the embedded profiles.
         ruleset: the ruleset to load it under (default: the header's).
+        kind: what ``where`` is (``log`` or ``save``), for the messages.
 
     Raises:
         EmbeddedMismatch: the text or the blocks do not hash to their recorded sha256.
-        ScenarioError: the embedded scenario does not validate (another version's rules).
+        EmbeddedInvalid: the embedded scenario does not validate (another version's rules); its
+            problems name ``where`` (line 1, ``scenario_text``: callers locate them better).
     """
     text = str(header["scenario_text"])
     got = hashlib.sha256(text.encode("utf-8")).hexdigest()
@@ -90,7 +120,7 @@ def rebuild(header: Mapping[str, Any], where: str, ruleset: str | None = None) -
         raise EmbeddedMismatch(
             "scenario",
             f"the embedded scenario hashes to {got[:12]}…, not the recorded "
-            f"{str(header.get('scenario_sha256'))[:12]}…: the log was edited",
+            f"{str(header.get('scenario_sha256'))[:12]}…: the {kind} was edited",
         )
     blocks = header["profiles"]
     digest = profiles_digest(blocks)
@@ -98,8 +128,14 @@ def rebuild(header: Mapping[str, Any], where: str, ruleset: str | None = None) -
         raise EmbeddedMismatch(
             "profiles",
             f"the embedded profiles hash to {digest[:12]}…, not the recorded "
-            f"{str(header.get('profiles_sha256'))[:12]}…: the log was edited",
+            f"{str(header.get('profiles_sha256'))[:12]}…: the {kind} was edited",
         )
     source = str(header.get("scenario_path") or "<embedded>")
     profiles = ProfilesText(json.dumps(blocks, ensure_ascii=False), f"{where} (embedded profiles)")
-    return load_scenario_text(text, source, ruleset=ruleset or header.get("ruleset"), profiles_path=profiles)
+    try:
+        return load_scenario_text(
+            text, source, ruleset=ruleset or header.get("ruleset"), profiles_path=profiles
+        )
+    except ScenarioError as e:
+        what = f"the scenario it embeds (recorded from {source}) is invalid"
+        raise EmbeddedInvalid(resourced(e.problems, source, where, 1, "scenario_text", what)) from None

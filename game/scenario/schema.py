@@ -10,7 +10,6 @@ semantic checks (:mod:`game.scenario.checks`) and the spec come after.
 from __future__ import annotations
 
 import difflib
-import unicodedata
 from typing import Annotated, Any
 
 from pydantic import (
@@ -29,6 +28,7 @@ from pydantic_core import PydanticCustomError
 from components.spatial import Posture
 from components.terrain import HEIGHT_NAMES
 from game.rules import RULESET_NAMES
+from game.scenario.idents import invisible, nfc
 
 #: AI policy of a side the scenario's ``controllers:`` does not name.
 DEFAULT_CONTROLLER = "random"
@@ -72,22 +72,34 @@ def _named_height(value: Any) -> Any:
 Number = Annotated[float, Strict(), Field(allow_inf_nan=False, ge=-MAX_MAGNITUDE, le=MAX_MAGNITUDE)]
 Positive = Annotated[float, Strict(), Field(allow_inf_nan=False, gt=0, le=MAX_MAGNITUDE)]
 Point = Annotated[list[Number], Field(min_length=2, max_length=2, description="[x, y] in inches")]
-#: Characters that change how text around them is shown without showing themselves (bidi
-#: embeddings, overrides and isolates, marks) besides the format characters (category Cf,
-#: which covers zero-width spaces and joiners).
-_BIDI = frozenset("\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u061c")
 
 
 def _printable_id(value: str) -> str:
     """Refuse ids with invisible or direction-changing characters (they could make two ids look
-    alike, or reorder what a log or report shows)."""
-    for i, c in enumerate(value):
-        if c in _BIDI or unicodedata.category(c) in ("Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp"):
-            raise PydanticCustomError(
-                "printable_id",
-                f"expected printable text without invisible or bidi characters, got U+{ord(c):04X} "
-                f"({unicodedata.name(c, 'unnamed')}) at position {i + 1}",
-            )
+    alike, or reorder what a log or report shows); the id is kept in its one spelling, NFC
+    (:mod:`game.scenario.idents`)."""
+    why = invisible(value)
+    if why is not None:
+        raise PydanticCustomError(
+            "printable_id", f"expected printable text without invisible or bidi characters, got {why}"
+        )
+    return nfc(value)
+
+
+def _printable_text(value: str) -> str:
+    """Refuse a description with characters nobody sees (a terminal escape sequence, a bidi
+    override), newlines and tabs aside."""
+    why = invisible(value, allow="\n\t")
+    if why is not None:
+        raise PydanticCustomError("printable_text", f"expected printable text, got {why}")
+    return value
+
+
+def _one_line(value: str) -> str:
+    """Refuse a title with characters nobody sees, newlines and tabs included."""
+    why = invisible(value)
+    if why is not None:
+        raise PydanticCustomError("printable_text", f"expected printable text on one line, got {why}")
     return value
 
 
@@ -123,7 +135,7 @@ Block = Annotated[
     Field(description="a stat block, validated by the ruleset's Stats model; null = not written yet"),
 ]
 ProfileBlocks = dict[RulesetName, Block]
-Text = Annotated[str, Strict(), Field(max_length=20_000)]
+Text = Annotated[str, Strict(), Field(max_length=20_000), AfterValidator(_printable_text)]
 
 
 class _Model(BaseModel):
@@ -188,8 +200,8 @@ class ScenarioFile(_Model):
 
     model_config = ConfigDict(extra="forbid", title="skirmish scenario")
 
-    name: Annotated[str, Strict(), Field(min_length=1, max_length=200)] | None = Field(
-        None, description="title; default: the file name without extension"
+    name: Annotated[str, Strict(), Field(min_length=1, max_length=200), AfterValidator(_one_line)] | None = (
+        Field(None, description="title; default: the file name without extension")
     )
     description: Text = Field("", description="briefing text shown to players")
     ruleset: RulesetName | None = Field(None, description="rule system; the --ruleset option overrides it")

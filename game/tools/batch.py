@@ -26,6 +26,12 @@ Contract:
   the partial log is still written, atomically, for the post-mortem. A user policy that fails
   (:class:`game.ai.errors.PolicyFailed`, located in the user's code) is raised as such, with the
   seed and step in front: bad input, not a broken battle.
+- A battle with a user policy plays in a process of its own (:mod:`game.tools.isolate`), under
+  a CPU-time limit per decision (the job's ``policy_timeout``), whatever the number of workers:
+  whatever the policy does ends at most that battle, which :func:`iter_batch` yields as an
+  error row (:func:`error_row`: ``error`` names the seed, policy, unit and decision); every
+  other battle plays on. Such batches cannot run on Dask. Worker processes of every kind die
+  with the run's process, even when it is killed with ``kill -9``.
 """
 
 from __future__ import annotations
@@ -115,6 +121,8 @@ class BattleJob:
         check_invariants: call ``game.tools.invariants.check(match)`` after every command.
         sha256: the scenario file's hash when the batch was planned (checked on load).
         round_limit: overrides the scenario's round limit.
+        policy_timeout: CPU seconds a user policy may take for one decision (``--policy-timeout``;
+            None: :data:`game.ai.guard.DEFAULT_SECONDS`).
     """
 
     seed: int
@@ -130,6 +138,35 @@ class BattleJob:
     check_invariants: bool = False
     sha256: str | None = None
     round_limit: int | None = None
+    policy_timeout: float | None = None
+
+
+def has_user_policy(job: BattleJob) -> bool:
+    """Whether a side of ``job`` is played by a user policy (``FILE.py:FUNCTION``): such a battle
+    plays in a process of its own (:mod:`game.tools.isolate`)."""
+    from game.ai import is_policy_spec
+
+    return any(is_policy_spec(p) for _, p in job.policies)
+
+
+def error_row(job: BattleJob, message: str) -> dict[str, Any]:
+    """The row of a battle that ended in an error (a user policy that failed, looped or ended its
+    process): who played, and ``error``, the one-line message naming the policy, unit and decision."""
+    spec = job_spec(job)
+    players = {s: spec.controllers.get(s, "random") for s in spec.sides} | dict(job.policies)
+    row: dict[str, Any] = {
+        "variant": job.variant,
+        "scenario": spec.name,
+        "ruleset": job.ruleset or spec.ruleset,
+        "seed": job.seed,
+        "swapped": int(job.swapped),
+    }
+    for side in spec.sides:
+        row[f"policy_{side}"] = players[side]
+    row["winner"] = ""
+    row["error"] = message
+    row["log"] = job.log_path or ""
+    return row
 
 
 # --------------------------------------------------------------------------- scenarios
@@ -225,6 +262,7 @@ def run_battle(job: BattleJob) -> dict[str, Any]:
             controllers=dict(job.policies),
             round_limit=job.round_limit,
         ),
+        players=dict(job.policies),  # the caller's choice: a user policy plays only when named
         options={name: dict(opts) for name, opts in job.policy_options},
     )
     match = session.match
@@ -403,6 +441,7 @@ def plan(
     check_invariants: bool = False,
     round_limit: int | None = None,
     policy_options: Mapping[str, Mapping[str, Any]] | None = None,
+    policy_timeout: float | None = None,
 ) -> list[BattleJob]:
     """Jobs for one batch, seed-major (with ``swap_sides`` each seed is followed by its swap).
 
@@ -424,6 +463,7 @@ def plan(
         check_invariants=check_invariants,
         sha256=sha,
         round_limit=round_limit,
+        policy_timeout=policy_timeout,
         policy_options=tuple(
             (name, tuple(sorted(opts.items()))) for name, opts in sorted((policy_options or {}).items())
         ),
@@ -510,8 +550,20 @@ def iter_batch(
         file=sys.stderr,
         disable=not progress,
     ) as bar:
-        if dask is not None:
-            source: Iterable[tuple[int, dict[str, Any]]] = _run_dask(jobs, dask, workers)
+        if any(has_user_policy(job) for job in jobs):
+            if dask is not None:
+                raise SkirmishError(
+                    "--dask: battles of user policies (FILE.py:FUNCTION) play only in local worker "
+                    "processes, each isolated from the run; leave out --dask"
+                )
+            from game.tools.isolate import run_isolated
+
+            source: Iterable[tuple[int, dict[str, Any]]] = (
+                (i, error_row(jobs[i], row["error"]) if "error" in row else row)
+                for i, row in run_isolated(jobs, workers, run_battle)
+            )
+        elif dask is not None:
+            source = _run_dask(jobs, dask, workers)
         elif workers == 1 or len(jobs) <= 1:
             source = ((i, run_battle(job)) for i, job in enumerate(jobs))
         else:
@@ -521,20 +573,20 @@ def iter_batch(
             yield item
 
 
-def _ignore_sigint() -> None:
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 def _run_processes(jobs: Sequence[BattleJob], workers: int) -> Iterator[tuple[int, dict[str, Any]]]:
     import multiprocessing as mp
     from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 
     # fork starts workers in milliseconds and shares the parent's loaded scenario and imports.
     method = "fork" if "fork" in mp.get_all_start_methods() else "spawn"
+    from game.tools.isolate import worker_start
+
+    # Workers ignore Ctrl-C (the parent stops them) and die with the parent, even by kill -9.
     pool = ProcessPoolExecutor(
-        max_workers=min(workers, len(jobs)), mp_context=mp.get_context(method), initializer=_ignore_sigint
+        max_workers=min(workers, len(jobs)),
+        mp_context=mp.get_context(method),
+        initializer=worker_start,
+        initargs=(os.getpid(),),
     )
     # One battle per task, a few tasks queued per worker: each row comes back the moment its
     # battle ends (nothing finished is lost to an interrupt), and a battle costs 30-1000 ms

@@ -44,6 +44,7 @@ class Fairness:
     sides: tuple[str, str]
     battles: int
     wins: tuple[int, int]  # wins of sides[0], sides[1]
+    errors: tuple[str, ...] = ()  # battles a user policy broke (not counted), their messages
 
     @property
     def decisive(self) -> int:
@@ -86,6 +87,7 @@ def measure(
     max_battles: int = 2000,
     workers: int = 1,
     progress: bool = False,
+    policy_timeout: float | None = None,
 ) -> Fairness:
     """Play mirror battles of ``scenario`` with ``policy`` on every side; see the module contract.
 
@@ -102,6 +104,7 @@ def measure(
         raise SkirmishError(f"{scenario}: fairness needs two sides, the scenario has {len(sides)}")
     first, second = sides[0], sides[1]
     wins = [0, 0]
+    errors: list[str] = []
     battles = 0
     while True:
         chunk = _next_chunk(battles, wins[0] + wins[1], n, min_decisive, max_battles)
@@ -112,16 +115,26 @@ def measure(
             scenario=scenario,
             spec=spec,
             policies=dict.fromkeys(sides, policy),
+            policy_timeout=policy_timeout,
         )
         rows = run_batch(jobs, workers=workers, progress=progress, desc=f"{Path(scenario).stem} {policy}")
         for row in rows:
-            if row["winner"] == first:
+            if "error" in row:
+                errors.append(str(row["error"]))
+            elif row["winner"] == first:
                 wins[0] += 1
             elif row["winner"] == second:
                 wins[1] += 1
         battles += chunk
     return Fairness(
-        Path(scenario).stem, spec.name, spec.ruleset, policy, (first, second), battles, (wins[0], wins[1])
+        Path(scenario).stem,
+        spec.name,
+        spec.ruleset,
+        policy,
+        (first, second),
+        battles,
+        (wins[0], wins[1]),
+        tuple(errors),
     )
 
 

@@ -7,12 +7,15 @@ Contract:
   bool, ``0 <= seed < 2**63``), ``ruleset`` (a ruleset name), ``options`` (a mapping the
   ruleset's ``Options`` model accepts), ``round_limit`` (an int from 1 to
   :data:`~game.scenario.schema.MAX_ROUNDS`, or absent), ``controllers`` (a mapping of side ->
-  AI policy name, a user policy's spec ``FILE.py:FUNCTION`` (never loaded here) or ``human``)
-  and ``scenario_sha256`` (64 hex digits). It returns the first bad field and why, in one line,
-  or None; it never raises on any JSON value.
+  AI policy name, a user policy's spec ``FILE.py:FUNCTION`` (never loaded here) or ``human``),
+  ``scenario_sha256`` (64 hex digits) and, when present, the informational ``version`` (a
+  version like ``0.1.0``, at most 40 characters), ``scenario`` (the scenario's name) and
+  ``scenario_path`` (text without control characters: they are shown in messages, where an
+  escape sequence would rewrite the terminal). It returns the first bad field and why, in one
+  line, or None; it never raises on any JSON value.
 - :func:`controllers_problem` ``(controllers, sides)`` checks the controllers name exactly
   the scenario's sides.
-- :data:`MAX_SEED` bounds every seed (CLI options included).
+- :data:`~game.tools.session.MAX_SEED` bounds every seed (CLI options included).
 """
 
 from __future__ import annotations
@@ -26,11 +29,28 @@ from pydantic import ValidationError
 from game.ai import is_policy_spec, policy_names
 from game.rules import RULESET_NAMES, get_ruleset
 from game.scenario.schema import MAX_ROUNDS
-from game.tools.session import HUMAN
+from game.tools.session import HUMAN, MAX_SEED
 
-#: Seeds are non-negative integers below this (numpy takes any, but a log must stay sane).
-MAX_SEED = 2**63
 _SHA256 = re.compile(r"[0-9a-f]{64}")
+#: A package version as written in a log: digits first, then letters, digits and ``.+!-_``.
+_VERSION = re.compile(r"[0-9][0-9A-Za-z.+!_-]{0,39}")
+#: Longest recorded scenario path and name accepted.
+MAX_PATH_CHARS = 4096
+MAX_NAME_CHARS = 200
+
+
+def _text_problem(value: Any, limit: int) -> str | None:
+    """Why ``value`` is not text of at most ``limit`` characters without control characters."""
+    import unicodedata
+
+    if not isinstance(value, str):
+        return f"expected text, got {_shown(value)}"
+    if len(value) > limit:
+        return f"expected at most {limit} characters, got {len(value)}"
+    bad = next((c for c in value if unicodedata.category(c) == "Cc"), None)
+    if bad is not None:
+        return f"expected text without control characters, got U+{ord(bad):04X} in {_shown(value)}"
+    return None
 
 
 def _shown(value: Any) -> str:
@@ -50,6 +70,15 @@ def header_problem(fields: Mapping[str, Any], *, sha256: bool = True) -> tuple[s
     ruleset = fields.get("ruleset")
     if not isinstance(ruleset, str) or ruleset not in RULESET_NAMES:
         return "ruleset", f"expected one of {', '.join(RULESET_NAMES)}, got {_shown(ruleset)}"
+    if "version" in fields:
+        version = fields["version"]
+        if not isinstance(version, str) or not _VERSION.fullmatch(version):
+            return "version", f"expected a skirmish version such as 0.1.0, got {_shown(version)}"
+    for key, limit in (("scenario_path", MAX_PATH_CHARS), ("scenario", MAX_NAME_CHARS)):
+        if key in fields and fields[key] is not None:
+            why = _text_problem(fields[key], limit)
+            if why is not None:
+                return key, why
     if sha256:
         digest = fields.get("scenario_sha256")
         if not isinstance(digest, str) or not _SHA256.fullmatch(digest):

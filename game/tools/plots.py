@@ -26,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from game.core.events import naming
 from game.tools.stats import DRAW, Summary, running_rate, summarize, wilson
 
 #: File names written by :func:`write_all`.
@@ -59,8 +60,10 @@ def save_figure(fig: Any, path: str | os.PathLike[str]) -> Path:
             os.close(fd)
         fig.savefig(tmp, format="png")
         os.replace(tmp, out)
-    except BaseException:
+    except BaseException as e:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(e, OSError):
+            raise naming(e, out) from None
         raise
     return out
 

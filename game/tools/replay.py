@@ -16,7 +16,9 @@ Contract:
   was found. When such a log's match starts differently (``seq 0``), :func:`explain` says the
   profiles (or the rules) changed since it was recorded.
 - Every refusal is a :class:`ReplayError` reading ``LOG:1: key: why`` (a user error: exit 2
-  from the CLI).
+  from the CLI). A scenario that does not validate is a ``ScenarioError`` naming the log too
+  (``LOG:1: scenario_text: the scenario it embeds (recorded from P) is invalid, line 7: ...``),
+  never only the file it was recorded from.
 - :func:`verify` rebuilds the match from ``match_start`` (seed, ruleset,
   options, controllers, round limit) through
   :meth:`game.tools.session.Session.from_header` and re-applies the logged ``command``
@@ -35,7 +37,15 @@ Contract:
   ``controllers``, that policy is asked (drawing from the match's AI generator, as in the
   battle) and must choose the logged command; otherwise the result diverges at that command
   with field ``controllers``. A log whose controllers (or AI commands) were edited never
-  verifies.
+  verifies. A side the log gives to a person or to a user policy cannot be re-chosen from the
+  log alone (a log never runs code): its commands are replayed as logged and the result says so
+  (``unverified``), unless the caller names a policy for it (``policies``, the command line's
+  ``--policy SIDE=SPEC``: trusted, it may be a user policy), which is then asked like a built-in.
+- :func:`undetermined` names what a log claims that neither its scenario nor its battle shows:
+  an option or a round limit that departs from the embedded scenario's (whose sha256 vouches for
+  what it sets itself) although the battle replays just as well with the scenario's value. Each
+  such claim is re-simulated with the scenario's value; a claim the battle shows (the other
+  value diverges) is verified by that.
 - Nothing here writes files.
 """
 
@@ -43,18 +53,18 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from components.specs import ScenarioSpec
 from game.ai import Policy, get_policy, policy_names
-from game.core.errors import IllegalCommand, Problem, SkirmishError
+from game.core.errors import IllegalCommand, Problem, ScenarioError, SkirmishError
 from game.core.events import read_log
 from game.core.files import FileRefused
 from game.rules import ruleset_class
-from game.scenario.embed import FIELDS, EmbeddedMismatch, has_embedded, rebuild
+from game.scenario.embed import FIELDS, EmbeddedMismatch, has_embedded, rebuild, resourced
 from game.scenario.locate import ScenarioNotFound, find_scenario, resolve_scenario, sha256_of
 from game.tools.headers import header_problem
 from game.tools.session import HUMAN, Session
@@ -100,6 +110,9 @@ class ReplayResult:
     #: Whether the log runs to the match's end (``match_end``); a log cut short (an interrupted
     #: battle) verifies as far as it goes, and says so.
     complete: bool = True
+    #: What the log claims that the replay could not re-derive (one line each): sides whose
+    #: commands were replayed as logged (a person's, a user policy's not named by the caller).
+    unverified: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -108,7 +121,11 @@ class ReplayResult:
     def __str__(self) -> str:
         if self.divergence is None:
             ends = "" if self.complete else " (the log ends before the match did)"
-            return f"OK: {self.events} events, {self.commands} commands, {self.rounds} rounds verified{ends}"
+            caveat = f"; {len(self.unverified)} claim(s) not verified (below)" if self.unverified else ""
+            return (
+                f"OK: {self.events} events, {self.commands} commands, {self.rounds} rounds verified"
+                f"{ends}{caveat}"
+            )
         return f"DIVERGED at {self.divergence}"
 
 
@@ -227,7 +244,11 @@ def load(
         raise refuse("scenario_path", f"cannot read scenario {found}: {e.strerror or e}") from None
     # Named as recorded, so the rebuilt match_start matches wherever the file was found.
     source = recorded if isinstance(recorded, str) and recorded else str(found)
-    return events, load_scenario_text(raw, source, ruleset=str(start["ruleset"]))
+    try:
+        return events, load_scenario_text(raw, source, ruleset=str(start["ruleset"]))
+    except ScenarioError as e:  # name the log and the file read, not the recorded path
+        what = f"its scenario, found as {found}, is invalid"
+        raise ScenarioError(resourced(e.problems, source, str(log_path), 1, "scenario_path", what)) from None
 
 
 def explain(result: ReplayResult, events: Sequence[dict[str, Any]]) -> str | None:
@@ -286,10 +307,35 @@ def filled_options(ruleset: Any, options: Any) -> Any:
         return options
 
 
-def _policies(controllers: dict[str, str]) -> dict[str, Policy]:
-    """The AI policy of every side the log's ``controllers`` give to one (not ``human``)."""
+def _policies(
+    controllers: dict[str, str], given: Mapping[str, str] | None = None
+) -> tuple[dict[str, Policy], tuple[str, ...]]:
+    """The policy asked for each side's commands, and a line for each side none is asked for.
+
+    A side the caller names (``given``: the command line) is asked that policy; else a side the
+    log gives to a built-in policy is asked it; a person's side and a user policy's (a log
+    never runs code) are replayed as logged.
+    """
     names = set(policy_names())
-    return {side: get_policy(name) for side, name in controllers.items() if name in names}
+    given = dict(given or {})
+    out: dict[str, Policy] = {}
+    notes: list[str] = []
+    for side, name in controllers.items():
+        if side in given:
+            out[side] = get_policy(given[side])
+        elif name in names:
+            out[side] = get_policy(name)
+        elif name == HUMAN:
+            notes.append(
+                f"not verified: side {side!r} was played by a person: its commands are replayed as "
+                "logged, nothing can re-choose them"
+            )
+        else:
+            notes.append(
+                f"not verified: side {side!r} was played by the user policy {name!r}: its commands are "
+                f"replayed as logged (a log never runs code; --policy {side}={name} re-chooses them)"
+            )
+    return out, tuple(notes)
 
 
 def _controller_check(
@@ -324,20 +370,26 @@ def _controller_check(
     )
 
 
-def verify(events: Sequence[dict[str, Any]], spec: ScenarioSpec) -> ReplayResult:
-    """Re-simulate the logged battle and compare every event (see the module docstring)."""
+def verify(
+    events: Sequence[dict[str, Any]], spec: ScenarioSpec, policies: Mapping[str, str] | None = None
+) -> ReplayResult:
+    """Re-simulate the logged battle and compare every event (see the module docstring).
+
+    ``policies`` (side -> policy name or user policy spec, from the command line) re-chooses
+    those sides' commands instead of the logged controllers'.
+    """
     from game.core.commands import command_from_json
 
     session = Session.from_header(spec, events[0], players=HUMAN)  # the log answers every decision
     match = session.match
-    policies = _policies(match.controllers)
+    asked, unverified = _policies(match.controllers, policies)
     produced: list[dict[str, Any]] = match.log.events
     commands = 0
     pos = 0
 
     def result(div: Divergence | None) -> ReplayResult:
         complete = bool(events) and events[-1].get("type") == "match_end"
-        return ReplayResult(pos, commands, match.round, div, complete)
+        return ReplayResult(pos, commands, match.round, div, complete, unverified)
 
     def check_new() -> Divergence | None:
         nonlocal pos
@@ -372,7 +424,7 @@ def verify(events: Sequence[dict[str, Any]], spec: ScenarioSpec) -> ReplayResult
                 return result(
                     Divergence(int(ev.get("seq", idx)), "command", "command", ev.get("command"), f"({e})")
                 )
-            div = _controller_check(session, policies, ev, idx)
+            div = _controller_check(session, asked, ev, idx)
             if div is not None:
                 return result(div)
             try:
@@ -394,3 +446,49 @@ def verify(events: Sequence[dict[str, Any]], spec: ScenarioSpec) -> ReplayResult
         return result(None)
     finally:
         session.close()
+
+
+# --------------------------------------------------------------------------- claims not shown
+def _replays_with(
+    events: Sequence[dict[str, Any]],
+    spec: ScenarioSpec,
+    change: dict[str, Any],
+    policies: Mapping[str, str] | None,
+) -> bool:
+    start = {**events[0], **change}
+    return verify([start, *events[1:]], spec, policies).ok
+
+
+def undetermined(
+    events: Sequence[dict[str, Any]], spec: ScenarioSpec, policies: Mapping[str, str] | None = None
+) -> list[str]:
+    """What a log that verifies claims but neither its scenario nor its battle shows, one line
+    each (see the module docstring).
+
+    The embedded scenario (checked by its sha256) backs the options and the round limit it sets
+    itself; a logged value that departs from the scenario's is the log's own claim, which the
+    battle must show: the battle is re-simulated with the scenario's value, and if that replays
+    just as well the claim is not shown.
+    """
+    from game.rules import ruleset_class
+
+    start = events[0]
+    ruleset = str(start["ruleset"])
+    notes: list[str] = []
+    options = dict(start.get("options") or {})
+    model = ruleset_class(ruleset).Options
+    own = {**model().model_dump(mode="json"), **spec.options.get(ruleset, {})}
+    for key in model.model_fields:
+        logged, theirs = options.get(key), own.get(key)
+        if logged != theirs and _replays_with(events, spec, {"options": {**options, key: theirs}}, policies):
+            notes.append(
+                f"not shown by this battle: option {key}={json.dumps(logged)}: the scenario says "
+                f"{key}={json.dumps(theirs)}, and the battle replays the same with it"
+            )
+    limit = start.get("round_limit")
+    if limit != spec.round_limit and _replays_with(events, spec, {"round_limit": spec.round_limit}, policies):
+        notes.append(
+            f"not shown by this battle: round_limit {limit}: the scenario says {spec.round_limit}, and "
+            "the battle replays the same with it"
+        )
+    return notes

@@ -9,7 +9,9 @@ Contract:
   it is and battles of scenarios with other side names stack in one table.
   :func:`battle_row` is the inverse (for the summaries and plots of a resumed run).
 - :func:`record` plays planned battles through :func:`game.tools.batch.iter_batch` and appends
-  each battle's rows to the CSV the moment it finishes (one write, flushed). When the run ends,
+  each battle's rows to the CSV the moment it finishes (one write, flushed; a fresh run's
+  first rows replace an older file atomically, a failed append is cut back to the last whole
+  battle). When the run ends,
   is interrupted (``KeyboardInterrupt``, also with worker processes) or a battle fails, the
   finished battles are rewritten atomically in plan order, so a finished run's file is the same
   whatever the number of workers and however often it was interrupted and resumed.
@@ -24,16 +26,18 @@ Contract:
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
-from collections.abc import Mapping, Sequence
+import os
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from game.core.errors import SkirmishError
-from game.core.events import atomic_write_text
+from game.core.events import atomic_write_text, naming
 from game.tools import batch
 from game.tools.stats import DRAW
 
@@ -73,9 +77,9 @@ COLUMN_DOC = {
     "side": "the side this row is about",
     "policy": "the policy that played it",
     "opponent": "the other side's policy ('/'-joined for more than two sides)",
-    "result": "win, loss or draw",
+    "result": "win, loss or draw; error for a battle a user policy broke (reason says how)",
     "won": "1 if the side won, else 0",
-    "reason": "why the battle ended",
+    "reason": "why the battle ended (for an error: the policy, unit and decision, and what happened)",
     "rounds": "rounds played",
     "commands": "commands applied (turn commands and reactions)",
     "survivors": "the side's units still in action at the end",
@@ -144,9 +148,33 @@ def columns(rulesets: Sequence[str], option_keys: Sequence[str] = ()) -> list[st
     return [*LEADING, *(f"option_{k}" for k in option_keys), *TRAILING, *mechanic_names(rulesets)]
 
 
+#: ``result`` of the rows of a battle that ended in an error (``reason`` says which).
+ERROR = "error"
+
+
 def side_rows(row: Mapping[str, Any], planned: Planned) -> list[dict[str, Any]]:
-    """The tidy rows of one battle row, one per side in scenario order."""
+    """The tidy rows of one battle row, one per side in scenario order (a battle that ended in an
+    error: ``result`` ``error``, ``reason`` its message, the counts left empty)."""
     sides = planned.sides
+    if "error" in row:
+        return [
+            {
+                "variant": planned.variant,
+                "scenario": row["scenario"],
+                "ruleset": row["ruleset"],
+                "options": options_text(planned.job.options),
+                **dict(planned.factors),
+                "seed": row["seed"],
+                "swapped": row["swapped"],
+                "side": side,
+                "policy": row[f"policy_{side}"],
+                "opponent": "/".join(str(row[f"policy_{s}"]) for s in sides if s != side),
+                "result": ERROR,
+                "reason": row["error"],
+                "log": row.get("log", ""),
+            }
+            for side in sides
+        ]
     winner = row["winner"]
     mechanics = [m.name for m in batch.row_mechanics(row["ruleset"])]
     out = []
@@ -187,6 +215,18 @@ def battle_row(rows: Sequence[Mapping[str, Any]], planned: Planned) -> dict[str,
     by_side = {str(r["side"]): r for r in rows}
     first = rows[0]
     ruleset = str(first["ruleset"])
+    if first["result"] == ERROR:
+        back: dict[str, Any] = {
+            "variant": planned.job.variant,
+            "scenario": first["scenario"],
+            "ruleset": ruleset,
+            "seed": int(first["seed"]),
+            "swapped": int(first["swapped"]),
+        }
+        for s in planned.sides:
+            back[f"policy_{s}"] = by_side[s]["policy"]
+        back.update(winner="", error=first["reason"], log=first["log"] or "")
+        return back
     winner = next((s for s, r in by_side.items() if r["result"] == "win"), DRAW)
     out: dict[str, Any] = {
         "variant": planned.job.variant,
@@ -317,24 +357,54 @@ def read_results(path: Path, sides_of: Mapping[Key, int] | None = None) -> ReadB
 
 
 class _Appender:
-    """Appends rows to the CSV, opening it (and writing the header) on the first write."""
+    """Appends rows to the CSV as battles finish.
 
-    def __init__(self, path: Path, header: Sequence[str], fresh: bool) -> None:
+    A fresh run's first rows replace the file atomically (header and rows into a temp file,
+    renamed over it), so an older file survives a run that fails before its first battle. Later
+    rows are appended, one write per battle, unbuffered; a write that fails (a full disk) is cut
+    back to the last whole battle (truncating frees space, so it works on a full disk too), so
+    the file never keeps half a battle, and the error is raised.
+    """
+
+    def __init__(
+        self, path: Path, header: Sequence[str], fresh: bool, first: Callable[[], object] | None = None
+    ) -> None:
         self.path, self.header, self.fresh = path, list(header), fresh
-        self.fh: IO[str] | None = None
+        self.fd: int | None = None
+        self.first = first  # called before a fresh run's first rows replace the file
 
     def write(self, rows: Sequence[Mapping[str, Any]]) -> None:
-        if self.fh is None:
-            self.fh = open(self.path, "w" if self.fresh else "a", encoding="utf-8", newline="")  # noqa: SIM115
-        text = to_text(rows, self.header, with_header=self.fresh)
-        self.fresh = False
-        self.fh.write(text)  # one write per battle: a kill tears at most this battle's rows
-        self.fh.flush()
+        if self.fresh:
+            # The manifest is written once the rows are safely in the temp file: both change, or
+            # (a full disk) neither.
+            atomic_write_text(self.path, to_text(rows, self.header, with_header=True), self.first)
+            self.first = None
+            self.fresh = False
+            return
+        data = to_text(rows, self.header, with_header=False).encode("utf-8")
+        try:
+            if self.fd is None:
+                self.fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_CLOEXEC", 0))
+            fd = self.fd
+            before = os.lseek(fd, 0, os.SEEK_END)
+        except OSError as e:
+            raise naming(e, self.path) from None
+        try:
+            view = memoryview(data)
+            while view:  # one battle's rows: a kill tears at most these
+                view = view[os.write(fd, view) :]
+        except BaseException as e:
+            with contextlib.suppress(OSError):  # else the resume drops a torn last line anyway
+                os.ftruncate(fd, before)
+            self.close()
+            if isinstance(e, OSError):
+                raise naming(e, self.path) from None
+            raise
 
     def close(self) -> None:
-        if self.fh is not None:
-            self.fh.close()
-            self.fh = None
+        if self.fd is not None:
+            fd, self.fd = self.fd, None
+            os.close(fd)
 
 
 @dataclass
@@ -347,6 +417,7 @@ class Recorded:
         resumed: battles found finished in the CSV.
         dropped_lines: torn or orphaned lines dropped from the CSV.
         interrupted: the run was interrupted (KeyboardInterrupt) before it ended.
+        signum: the signal that interrupted it (SIGINT for Ctrl-C, SIGTERM).
     """
 
     rows: dict[int, dict[str, Any]] = field(default_factory=dict)
@@ -354,6 +425,7 @@ class Recorded:
     resumed: int = 0
     dropped_lines: int = 0
     interrupted: bool = False
+    signum: int = 2
 
     def in_order(self) -> list[dict[str, Any]]:
         """The battle rows of the finished battles, in plan order."""
@@ -370,10 +442,13 @@ def record(
     dask: str | None = None,
     progress: bool = True,
     desc: str = "battles",
+    before_first_write: Callable[[], object] | None = None,
 ) -> Recorded:
     """Play ``planned`` into the results file ``path`` (see the module docstring).
 
     Returns the finished battles; ``interrupted`` says whether a KeyboardInterrupt stopped it.
+    ``before_first_write`` runs before a fresh run first replaces the file (its manifest), so a
+    run that fails or stops before its first battle leaves the folder as it was.
 
     Raises:
         ResumeRefused: ``resume`` and the file holds a battle the plan lacks, or is unreadable.
@@ -400,10 +475,9 @@ def record(
         out.resumed = len(out.rows)
         out.dropped_lines = back.dropped_lines
         _rewrite(out, path, header)
-    else:
-        path.unlink(missing_ok=True)  # a previous run's file: this run replaces it
+    # else: a previous run's file is replaced by this run's first rows (atomically, see _Appender)
     todo = [i for i in range(len(planned)) if i not in out.rows]
-    appender = _Appender(path, header, fresh=not out.rows)
+    appender = _Appender(path, header, fresh=not out.rows, first=before_first_write)
     try:
         for j, row in batch.iter_batch(
             [planned[i].job for i in todo],
@@ -417,8 +491,9 @@ def record(
             tidy = side_rows(row, planned[i])
             appender.write(tidy)
             out.tidy[i], out.rows[i] = tidy, row
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as e:
         out.interrupted = True
+        out.signum = int(getattr(e, "signum", 2))
     finally:
         appender.close()
         if out.rows:
@@ -432,10 +507,14 @@ def _rewrite(out: Recorded, path: Path, header: Sequence[str]) -> None:
 
 
 # --------------------------------------------------------------------------- the manifest
-def check_manifest(folder: Path, params: Mapping[str, Any], resume: bool, results: Path) -> None:
+def check_manifest(
+    folder: Path, params: Mapping[str, Any], resume: bool, results: Path, write: bool = True
+) -> Callable[[], Path]:
     """Keep ``params`` in ``folder/run.json``; with ``resume``, refuse if they differ from the file's.
 
-    The number of battles (``n``) may grow between a run and its resumption.
+    The number of battles (``n``) may grow between a run and its resumption. With ``write``
+    False the file is not written now: the returned function writes it (a fresh run calls it
+    when its first rows are written, so a run that writes nothing leaves the old manifest).
 
     Raises:
         ResumeRefused: the parameters differ, or results exist without a manifest.
@@ -458,7 +537,13 @@ def check_manifest(folder: Path, params: Mapping[str, Any], resume: bool, result
                 f"the run in {folder} was made with other parameters: {where} was {was}, now {is_now}; "
                 "give the same arguments, or another --out for a new run"
             )
-    atomic_write_text(path, json.dumps(now, indent=2, sort_keys=True) + "\n")
+
+    def save() -> Path:
+        return atomic_write_text(path, json.dumps(now, indent=2, sort_keys=True) + "\n")
+
+    if write:
+        save()
+    return save
 
 
 def first_difference(a: Any, b: Any, where: str = "") -> tuple[str, str, str] | None:

@@ -7,11 +7,11 @@ Contract:
   shared profiles its units use (with their sha256: :mod:`game.scenario.embed`), the ruleset, its
   options, the seed, the round limit, the controllers, every applied command
   (``match.commands``), the state of ``match.ai_rng``, the AI's memory
-  (``match.ai_memory``: each unit's quarry) and, for verification, the
-  number of events, the state hash and (version 3) a sha256 of each field of
-  :data:`DIGESTED` over its canonical JSON. It writes through
-  :func:`game.core.events.atomic_write_text` (temp file + rename), so a crash never
-  leaves a half-written save and an older save at ``path`` survives a failed write.
+  (``match.ai_memory``: each unit's quarry) and, for verification, the number of events, the
+  state hash and a sha256 of every field (:data:`DIGESTED`) over its canonical JSON
+  (:mod:`game.tools.integrity`). It writes through :func:`game.core.events.atomic_write_text`
+  (temp file + rename), so a crash never leaves a half-written save and an older save at
+  ``path`` survives a failed write.
 - :func:`load_match` ``(path, scenario_path=None) -> Match`` validates the file
   strictly (pydantic, unknown keys are errors) and rebuilds the scenario from the save
   itself (its text and profiles: the save loads anywhere, whatever happened to the files
@@ -23,18 +23,22 @@ Contract:
   sha256 in the usual folders; a file whose sha256 differs from the saved one is refused).
   It rebuilds the match through :meth:`game.tools.session.Setup.build` with the
   same seed and re-applies the commands, then restores ``ai_rng`` and the AI's memory.
-  Play it on with ``game.tools.session.Session(match)``. Version 1 saves (before the
-  memory was saved) and version 2 saves (no digests) still load. A replay that does not end
-  with the saved event count and state hash is refused too (the rules changed since the save).
-- Integrity (version 3): every field of :data:`DIGESTED` must still have its saved digest, so
-  any edit (a round limit, a controller, the AI generator, a move nudged so that it still ends
-  in the same place, a dropped command) is refused naming the field: the fields that build the
-  match before the replay, ``ai_rng``, ``ai_memory`` and ``commands`` after it (so a command
-  refused on replay is named by its index). Duplicate JSON keys, seeds outside
+  Play it on with ``game.tools.session.Session(match, players)``, the players chosen by
+  :func:`game.tools.integrity.trusted_players`: loading never runs code, and a side the save
+  gives to a user policy is a person's unless the command line names it again. Saves of
+  versions 1 to 4 still load. A replay that does not end with the saved event count and state
+  hash is refused too (the rules changed since the save).
+- Integrity (version 3 and later): the digests are checked first, before anything is built from
+  the fields, except ``ai_rng``, ``ai_memory`` and ``commands``, checked after the replay (a
+  command refused on replay is named by its index). Version 5 covers every field, so any edit
+  is refused naming the first field edited (:data:`DIGESTED` order); versions 3 and 4 cover
+  the fields that decide how the game continues (their profiles are checked against their
+  sha256, their paths and game version are informational). Duplicate JSON keys, seeds outside
   ``0 <= seed < 2**63``, round limits outside 1..1000 and controllers that do not name exactly
   the scenario's sides (each ``human`` or an AI policy) are refused. The file itself is read
   by :func:`game.core.files.read_capped` (a regular file of at most 64 MiB). Every problem raises
-  :class:`~game.core.errors.ScenarioError` whose lines read ``save:line: key.path: what is wrong``.
+  :class:`~game.core.errors.ScenarioError` whose lines read ``save:line: key.path: what is wrong``;
+  a problem of the embedded scenario names the save too (``save:line: scenario.text: ...``).
 - Why the AI stream is saved rather than re-derived: ``ai_rng`` advances only when an
   AI policy draws, and how often it drew depends on which sides were human; the dice
   stream (``match.rng``) needs nothing saved, since re-applying the commands redraws
@@ -45,7 +49,6 @@ Contract:
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from pathlib import Path
@@ -61,47 +64,35 @@ from game.core.events import MAX_JSON_DEPTH, atomic_write_text, json_depth
 from game.core.files import LIMITS, FileRefused, read_capped
 from game.engine.match import Match
 from game.rules import RULESET_NAMES
-from game.scenario.embed import EmbeddedMismatch, embedded, rebuild
+from game.scenario.embed import EmbeddedInvalid, EmbeddedMismatch, embedded, rebuild
 from game.scenario.locate import ScenarioNotFound, find_scenario, resolve_scenario, sha256_of
 from game.scenario.schema import MAX_ROUNDS
 from game.scenario.yaml_source import KeyPath, format_path, parse_yaml
 from game.tools.headers import MAX_SEED, controllers_problem, header_problem
+from game.tools.integrity import AFTER_REPLAY, EVERY_FIELD, digested, edited
+from game.tools.integrity import digests as field_digests
 from game.tools.session import Setup
 
 #: The ``format`` field of every save.
 SAVE_FORMAT = "skirmish-save"
 #: Version of the save layout written (2: adds ``ai_memory``; 3: adds ``check.digests``; 4: the
-#: scenario's text and the profiles its units use).
-SAVE_VERSION = 4
+#: scenario's text and the profiles its units use; 5: the digests cover every field).
+SAVE_VERSION = 5
 #: Versions read; any other is refused. A version 1 save loads with an empty AI memory;
 #: versions 1 and 2 have no digests (their fields are checked by the replay only); saves before
-#: version 4 find their scenario file.
-READABLE_VERSIONS = (1, 2, 3, 4)
+#: version 4 find their scenario file; versions 3 and 4 have digests of the fields that decide
+#: how the game continues only (:data:`game.tools.integrity.DECIDING`).
+READABLE_VERSIONS = (1, 2, 3, 4, 5)
 #: The first version that embeds its scenario's text and profiles.
 EMBEDDED_SINCE = 4
 #: The first version whose ``check`` holds ``digests``.
 DIGESTS_SINCE = 3
-#: The fields that decide how a saved game continues, each covered by a sha256 in
-#: ``check.digests`` (version 3), checked in this order on load: an edit of any of them
-#: (a command that still ends in the same place, the round limit, a controller, the AI
-#: generator...) is refused naming the first field that differs. ``scenario`` covers only its
-#: ``sha256`` (the file may move).
-DIGESTED = (
-    "scenario",
-    "ruleset",
-    "options",
-    "seed",
-    "round_limit",
-    "controllers",
-    "ai_rng",
-    "ai_memory",
-    "commands",
-)
-#: Digests checked before the commands are replayed (the fields that build the match: an
-#: edit is named before the replay could fail for it) and after (what only the replay checks:
-#: a command refused on replay is named by its index first).
-BEFORE_REPLAY = ("scenario", "ruleset", "options", "seed", "round_limit", "controllers")
-AFTER_REPLAY = ("ai_rng", "ai_memory", "commands")
+#: The fields the digests of this version's saves cover: every one
+#: (:data:`game.tools.integrity.EVERY_FIELD`), checked in this order on load, so any edit (a
+#: round limit, a controller, the AI generator, a move nudged so that it still ends in the same
+#: place, the embedded profiles with their hash recomputed, the recorded path, the game version)
+#: is refused naming the first field that differs.
+DIGESTED = EVERY_FIELD
 #: Largest save accepted (bytes): far above any real match, small enough to refuse junk quickly.
 MAX_SAVE_BYTES = LIMITS["save"]
 
@@ -145,7 +136,7 @@ class Verification(_Model):
     events: StrictInt = Field(ge=1)
     state_hash: Annotated[str, Strict(), Field(pattern=r"^[0-9a-f]{16}$")]
     digests: dict[StrictStr, Annotated[str, Strict(), Field(pattern=r"^[0-9a-f]{64}$")]] | None = Field(
-        None, description="version 3: sha256 of each field of DIGESTED"
+        None, description="version 3 and later: sha256 of each field the version covers"
     )
 
 
@@ -241,38 +232,30 @@ def save_dict(match: Match, save_dir: Path | None = None) -> dict[str, Any]:
         "commands": list(match.commands),
         "check": {"events": len(match.log), "state_hash": match.state_hash()},
     }
-    data["check"]["digests"] = digests(data)
+    data["check"]["digests"] = digests(data, SAVE_VERSION)
     return data
 
 
-def _canonical(key: str, value: Any) -> bytes:
-    if key == "scenario" and isinstance(value, dict):
-        value = value.get("sha256")
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
+def digests(data: dict[str, Any], version: int = SAVE_VERSION) -> dict[str, str]:
+    """sha256 of each field a save of ``version`` covers (:func:`game.tools.integrity.digests`)."""
+    return field_digests(data, version)
 
 
-def digests(data: dict[str, Any]) -> dict[str, str]:
-    """sha256 of each field of :data:`DIGESTED` in a save's JSON data (canonical JSON)."""
-    return {k: hashlib.sha256(_canonical(k, data.get(k))).hexdigest() for k in DIGESTED}
-
-
-def _check_digests(
-    data: dict[str, Any], save: SaveFile, probs: _Problems, fields: tuple[str, ...] = DIGESTED
-) -> None:
-    """Refuse a version 3 save any of whose ``fields`` was edited (naming the first)."""
+def _check_digests(data: dict[str, Any], save: SaveFile, probs: _Problems, after: bool) -> None:
+    """Refuse a save (version 3 and later) a field of which was edited, naming the first: the
+    fields replayed commands check (``after``) or the others."""
     if save.check.digests is None:
         return  # versions 1 and 2: checked by the replay only
-    recorded = save.check.digests
-    if set(recorded) != set(DIGESTED):
-        raise probs.error(("check", "digests"), f"expected digests of {', '.join(DIGESTED)}")
-    now = digests(data)
-    for key in fields:
-        if now[key] != recorded[key]:
-            raise probs.error(
-                (key,),
-                "edited since the game was saved (its digest differs from check.digests); "
-                "a save is loaded only as it was written",
-            )
+    fields = [k for k in digested(save.version) if (k in AFTER_REPLAY) == after]
+    key = edited(data, save.check.digests, save.version, fields)
+    if key == "check.digests":
+        raise probs.error(("check", "digests"), f"expected digests of {', '.join(digested(save.version))}")
+    if key is not None:
+        raise probs.error(
+            (key,),
+            "edited since the game was saved (its digest differs from check.digests); "
+            "a save is loaded only as it was written",
+        )
 
 
 def _dumps(data: dict[str, Any]) -> str:
@@ -465,6 +448,7 @@ def load_match(path: str | os.PathLike[str], scenario_path: str | os.PathLike[st
     save_path = Path(path)
     raw, data, save = _parse_save(save_path)
     probs = _Problems(str(save_path), raw)
+    _check_digests(data, save, probs, after=False)  # before anything is built from the fields
     if save.ruleset not in RULESET_NAMES:
         raise probs.error(
             ("ruleset",), f"unknown ruleset {save.ruleset!r}; choose one of {', '.join(RULESET_NAMES)}"
@@ -487,10 +471,20 @@ def load_match(path: str | os.PathLike[str], scenario_path: str | os.PathLike[st
                     "without a scenario file to play the embedded one",
                 )
         try:
-            spec = rebuild(inside, str(save_path), save.ruleset)
+            spec = rebuild(inside, str(save_path), save.ruleset, kind="save")
         except EmbeddedMismatch as e:
             at: KeyPath = ("scenario", "text") if e.key == "scenario" else ("profiles",)
             raise probs.error(at, e.message) from None
+        except EmbeddedInvalid as e:  # located at the save's scenario.text
+            line = probs.line(("scenario", "text"))
+            raise ScenarioError(
+                [
+                    Problem(p.source, line, "scenario.text", p.message)
+                    if p.source == str(save_path) and p.path == "scenario_text"
+                    else p
+                    for p in e.problems
+                ]
+            ) from None
     else:
         try:
             scenario_file = find_scenario(
@@ -515,7 +509,6 @@ def load_match(path: str | os.PathLike[str], scenario_path: str | os.PathLike[st
             raise probs.error(
                 ("commands", i), why if why.startswith("not a command") else f"not a command: {why}"
             ) from None
-    _check_digests(data, save, probs, BEFORE_REPLAY)
     setup = Setup(
         ruleset=save.ruleset,
         seed=save.seed,
@@ -546,7 +539,7 @@ def load_match(path: str | os.PathLike[str], scenario_path: str | os.PathLike[st
             if uid not in units or quarry not in units:
                 bad = uid if uid not in units else quarry
                 raise probs.error(("ai_memory", "quarry", uid), f"no unit {bad!r} in the scenario")
-        _check_digests(data, save, probs, AFTER_REPLAY)
+        _check_digests(data, save, probs, after=True)
         if len(match.log) != save.check.events or match.state_hash() != save.check.state_hash:
             raise probs.error(
                 ("check",),

@@ -4,16 +4,20 @@ Contract:
 
 - A :class:`Setup` is everything a match is started with besides its scenario (ruleset, seed,
   ruleset options, controllers, round limit); :meth:`Setup.build` is the one place a
-  :class:`~game.engine.match.Match` is made from them, and :meth:`Setup.from_header` reads them
+  :class:`~game.engine.match.Match` is made from them (a seed outside ``0 .. 2**63-1``, which no
+  log could replay, is refused), and :meth:`Setup.from_header` reads them
   back from a log's ``match_start`` event.
 - A :class:`Session` holds one match, one :class:`~game.engine.view.MatchView` of it (made once,
   as the AI's memos expect) and who answers each side's decisions (its *players*): an AI policy
   name, resolved once through :func:`game.ai.get_policy` when the session is made (an unknown
   name raises ``UnknownName`` before anything is played), or :data:`HUMAN` for a side whose
   decisions the caller answers (a person in the window, a log being replayed, RL agents).
-  Players default to the match's controllers. ``options`` (policy name -> keyword options) makes
-  a policy that takes options through :func:`game.ai.get_policy` (``--policy-option``); a side's
-  policy with no options is the registered one.
+  Players default to the match's controllers, except a user policy's spec (``FILE.py:FUNCTION``)
+  there, which may come from a file (a save, a log): a side whose player would be one the caller
+  did not name in ``players`` is refused (``SkirmishError``), so no record ever runs code.
+  ``options`` (policy name -> keyword options) makes a policy that takes options through
+  :func:`game.ai.get_policy` (``--policy-option``); a side's policy with no options is the
+  registered one.
 - Sessions are made from (a) a scenario (spec or path) and a setup: :meth:`Session.start`;
   (b) a log's ``match_start`` header: :meth:`Session.from_header` (what replays do); (c) any
   built match: ``Session(match)``, e.g. a saved game from ``game.tools.saves.load_match``,
@@ -41,13 +45,17 @@ from typing import Any
 
 from components.outcome import Outcome
 from components.specs import ScenarioSpec
-from game.ai import Policy, get_policy
+from game.ai import Policy, get_policy, is_policy_spec
 from game.core.commands import Command
+from game.core.errors import SkirmishError
 from game.engine.match import Match
 from game.engine.view import MatchView
 
 #: Most commands one match may take before it is declared stuck (far above any real battle).
 MAX_COMMANDS = 100_000
+#: Seeds are whole numbers below this: numpy takes any, but a log stores the seed as a JSON number
+#: and a replay (:mod:`game.tools.headers`) accepts exactly these.
+MAX_SEED = 2**63
 #: Player of a side whose decisions the caller answers.
 HUMAN = "human"
 
@@ -91,7 +99,14 @@ class Setup:
         )
 
     def build(self, spec: ScenarioSpec) -> Match:
-        """A fresh match on ``spec`` (raises what ``Match`` raises for a bad ruleset or options)."""
+        """A fresh match on ``spec`` (raises what ``Match`` raises for a bad ruleset or options).
+
+        Raises:
+            SkirmishError: a seed that is not a whole number from 0 to 2**63-1 (its log would not
+                replay).
+        """
+        if type(self.seed) is not int or not 0 <= self.seed < MAX_SEED:
+            raise SkirmishError(f"seed: expected a whole number from 0 to 2**63-1, got {self.seed!r}")
         return Match(
             spec,
             ruleset=self.ruleset,
@@ -113,6 +128,7 @@ class Session:
 
     Raises:
         UnknownName: a player names no registered AI policy (``PolicyOptionError``: bad options).
+        SkirmishError: a side's player would be a user policy named only by ``match.controllers``.
     """
 
     def __init__(
@@ -122,6 +138,14 @@ class Session:
         options: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> None:
         chosen = dict.fromkeys(match.spec.sides, players) if isinstance(players, str) else players or {}
+        for side in match.spec.sides:
+            recorded = match.controllers[side]
+            if side not in chosen and is_policy_spec(recorded):
+                # The match's record (a save, a log) names the user's code: never run it unasked.
+                raise SkirmishError(
+                    f"side {side!r} is recorded as played by the user policy {recorded!r}; a user "
+                    "policy plays only when the caller names it (players), never from a record"
+                )
         self.match = match
         self.view = MatchView(match)
         #: side -> policy name or HUMAN, for every side of the scenario.

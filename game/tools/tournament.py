@@ -67,11 +67,13 @@ BATTLES_CSV = "battles.csv"
 
 @dataclass(frozen=True)
 class Tournament:
-    """A played round robin: the policies in order, the battle rows and the tidy rows."""
+    """A played round robin: the policies in order, the battle rows and the tidy rows (battles
+    that ended in an error, a user policy's doing, are in ``errors`` only)."""
 
     policies: tuple[str, ...]
     rows: tuple[dict[str, Any], ...]
     tidy: tuple[dict[str, Any], ...]
+    errors: tuple[dict[str, Any], ...] = ()
 
 
 def plan_tournament(
@@ -82,6 +84,7 @@ def plan_tournament(
     seeds: Sequence[int],
     policy_options: Mapping[str, Mapping[str, Any]] | None = None,
     round_limit: int | None = None,
+    policy_timeout: float | None = None,
 ) -> list[batch.BattleJob]:
     """The battles of the round robin (see the module docstring), pair-major.
 
@@ -109,6 +112,7 @@ def plan_tournament(
                     swap_sides=True,
                     round_limit=round_limit,
                     policy_options=policy_options,
+                    policy_timeout=policy_timeout,
                 )
     return jobs
 
@@ -152,9 +156,11 @@ def run_tournament(
     Raises:
         BattleFailed: a battle broke down (its seed and step in the message).
     """
-    rows = batch.run_batch(jobs, workers=workers, progress=progress, desc="tournament")
+    played = batch.run_batch(jobs, workers=workers, progress=progress, desc="tournament")
+    rows = [r for r in played if "error" not in r]
     tidy = [t for row in rows for t in tidy_rows(row)]
-    return Tournament(tuple(dict.fromkeys(policies)), tuple(rows), tuple(tidy))
+    errors = tuple(r for r in played if "error" in r)
+    return Tournament(tuple(dict.fromkeys(policies)), tuple(rows), tuple(tidy), errors)
 
 
 # --------------------------------------------------------------------------- tables

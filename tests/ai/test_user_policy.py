@@ -341,15 +341,20 @@ def test_the_other_options_naming_policies_check_them_too(here, capsys):
 
 # --------------------------------------------------------------------------- errors in play
 @pytest.mark.parametrize("workers", ["1", "2"])
-def test_a_policy_raising_mid_battle_stops_it_naming_its_line(here, capsys, workers):
+def test_a_policy_raising_mid_battle_is_an_error_row_naming_its_line(here, capsys, workers):
     write(here, "raises.py", RAISES)
     code, _, err = run(
         ["battle", "duel", "-n", "2", "--red", "raises.py:policy", "--workers", workers, *QUIET], capsys
     )
-    assert code == 2 and "Traceback" not in err
-    (line,) = [s for s in err.splitlines() if s.strip()]
-    assert line.startswith("error: battle seed ") and "raises.py:10: KeyError: 'missing'" in line
-    assert "(policy 'raises.py:policy', " in line and "decision, round " in line  # unit, decision
+    assert code == 1 and "Traceback" not in err
+    assert err.startswith("error: 2 of 2 battles ended in an error")
+    lines = [s.strip() for s in err.splitlines()[1:] if s.strip()]
+    assert len(lines) == 2
+    for line in lines:
+        assert line.startswith("battle seed ") and "raises.py:10: KeyError: 'missing'" in line
+        assert "(policy 'raises.py:policy', " in line and "decision, round " in line  # unit, decision
+    got = rows(here / "out" / "battles.csv")
+    assert [r["result"] for r in got] == ["error"] * 4 and all("raises.py:10" in r["reason"] for r in got)
 
 
 def test_skirmish_debug_adds_the_users_traceback(here, capsys, monkeypatch):
@@ -358,7 +363,7 @@ def test_skirmish_debug_adds_the_users_traceback(here, capsys, monkeypatch):
     code, _, err = run(
         ["battle", "duel", "-n", "1", "--red", "raises.py:policy", "--workers", "1", *QUIET], capsys
     )
-    assert code == 2 and "Traceback" in err and 'raises.py", line 10, in policy' in err
+    assert code == 1 and "Traceback" in err and 'raises.py", line 10, in policy' in err
 
 
 def test_a_policy_raising_in_the_window_exits_2_with_its_line(here, capsys):
@@ -430,6 +435,8 @@ def test_a_save_loads_its_user_policy_only_when_named_again(here, capsys):
     from game.tools.saves import save_match
     from game.tools.session import Setup
 
+    # The policy leaves a mark when its file runs: a save alone must never run it.
+    (here / "mine.py").write_text((here / "mine.py").read_text() + "\nopen('RAN', 'w').close()\n")
     spec = load_scenario(REPO / "scenarios" / "duel.yaml")
     match = Setup(seed=1, controllers={"red": "human", "blue": "mine.py:closest_first"}).build(spec)
     save_match(match, here / "save.json")
@@ -438,6 +445,9 @@ def test_a_save_loads_its_user_policy_only_when_named_again(here, capsys):
     base = ["play", str(REPO / "scenarios" / "duel.yaml"), "--load", "save.json", "--headless"]
     base += ["--script", "script.txt", "--shots", "shots"]
     code, _, err = run(base, capsys)
-    assert code == 2 and "a save never loads code" in err and not (here / "shots").exists()
-    code, _, err = run([*base, "--blue", "mine.py:closest_first"], capsys)
     assert code == 0, err
+    assert "note: save.json: side 'blue' was played by the user policy 'mine.py:closest_first'" in err
+    assert "a person plays it now" in err and not (here / "RAN").exists()
+    code, _, err = run([*base, "--blue", "mine.py:closest_first"], capsys)
+    assert code == 0 and "note:" not in err, err
+    assert (here / "RAN").exists()  # named on the command line: it runs

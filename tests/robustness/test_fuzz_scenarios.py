@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
 from game.cli import cli
+from tests.robustness.fuzzing import examples
 
 BASE: dict[str, Any] = {
     "name": "fuzz base",
@@ -274,7 +275,9 @@ def _assert_refused(path: Path, code: int, stdout: str, stderr: str, what: str) 
     assert any(LINE.match(ln)["file"] == str(path) for ln in lines), f"{what}: no message names {path}"
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=examples(120), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(data=st.data())
 def test_broken_scenarios_are_refused_cleanly(tmp_path: Path, data: st.DataObject):
     what, content = data.draw(broken_files(tmp_path))

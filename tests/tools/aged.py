@@ -24,15 +24,19 @@ def age_log(path: Path, to: Path | None = None) -> Path:
 
 
 def age_save(data: dict[str, Any], version: int = 3) -> dict[str, Any]:
-    """A save's data as ``version`` (1, 2 or 3) wrote it: no embedded scenario text or profiles
-    (3), no digests either (2), no AI memory either (1). The digests do not cover the embedded
-    parts (the scenario's only by its sha256), so a version 3 save keeps its own."""
+    """A save's data as ``version`` (1 to 4) wrote it: digests of the fields that decide how the
+    game continues only (4), no embedded scenario text or profiles either (3), no digests either
+    (2), no AI memory either (1). The layout was the same otherwise."""
+    from game.tools.integrity import digests
+
     data = dict(data, version=version)
-    data.pop("profiles", None)
-    data.pop("profiles_sha256", None)
-    data["scenario"] = {k: v for k, v in data["scenario"].items() if k != "text"}
-    if version < 3:
-        data["check"] = {k: v for k, v in data["check"].items() if k != "digests"}
+    if version < 4:
+        data.pop("profiles", None)
+        data.pop("profiles_sha256", None)
+        data["scenario"] = {k: v for k, v in data["scenario"].items() if k != "text"}
+    data["check"] = {k: v for k, v in data["check"].items() if k != "digests"}
+    if version >= 3:
+        data["check"]["digests"] = digests(data, version)
     if version == 1:
         data.pop("ai_memory", None)
     return data

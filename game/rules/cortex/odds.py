@@ -26,11 +26,24 @@ from game.rules.odds import OddsAnswer, OddsParam, OddsQuery, OddsUsageError
 _COVERS = tuple(c.value for c in CoverLevel if c != CoverLevel.TOTAL)
 
 
+#: Most dice in one pool, and the largest die, a query takes (the exact odds of bigger pools
+#: take minutes to count; the ladder's top step is five dice).
+MAX_POOL_DICE = 30
+MAX_DIE = 100
+
+
 def _pool(text: str, flag: str) -> Pool:
+    if len(text) > 8 * MAX_POOL_DICE:
+        raise OddsUsageError(f"{flag}: a pool of at most {MAX_POOL_DICE} dice, got {len(text)} characters")
     try:
-        return parse_pool(text)
+        pool = parse_pool(text)
     except ValueError as e:
         raise OddsUsageError(f"{flag}: {e}") from None
+    if len(pool) > MAX_POOL_DICE or any(d > MAX_DIE for d in pool):
+        raise OddsUsageError(
+            f"{flag}: a pool of at most {MAX_POOL_DICE} dice of at most d{MAX_DIE}, got {text.strip()!r}"
+        )
+    return pool
 
 
 def _step(text: str, flag: str) -> int:
