@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import esper
 
-from components.decisions import FlowStack, PendingDecision, RunningFlow
+from components.decisions import FlowStack, PendingDecision
 from components.identity import Identity
 from components.outcome import Outcome
 from components.turns import ActiveTurn, Round
@@ -45,8 +45,6 @@ class VictorySystem(esper.Processor):
                 self._end(host, None, "round limit", standing)
 
     def _end(self, host: Host, winner: str | None, reason: str, standing: list[Identity]) -> None:
-        host.store.put_battle(
-            Outcome(winner, reason, host.round), FlowStack(), RunningFlow(), PendingDecision()
-        )
+        host.store.put_battle(Outcome(winner, reason, host.round), FlowStack(), PendingDecision())
         survivors = {s: [ident.uid for ident in standing if ident.side == s] for s in self._sides}
         host.emit("match_end", winner=winner, reason=reason, rounds=host.round, survivors=survivors)

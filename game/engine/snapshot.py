@@ -35,7 +35,7 @@ from typing import Any
 
 from components.battle import AiMemory, Journal, Randomness, RulesetState
 from components.changes import Revisions, TableChanges
-from components.decisions import FlowStack, Inbox, PendingDecision, RunningFlow
+from components.decisions import FlowStack, Inbox, PendingDecision
 from components.identity import Controller, Identity
 from components.outcome import Outcome
 from components.spatial import Body, Facing, Position, Posture, Stance, normalize_degrees
@@ -67,10 +67,6 @@ def write_snapshot(match: Any) -> bytes:
     log: EventLog = match.log
     if not log.events or not has_embedded(log.events[0]):
         raise SnapshotError("a match of a scenario built in code cannot be written down (no text to embed)")
-    if match.store.battle(RunningFlow).flow is not None:
-        raise SnapshotError(
-            f"the {match.ruleset_name} ruleset still runs generator flows: no snapshot mid-flow"
-        )
     state = json.dumps(_state(match), separators=(",", ":"), ensure_ascii=False).encode("utf-8")
     body = state + b"\n" + log.text().encode("utf-8")
     header = {
@@ -324,7 +320,6 @@ def _restore(parts: _Parts, source: str) -> Any:
             PendingDecision(),
             Inbox(),
             FlowStack(frames, asking),
-            RunningFlow(),
             Revisions(MappingProxyType(dict.fromkeys(units, 0))),
             TableChanges(),
             RulesetState(decode(state["rules_state"])),
