@@ -164,7 +164,7 @@ def test_a_killed_batch_of_user_policies_leaves_no_process(tmp_path: Path) -> No
 
 def test_a_second_run_on_the_same_folder_refuses_and_the_first_finishes(tmp_path: Path) -> None:
     out = tmp_path / "o"
-    first = _start(_args(out, tmp_path / "l1", n=60), tmp_path)
+    first = _start(_args(out, tmp_path / "l1", n=150), tmp_path)  # long enough to outlast two refusals
     try:
         _wait_for_rows(first, out / "battles.csv", 2)
         started = time.monotonic()
@@ -184,12 +184,12 @@ def test_a_second_run_on_the_same_folder_refuses_and_the_first_finishes(tmp_path
             timeout=120,
         )
         assert third.returncode == 2 and b"--log: " in third.stderr and b"is in use by pid" in third.stderr
-        _, ferr = first.communicate(timeout=300)
+        _, ferr = first.communicate(timeout=900)
     finally:
         if first.poll() is None:
             first.kill()
     assert first.returncode == 0, ferr.decode()
-    assert _rows(out / "battles.csv") == 60 * 2  # every battle: a row per side
+    assert _rows(out / "battles.csv") == 150 * 2  # every battle: a row per side
     assert not (out / ".skirmish.lock").exists() and not (tmp_path / "o3").joinpath("battles.csv").exists()
 
 
