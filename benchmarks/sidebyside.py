@@ -13,7 +13,8 @@ figure is only comparable with one taken in the same sitting. This script plays 
 battles in a fresh subprocess per checkout, alternating the checkouts (old, new, then new, old,
 ...) for ``--rounds`` rounds, and prints the median CPU of each, per battle and per command,
 per ruleset and in all. It measures CPU time (``time.process_time`` of the worker around each
-battle: building the match, the policies' choices and applying them), not wall time.
+battle: building the match, the policies' choices and applying them), not wall time; each
+worker first plays one untimed battle (seed 999999), which loads the compiled kernels.
 
 What is played: every ruleset in *both* checkouts' registries (``game.rules.REGISTRY``, read
 from each checkout; a ruleset only one of them has is named and left out) x the scenarios
@@ -176,14 +177,19 @@ def run_worker(checkout: Path, job: dict[str, object], python: str = sys.executa
 
 def scenario_in(checkout: Path, scenario: str) -> str:
     """``scenario`` as the worker in ``checkout`` loads it: a name is that checkout's
-    ``scenarios/NAME.yaml``; a file path is the same file for every checkout."""
+    ``scenarios/NAME.yaml``, given relative to it (the log records the path as given, so both
+    checkouts' logs can be equal); a file path is the same file for every checkout."""
     if scenario.endswith((".yaml", ".yml")) or os.sep in scenario:
         return str(Path(scenario).resolve())
-    return str(checkout / "scenarios" / f"{scenario}.yaml")
+    return f"scenarios/{scenario}.yaml"
 
 
 def plan(
-    checkout: Path, scenarios: list[str], rulesets: list[str], seeds: list[int], policies: tuple[str, ...] | None
+    checkout: Path,
+    scenarios: list[str],
+    rulesets: list[str],
+    seeds: list[int],
+    policies: tuple[str, ...] | None,
 ) -> list[list[object]]:
     """The worker's cases in ``checkout``: scenario x ruleset x seed, each with its pairing."""
     return [
@@ -216,8 +222,11 @@ class Sample:
         return 1e3 * statistics.median(sum(x) for x in rounds) / sum(self.battles[r] for r in rulesets)
 
     def us_per_command(self, rulesets: list[str]) -> float:
-        return 1e3 * self.ms_per_battle(rulesets) * sum(self.battles[r] for r in rulesets) / max(
-            1, sum(self.commands[r] for r in rulesets)
+        return (
+            1e3
+            * self.ms_per_battle(rulesets)
+            * sum(self.battles[r] for r in rulesets)
+            / max(1, sum(self.commands[r] for r in rulesets))
         )
 
 
@@ -298,7 +307,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--seeds", type=_seeds, default=[1, 2, 3], help="seeds: 1,2,3 (default) or 1-6")
     ap.add_argument("--scenario", action="append", help="a scenario name or file (repeatable)")
     ap.add_argument("--policies", type=_policies, help="every battle's pairing, e.g. cautious,aggressive")
-    ap.add_argument("--ruleset", action="append", help="only this ruleset (repeatable; default: the registry)")
+    ap.add_argument(
+        "--ruleset", action="append", help="only this ruleset (repeatable; default: the registry)"
+    )
     ap.add_argument("--python", default=sys.executable, help="the Python that runs both checkouts")
     ap.add_argument("--drop", action="store_true", help="remove the --ref checkout after the run")
     args = ap.parse_args(argv)
@@ -335,7 +346,7 @@ def _compare(old: Path, new: Path, args: argparse.Namespace) -> None:
     scenarios = args.scenario or list(SCENARIOS)
     for sc in scenarios:
         for path in (old, new):
-            if not Path(scenario_in(path, sc)).is_file():
+            if not (path / scenario_in(path, sc)).is_file():
                 raise BenchError(f"--scenario {sc}: no such scenario in {path}", 2)
     cases = [plan(p, scenarios, rulesets, args.seeds, args.policies) for p in (old, new)]
     print(f"old: {old}\nnew: {new}\nwarm-up (compiles a checkout's kernels once)", file=sys.stderr)
