@@ -152,9 +152,7 @@ class CortexAttacks(CortexDefences):
         """Every attack as it would be priced with ``extra_actions`` other actions this round."""
         return self.attack_options_levels(battle, uid, (extra_actions,))[0]
 
-    def attack_options_levels(
-        self, battle: Battle, uid: str, levels: tuple[int, ...]
-    ) -> list[list[Option]]:
+    def attack_options_levels(self, battle: Battle, uid: str, levels: tuple[int, ...]) -> list[list[Option]]:
         """:meth:`attack_options_at` at each of ``levels``, the reach and the target's defences
         found once per target x weapon (they do not depend on the attacker's actions)."""
         stats: CortexStats = battle.stats(uid)

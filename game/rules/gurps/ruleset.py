@@ -570,7 +570,9 @@ class GurpsRuleset(GurpsReactions, Ruleset[GurpsStats, GurpsOptions]):
                             "expected_damage": expected,
                             "eff": eff,
                             "expected_hits": hits,
-                            "expected_harm": {HP: self.expected_injury(battle, uid, target, w, eff, sight, key)},
+                            "expected_harm": {
+                                HP: self.expected_injury(battle, uid, target, w, eff, sight, key)
+                            },
                         },
                     )
                 )
