@@ -9,7 +9,7 @@ export SDL_AUDIODRIVER ?= dummy
 export MPLBACKEND ?= Agg
 export PYGAME_HIDE_SUPPORT_PROMPT = 1
 
-.PHONY: lock demo test test-all lint typecheck contracts check bench soak soak-ci clean venv fairness warmup
+.PHONY: lock demo test test-all lint typecheck contracts check bench sidebyside soak soak-ci clean venv fairness warmup
 
 venv: $(STAMP)
 
@@ -65,6 +65,14 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/paths.py
 	$(BIN)/python benchmarks/battles.py --quick
 	$(BIN)/python benchmarks/render.py
+
+## CPU per battle and per command of REF (a git commit, checked out beside the tree and kept in
+## ~/.cache/skirmish/sidebyside) against this tree, alternating in one sitting, on the issue's
+## measure: the shipped 5v5, cautious vs aggressive, every registered ruleset (docs/batch.md).
+REF ?= cbdbca2
+SIDEBYSIDE ?= --scenario skirmish-5v5 --policies cautious,aggressive --seeds 1-6 --rounds 5
+sidebyside: $(STAMP)
+	$(BIN)/python benchmarks/sidebyside.py --ref $(REF) $(SIDEBYSIDE)
 
 ## The long soak: thousands of random-policy battles with invariants on.
 soak: $(STAMP)

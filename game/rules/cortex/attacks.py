@@ -36,7 +36,7 @@ from game.dice.cortex import (
     trait_pool,
 )
 from game.rules.cortex.actions import net_steps
-from game.rules.cortex.defence import CortexDefences, defence_odds
+from game.rules.cortex.defence import CortexDefences, Defence, defence_odds
 from game.rules.cortex.stats import CortexStats, CortexWeapon
 
 #: Difficulty added by cover (from the cover model's level; text).
@@ -150,14 +150,24 @@ class CortexAttacks(CortexDefences):
 
     def attack_options_at(self, battle: Battle, uid: str, extra_actions: int) -> list[Option]:
         """Every attack as it would be priced with ``extra_actions`` other actions this round."""
+        return self.attack_options_levels(battle, uid, (extra_actions,))[0]
+
+    def attack_options_levels(self, battle: Battle, uid: str, levels: tuple[int, ...]) -> list[list[Option]]:
+        """:meth:`attack_options_at` at each of ``levels``, the reach and the target's defences
+        found once per target x weapon (they do not depend on the attacker's actions)."""
         stats: CortexStats = battle.stats(uid)
-        out: list[Option] = []
+        out: list[list[Option]] = [[] for _ in levels]
         for target in battle.enemies(uid):
             sight = battle.sight(uid, target)
             for weapon in stats.weapons:
                 if self.in_reach(battle, uid, target, weapon, sight) is not None:
                     continue
-                out.append(self._attack_option(battle, uid, target, weapon, sight, extra_actions))
+                defs = None
+                if self.visibility != "pitch_black":
+                    constant, const_mods = self.difficulty_constant(battle, target, weapon, sight)
+                    defs = self.defences(battle, target, uid, weapon, sight, constant, const_mods)
+                for got, level in zip(out, levels, strict=True):
+                    got.append(self._attack_option(battle, uid, target, weapon, sight, level, defs))
         return out
 
     def _attack_option(
@@ -168,6 +178,7 @@ class CortexAttacks(CortexDefences):
         weapon: CortexWeapon,
         sight: SightFacts,
         extra_actions: int,
+        defs: list[Defence] | None = None,
     ) -> Option:
         pool, steps, constant, const_mods = self.attack_setup(
             battle, uid, target, weapon, sight, extra_actions
@@ -179,7 +190,8 @@ class CortexAttacks(CortexDefences):
             p_hit_best = self._pitch_black_hit_me(battle, uid, target, weapon, pool)
             label_def = "pitch black: lowest innate roll is hit"
         else:
-            defs = self.defences(battle, target, uid, weapon, sight, constant, const_mods)
+            if defs is None:
+                defs = self.defences(battle, target, uid, weapon, sight, constant, const_mods)
             innate = defence_odds(pool, defs[0], weapon, armour)
             best = min((defence_odds(pool, d, weapon, armour) for d in defs), key=lambda o: (o[1], o[0]))
             p_success = innate[0]

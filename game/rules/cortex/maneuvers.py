@@ -58,6 +58,7 @@ class CortexManeuvers(CortexAttacks):
         if self.declared(battle, uid) is not None:
             return []
         out: list[Option] = []
+        priced = self.attack_options_levels(battle, uid, tuple(range(ap)))
         for n in range(1, ap + 1):
             steps = self.action_steps(battle, uid, n - 1)
             out.append(
@@ -69,7 +70,7 @@ class CortexManeuvers(CortexAttacks):
                     detail={
                         "declare_actions": n,
                         "steps": EXTRA_ACTION_STEPS * (n - 1),
-                        "attacks": tuple(self.attack_options_at(battle, uid, n - 1)),
+                        "attacks": tuple(priced[n - 1]),
                         "move_tiers": self.expected_move_tiers(battle, uid, n),
                         "ap": ap - n,
                     },
@@ -78,11 +79,22 @@ class CortexManeuvers(CortexAttacks):
         out.append(aod)
         return out
 
+    def _maneuver_names(self, battle: Battle, uid: str) -> set[str]:
+        """The names of :meth:`maneuver_options` now, without pricing them."""
+        ap = battle.ap(uid).current
+        if ap < 1:
+            return set()
+        if self.prospective:
+            return set() if defence_record(battle, uid).all_out_defence else {ALL_OUT_DEFENCE}
+        if self.declared(battle, uid) is not None:
+            return set()
+        return {f"{DECLARE}:{n}" for n in range(1, ap + 1)} | {ALL_OUT_DEFENCE}
+
     @step("maneuver")
     def _maneuver(self, battle: Battle, cmd: Maneuver, _: Any) -> Outcome:
         """Declare the round's actions, or take all-out defence (the declaration of none)."""
         uid = cmd.unit
-        legal = {o.command.name for o in self.maneuver_options(battle, uid)}
+        legal = self._maneuver_names(battle, uid)
         if cmd.name not in legal:
             raise ValueError(f"{uid} cannot {cmd.name!r} now (legal: {', '.join(sorted(legal)) or 'none'})")
         if cmd.name.startswith(f"{DECLARE}:"):

@@ -131,6 +131,10 @@ TROOPER = GurpsStats.model_validate(
 )
 
 
+#: A defender's defence stages as the odds functions read them (dodge?, its effective skills).
+_Stages = tuple[tuple[bool, tuple[tuple[float, int], ...]], ...]
+
+
 @lru_cache(maxsize=8192)
 def _hurt_odds(
     eff: int,
@@ -494,7 +498,14 @@ class GurpsRuleset(GurpsReactions, Ruleset[GurpsStats, GurpsOptions]):
         return eff, tuple(mods)
 
     def hurt_odds(
-        self, battle: Battle, uid: str, target: str, w: GurpsWeapon, eff: int, sight: SightFacts
+        self,
+        battle: Battle,
+        uid: str,
+        target: str,
+        w: GurpsWeapon,
+        eff: int,
+        sight: SightFacts,
+        key: _Stages | None = None,
     ) -> tuple[float, float, float]:
         """Exact (P(injury lands), E[injury | one hit], E[hits | attack succeeds]).
 
@@ -505,20 +516,33 @@ class GurpsRuleset(GurpsReactions, Ruleset[GurpsStats, GurpsOptions]):
         dice, adds = w.dmg.dice_adds(battle.stats(uid).st)
         halved = self._halved(battle, w, sight)
         p_pen, expected = _injury_summary(dice, adds, w.dmg.type, tstats.dr, halved)
-        info = self.attack_info(battle, uid, w, sight)
-        stages = self.best_defences(battle, target, info)
-        key = tuple((c.kind == "dodge", c.effs) for c in stages)
+        if key is None:
+            key = self._defence_key(battle, uid, target, w, sight)
         p_hurt, hits = _hurt_odds(eff, w.rof, w.recoil, key, p_pen)
         return p_hurt, expected, hits
 
+    def _defence_key(
+        self, battle: Battle, uid: str, target: str, w: GurpsWeapon, sight: SightFacts
+    ) -> _Stages:
+        """The target's best defence stages against this attack, as the odds functions read them."""
+        info = self.attack_info(battle, uid, w, sight)
+        return tuple((c.kind == "dodge", c.effs) for c in self.best_defences(battle, target, info))
+
     def expected_injury(
-        self, battle: Battle, uid: str, target: str, w: GurpsWeapon, eff: int, sight: SightFacts
+        self,
+        battle: Battle,
+        uid: str,
+        target: str,
+        w: GurpsWeapon,
+        eff: int,
+        sight: SightFacts,
+        key: _Stages | None = None,
     ) -> float:
         """Exact E[HP the attack takes off ``target``], every outcome counted, the target taking
         its best defence as :meth:`hurt_odds` assumes (hits land independently of their injury)."""
         per_hit = self.injury_per_hit(battle, uid, target, w, sight)
-        info = self.attack_info(battle, uid, w, sight)
-        key = tuple((c.kind == "dodge", c.effs) for c in self.best_defences(battle, target, info))
+        if key is None:
+            key = self._defence_key(battle, uid, target, w, sight)
         return _landed_hits(eff, w.rof, w.recoil, key) * per_hit
 
     def attack_options(self, battle: Battle, uid: str) -> list[Option]:
@@ -533,7 +557,8 @@ class GurpsRuleset(GurpsReactions, Ruleset[GurpsStats, GurpsOptions]):
                 if isinstance(got, str):
                     continue
                 eff, mods = got
-                p_hurt, expected, hits = self.hurt_odds(battle, uid, target, w, eff, sight)
+                key = self._defence_key(battle, uid, target, w, sight)
+                p_hurt, expected, hits = self.hurt_odds(battle, uid, target, w, eff, sight, key)
                 out.append(
                     Option(
                         Attack(uid, target, w.name),
@@ -545,7 +570,9 @@ class GurpsRuleset(GurpsReactions, Ruleset[GurpsStats, GurpsOptions]):
                             "expected_damage": expected,
                             "eff": eff,
                             "expected_hits": hits,
-                            "expected_harm": {HP: self.expected_injury(battle, uid, target, w, eff, sight)},
+                            "expected_harm": {
+                                HP: self.expected_injury(battle, uid, target, w, eff, sight, key)
+                            },
                         },
                     )
                 )
