@@ -51,7 +51,6 @@ Contract (issue 6, DESIGN §4):
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import re
 import signal
@@ -71,6 +70,7 @@ from game.cli.params import (
     POLICY,
     POLICY_OPTIONS,
     POLICY_TIMEOUT,
+    RULESET_OPTIONS,
     SEED,
     SWAP_SIDES,
     WORKERS,
@@ -78,7 +78,11 @@ from game.cli.params import (
     OutputPath,
     count,
     default_workers,
+    parse_options,
+    parse_pairs,
+    parse_value,
     policy_problem,
+    ruleset_options,
     run_size,
     seeds_fit,
 )
@@ -103,30 +107,6 @@ class Variant:
 
 
 # --------------------------------------------------------------------------- parsing
-def parse_value(text: str) -> Any:
-    """An ``--option`` value: JSON (numbers, true/false/null, lists, quoted strings) or a bare string."""
-    low = text.strip().lower()
-    if low in ("yes", "on"):
-        return True
-    if low in ("no", "off"):
-        return False
-    try:
-        return json.loads(text)
-    except ValueError:
-        return text
-
-
-def parse_pairs(values: tuple[str, ...], what: str) -> dict[str, str]:
-    """``KEY=VALUE`` strings to a dict; a malformed one is a usage error naming ``what``."""
-    out: dict[str, str] = {}
-    for v in values:
-        key, eq, val = v.partition("=")
-        if not eq or not key.strip() or not val.strip():
-            raise BadInput(what, f"{v!r} is not KEY=VALUE")
-        out[key.strip()] = val.strip()
-    return out
-
-
 def parse_policy_options(values: tuple[str, ...]) -> dict[str, dict[str, Any]]:
     """``POLICY.KEY=VALUE`` strings to ``{policy: {key: value}}``, each policy made once with its
     options to check them (a usage error naming ``--policy-option`` otherwise)."""
@@ -208,20 +188,7 @@ def lock_outputs(
 
 def _ruleset_options(ruleset: str, spec: Any, cli_options: dict[str, Any]) -> dict[str, Any]:
     """Scenario options for ``ruleset`` overridden by ``--option``, validated by the ruleset."""
-    from pydantic import ValidationError
-
-    from game.rules import get_ruleset, ruleset_class
-    from game.rules.option_help import option_problem
-
-    merged = {**spec.options.get(ruleset, {}), **cli_options}
-    try:
-        get_ruleset(ruleset, merged)
-    except ValidationError as e:
-        # the option at fault and every valid option with its type, default and bounds
-        raise BadInput(
-            "--option", option_problem(f"ruleset {ruleset}", ruleset_class(ruleset).Options, e)
-        ) from None
-    return merged
+    return ruleset_options(ruleset, cli_options, base=spec.options.get(ruleset, {}))
 
 
 def _policies(
@@ -357,7 +324,7 @@ def _default_out(variants: list[Variant]) -> Path:
 @click.option("--blue", type=POLICY, help="Policy of the scenario's second side: a name or FILE.py:FUNCTION.")
 @click.option("--policy", "policy", multiple=True, metavar="SIDE=NAME", help="Policy of a side (repeatable).")
 @click.option("--ruleset", help="Play under this ruleset instead of the scenario's.")
-@click.option("--option", "option", multiple=True, metavar="KEY=VALUE", help="Ruleset option (repeatable).")
+@RULESET_OPTIONS
 @POLICY_OPTIONS
 @POLICY_TIMEOUT
 @SWAP_SIDES
@@ -406,7 +373,7 @@ def battle(
         raise BadInput("--ruleset", f"unknown ruleset {ruleset!r}; choose one of {', '.join(RULESET_NAMES)}")
     named = parse_pairs(policy, "--policy")
     policy_options = parse_policy_options(policy_option)
-    cli_options = {k: parse_value(v) for k, v in parse_pairs(option, "--option").items()}
+    cli_options = parse_options(option)
     variants = _variants(scenario, compare, ruleset, cli_options, red, blue, named)
     run_size(n * len(variants) * (2 if swap_sides else 1))
     if check_invariants:
