@@ -336,6 +336,11 @@ def _default_out(variants: list[Variant]) -> Path:
 @click.option("--log", "log", type=OutputPath(), help="Keep event logs: a folder, or FILE.jsonl with -n 1.")
 @CHECK_INVARIANTS
 @click.option("--compare", nargs=2, metavar="A B", help="Compare two rulesets or two scenario files.")
+@click.option(
+    "--baseline",
+    metavar="ARM",
+    help="With --compare: the arm the other is compared with on the same seeds [default: A].",
+)
 @click.option("--plots/--no-plots", default=True, show_default=True, help="Write the PNG plots.")
 @click.option("--progress/--no-progress", default=True, show_default=True, help="Show the progress bar.")
 @click.option(
@@ -359,6 +364,7 @@ def battle(
     log: str | None,
     check_invariants: bool,
     compare: tuple[str, str] | None,
+    baseline: str | None,
     plots: bool,
     progress: bool,
     resume: bool,
@@ -375,6 +381,15 @@ def battle(
     policy_options = parse_policy_options(policy_option)
     cli_options = parse_options(option)
     variants = _variants(scenario, compare, ruleset, cli_options, red, blue, named)
+    if baseline is not None:
+        labels = [planned_label(v) for v in variants]
+        if len(variants) < 2:
+            raise BadInput("--baseline", "names the arm of --compare the other is compared with")
+        if baseline not in labels:
+            given = dict(zip(compare or (), labels, strict=False))
+            if baseline not in given:
+                raise BadInput("--baseline", f"no arm {baseline!r}; the arms are {', '.join(labels)}")
+            baseline = given[baseline]
     run_size(n * len(variants) * (2 if swap_sides else 1))
     if check_invariants:
         batch.invariant_checker(True)  # fail now, with one line, if the checker is missing
@@ -418,6 +433,7 @@ def battle(
             log,
             single,
             policy_timeout,
+            baseline,
         )
     finally:
         if scratch is not None:
@@ -442,6 +458,7 @@ def _play(
     log: str | None,
     single: bool,
     policy_timeout: float,
+    baseline: str | None = None,
 ) -> None:
     """Plan, play and report the battles of :func:`battle` (its arguments, checked)."""
     from game.rules import ruleset_class
@@ -449,7 +466,6 @@ def _play(
     from game.tools.stats import (
         mechanic_totals,
         mechanics_table,
-        newcombe,
         summarize,
         summary_records,
         summary_table,
@@ -547,14 +563,8 @@ def _play(
             for line in summary_lines(summarize_battle(read_log(log_file), Facts(spec=v.spec))):
                 click.echo(line)
             click.echo("")
-    if len(summaries) == 2:
-        a, b = summaries
-        side_a, side_b = a.sides[0], b.sides[0]
-        d = newcombe(a.wins[side_a].k, a.n, b.wins[side_b].k, b.n)
-        who = side_a if side_a == side_b else f"{side_a}/{side_b}"
-        verdict = "significant" if d.significant else "not significant"
-        click.echo(f"difference in {who} win rate, {a.label} - {b.label}: {d} (95% Newcombe; {verdict})")
-        click.echo("")
+    if len(variants) > 1:
+        records = _paired_report(variants, by_variant, records, baseline)
     summary_path = batch.write_csv(records, out_dir / "summary.csv")
     written: list[Path] = []
     if plots:
@@ -573,6 +583,33 @@ def _play(
         stopped(kept, len(planned), csv_path)
     if errors:
         report_errors(errors, len(planned), csv_path)
+
+
+def _paired_report(
+    variants: list[Variant],
+    by_variant: dict[str, list[dict[str, Any]]],
+    records: list[dict[str, Any]],
+    baseline: str | None,
+) -> list[dict[str, Any]]:
+    """Print every arm against the baseline arm on the same seeds (:mod:`game.tools.paired`) and
+    return ``records`` with the comparison columns on each arm's first-side row."""
+    from game.tools.paired import cells, compare_all, first_side_won, table
+
+    labels = [planned_label(v) for v in variants]
+    base = baseline if baseline is not None else labels[0]
+    outcomes = {
+        planned_label(v): first_side_won(by_variant.get(v.label, []), v.spec.sides[0]) for v in variants
+    }
+    comparisons = {c.arm: c for c in compare_all(outcomes, base)}
+    sides = list(dict.fromkeys(v.spec.sides[0] for v in variants))
+    click.echo(table(list(comparisons.values()), "/".join(sides)))
+    click.echo("")
+    out = []
+    for r in records:
+        first = next((v.spec.sides[0] for v in variants if planned_label(v) == r.get("variant")), None)
+        c = comparisons.get(r.get("variant", "")) if r.get("side") == first else None
+        out.append({**r, **cells(c, base)})
+    return out
 
 
 def planned_label(v: Variant) -> str:

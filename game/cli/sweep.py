@@ -158,6 +158,16 @@ def _arms(
     ]
 
 
+def _comparisons(arms: list[Any], by_arm: dict[str, list[dict[str, Any]]], baseline: str) -> dict[str, Any]:
+    """Every arm against the baseline arm on the same seeds (:func:`game.tools.paired.compare_all`)."""
+    from game.tools.paired import compare_all, first_side_won
+
+    if len(arms) < 2:
+        return {}
+    outcomes = {a.label: first_side_won(by_arm.get(a.label, []), a.sides[0]) for a in arms}
+    return {c.arm: c for c in compare_all(outcomes, baseline)}
+
+
 def _fields(ruleset: str) -> set[str]:
     from game.rules import ruleset_class
 
@@ -203,6 +213,11 @@ def _scenario_labels(paths: list[str]) -> list[str]:
     "--resume", is_flag=True, help="Continue the sweep in --out: play only the battles its CSV lacks."
 )
 @CHECK_INVARIANTS
+@click.option(
+    "--baseline",
+    metavar="ARM",
+    help="The arm every other is compared with on the same seeds: its label as printed [default: the first].",
+)
 @click.option("--plots/--no-plots", default=True, show_default=True, help="Write a plot per varied factor.")
 @click.option("--progress/--no-progress", default=True, show_default=True, help="Show the progress bar.")
 def sweep(
@@ -221,6 +236,7 @@ def sweep(
     out: str | None,
     resume: bool,
     check_invariants: bool,
+    baseline: str | None,
     plots: bool,
     progress: bool,
 ) -> None:
@@ -228,6 +244,7 @@ def sweep(
     from game.rules import RULESET_NAMES
     from game.tools import batch, results
     from game.tools import sweep as sw
+    from game.tools.paired import cells
     from game.tools.stats import summarize, summary_records
 
     count(n, "-n", "the number of battles")
@@ -240,6 +257,11 @@ def sweep(
     policy_options = parse_policy_options(policy_option)
     arms = _arms(scenarios, ruleset_list, _values(red, "--red"), _values(blue, "--blue"), option_values)
     _option_keys(sorted({a.ruleset for a in arms}), option_values)
+    if baseline is not None and baseline not in [a.label for a in arms]:
+        raise BadInput(
+            "--baseline", f"no arm {baseline!r}; the arms are {', '.join(repr(a.label) for a in arms)}"
+        )
+    base_label = baseline if baseline is not None else arms[0].label
     run_size(len(arms) * n * (2 if swap_sides else 1))
     if check_invariants:
         batch.invariant_checker(True)
@@ -306,16 +328,26 @@ def sweep(
     for row in rows:
         by_arm.setdefault(row["variant"], []).append(row)
     summaries = {a.label: summarize(by_arm[a.label], a.sides, a.label) for a in arms if a.label in by_arm}
+    comparisons = _comparisons(arms, by_arm, base_label)
     records: list[dict[str, Any]] = []
     for a in arms:
         if a.label in summaries:
             head = {"variant": a.label, **a.factors}
-            records += summary_records(summaries[a.label], {} if swap_sides else a.policies, head)
+            for r in summary_records(summaries[a.label], {} if swap_sides else a.policies, head):
+                c = comparisons.get(a.label) if r["side"] == a.sides[0] else None
+                records.append({**r, **cells(c, base_label)} if len(arms) > 1 else r)
     summary_path = batch.write_csv(records, out_dir / SUMMARY)
     varying = sw.varied(arms)
     swapped = " x 2 (swapped sides)" if swap_sides else ""
     click.echo(f"{len(arms)} arm(s) x {n} seed(s){swapped}, 95% Wilson intervals")
-    click.echo(sw.table(arms, summaries, varying))
+    if len(arms) > 1:
+        click.echo(
+            f"diff: the first side's win share minus the baseline's ({base_label!r}) on the same seeds, "
+            f"95% paired interval; p_holm: McNemar exact, Holm-adjusted over {len(arms) - 1} comparison(s)"
+        )
+        click.echo(sw.table(arms, summaries, varying, comparisons, base_label))
+    else:
+        click.echo(sw.table(arms, summaries, varying))
     click.echo("")
     written: list[Path] = []
     if plots:

@@ -194,8 +194,12 @@ def error_text(owner: str, model: type[BaseModel], err: Mapping[str, Any]) -> st
     """One of pydantic's errors (``ValidationError.errors()``) as :func:`option_problem` words it."""
     key = ".".join(str(x) for x in err.get("loc", ())) or "?"
     if err.get("type") == "extra_forbidden":
+        import difflib
+
         names = ", ".join(model.model_fields) or "none"
-        return f"{owner}: no option {key!r}; its options: {names}"
+        near = difflib.get_close_matches(key, list(model.model_fields), n=1)
+        hint = f" (did you mean {near[0]!r}?)" if near else ""
+        return f"{owner}: no option {key!r}{hint}; its options: {names}"
     field = model.model_fields.get(key)
     given = err.get("input")
     expected = field_text(key, field).split(": ")[0] if field is not None else key

@@ -162,11 +162,22 @@ def plot_name(factor: str) -> str:
     return f"win_rate_by_{safe}.png"
 
 
-def table(arms: Sequence[Arm], summaries: Mapping[str, Summary], varying: Sequence[str]) -> str:
-    """The per-arm summaries as aligned text: the varying factors, battles, win rates, draws."""
+def table(
+    arms: Sequence[Arm],
+    summaries: Mapping[str, Summary],
+    varying: Sequence[str],
+    comparisons: Mapping[str, Any] | None = None,
+    baseline: str | None = None,
+) -> str:
+    """The per-arm summaries as aligned text: the varying factors, battles, win rates, draws; with
+    ``comparisons`` (arm label -> :class:`game.tools.paired.Comparison`) also each arm's paired
+    difference from the ``baseline`` arm in the first side's win share, its 95 % interval and
+    Holm-adjusted p-value (the baseline's row says ``baseline``)."""
     shown = list(varying) or ["scenario"]
     names = side_names(arms)
     head = [f.removeprefix("option_") for f in shown] + ["battles"] + [f"{n} wins" for n in names] + ["draws"]
+    if comparisons is not None:
+        head += ["diff [95% paired CI]", "p_holm"]
     body = []
     for a in arms:
         sm = summaries.get(a.label)
@@ -176,6 +187,18 @@ def table(arms: Sequence[Arm], summaries: Mapping[str, Summary], varying: Sequen
         cells += [str(sm.wins[s]).strip() if i < len(a.sides) else "" for i, s in enumerate(a.sides)]
         cells += [""] * (len(names) - len(a.sides))
         cells.append(str(sm.draws).strip())
+        if comparisons is not None:
+            c = comparisons.get(a.label)
+            if a.label == baseline:
+                cells += ["baseline", ""]
+            elif c is None:
+                cells += ["", ""]
+            else:
+                mark = " *" if c.significant else ""
+                cells += [
+                    f"{100 * c.diff:+.1f} [{100 * c.lo:+.1f}, {100 * c.hi:+.1f}]",
+                    f"{c.p_holm:.3g}{mark}",
+                ]
         body.append(cells)
     widths = [max(len(r[i]) for r in [head, *body]) for i in range(len(head))]
     lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in [head, *body]]
