@@ -158,6 +158,22 @@ def _arms(
     ]
 
 
+def _baseline(arms: list[Any], given: str | None) -> str:
+    """The label of the baseline arm: the first, or the one ``--baseline`` names by its label or by
+    the one value of a factor only it has (``gurps`` for ``ruleset=gurps``)."""
+    if given is None:
+        return str(arms[0].label)
+    if given in [a.label for a in arms]:
+        return given
+    having = [a.label for a in arms if given in a.factors.values() or given in a.label.split(" ")]
+    if len(having) == 1:
+        return str(having[0])
+    known = ", ".join(repr(a.label) for a in arms)
+    if having:
+        raise BadInput("--baseline", f"{given!r} names {len(having)} arms; name one: {known}")
+    raise BadInput("--baseline", f"no arm {given!r}; the arms are {known}")
+
+
 def _comparisons(arms: list[Any], by_arm: dict[str, list[dict[str, Any]]], baseline: str) -> dict[str, Any]:
     """Every arm against the baseline arm on the same seeds (:func:`game.tools.paired.compare_all`)."""
     from game.tools.paired import compare_all, first_side_won
@@ -257,11 +273,7 @@ def sweep(
     policy_options = parse_policy_options(policy_option)
     arms = _arms(scenarios, ruleset_list, _values(red, "--red"), _values(blue, "--blue"), option_values)
     _option_keys(sorted({a.ruleset for a in arms}), option_values)
-    if baseline is not None and baseline not in [a.label for a in arms]:
-        raise BadInput(
-            "--baseline", f"no arm {baseline!r}; the arms are {', '.join(repr(a.label) for a in arms)}"
-        )
-    base_label = baseline if baseline is not None else arms[0].label
+    base_label = _baseline(arms, baseline)
     run_size(len(arms) * n * (2 if swap_sides else 1))
     if check_invariants:
         batch.invariant_checker(True)

@@ -204,3 +204,19 @@ def error_text(owner: str, model: type[BaseModel], err: Mapping[str, Any]) -> st
     given = err.get("input")
     expected = field_text(key, field).split(": ")[0] if field is not None else key
     return f"{owner}: option {key} cannot be {_value(given)!r}: expected {expected}"
+
+
+def located_text(ruleset: str, model: type[BaseModel], err: Mapping[str, Any]) -> str:
+    """One of pydantic's errors for a scenario's ``options:`` block, worded as the scenario's other
+    problems are (``expected ...``, ``unknown key ...``; the file and line come with it)."""
+    key = ".".join(str(x) for x in err.get("loc", ())) or "?"
+    if err.get("type") == "extra_forbidden":
+        import difflib
+
+        near = difflib.get_close_matches(key, list(model.model_fields), n=1)
+        hint = f" (did you mean {near[0]!r}?)" if near else ""
+        names = ", ".join(model.model_fields) or "none"
+        return f"unknown key {key!r}{hint}: the {ruleset} ruleset's options are {names}"
+    field = model.model_fields.get(key)
+    expected = field_text(key, field).split(": ")[0] if field is not None else key
+    return f"expected {expected}, an option of the {ruleset} ruleset, got {_value(err.get('input'))!r}"

@@ -427,12 +427,10 @@ class ScenarioChecker:
                 cls.Options.model_validate(block)
             except ValidationError as e:
                 # one line per option: what it cannot be, its type, range and default, the ruleset
-                from game.rules.options import error_text
+                from game.rules.options import located_text
 
                 for err in e.errors():
-                    self.add(
-                        ("options", rs, *err.get("loc", ())), error_text(f"ruleset {rs}", cls.Options, err)
-                    )
+                    self.add(("options", rs, *err.get("loc", ())), located_text(rs, cls.Options, err))
             except RULESET_BUGS as e:
                 self.add(("options", rs), ruleset_bug(rs, e))
 
