@@ -497,8 +497,20 @@ def _play(
                 policy_timeout=policy_timeout,
             )
         )
+    # a column per option set (--option or the scenario's), as a sweep has one per varied option
+    option_keys = sorted({k for v in variants for k in v.options})
     planned = [
-        results.Planned(job, planned_label(v), v.spec.name, v.ruleset, tuple(v.spec.sides))
+        results.Planned(
+            job,
+            planned_label(v),
+            v.spec.name,
+            v.ruleset,
+            tuple(v.spec.sides),
+            tuple(
+                (f"option.{k}", results.value_text(v.options[k]) if k in v.options else "")
+                for k in option_keys
+            ),
+        )
         for v, vjobs in zip(variants, jobs_by_variant, strict=True)
         for job in vjobs
     ]
@@ -524,7 +536,7 @@ def _play(
     kept = record_run(
         planned,
         csv_path,
-        results.columns([v.ruleset for v in variants]),
+        results.columns([v.ruleset for v in variants], option_keys),
         params,
         resume=resume,
         workers=workers if workers is not None else default_workers(),
@@ -566,6 +578,7 @@ def _play(
     if len(variants) > 1:
         records = _paired_report(variants, by_variant, records, baseline)
     summary_path = batch.write_csv(records, out_dir / "summary.csv")
+    profiles_path = write_profiles(kept, planned, out_dir, resume)
     written: list[Path] = []
     if plots:
         from game.tools.plots import write_all
@@ -573,6 +586,7 @@ def _play(
         written = write_all({k: r for k, r in by_variant.items() if r}, out_dir)
     click.echo(f"battles: {csv_path}")
     click.echo(f"summary: {summary_path}")
+    click.echo(f"profiles: {profiles_path}")
     if plots:
         click.echo(f"plots: {', '.join(str(p) for p in written)}")
     if log_file is not None and log is not None:
@@ -618,6 +632,25 @@ def planned_label(v: Variant) -> str:
     from game.core.files import readable_name
 
     return v.label or readable_name(Path(v.path).stem)
+
+
+def write_profiles(kept: Recorded, planned: list[Planned], out_dir: Path, resume: bool) -> Path:
+    """``profiles.csv`` beside the battles (:mod:`game.tools.profiles`): per battle, side and unit
+    profile; battles resumed from an earlier run keep their rows of its ``profiles.csv``."""
+    from game.tools import profiles, results
+
+    path = out_dir / profiles.PROFILES
+    previous = profiles.read_previous(path) if resume else []
+    pairs = [
+        (
+            kept.rows[i],
+            {"variant": planned[i].variant, "options": results.options_text(planned[i].job.options)},
+        )
+        for i in sorted(kept.rows)
+        if "error" not in kept.rows[i]
+        for p in (planned[i],)
+    ]
+    return profiles.write(profiles.profile_rows(pairs, previous), path)
 
 
 # --------------------------------------------------------------------------- recording (battle, sweep)

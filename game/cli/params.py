@@ -198,9 +198,16 @@ def options_by_ruleset(
         out[r] = ruleset_options(r, {k: v for k, v in values.items() if k in fields}, flag=flag)
     for key in values:
         if not any(key in ruleset_class(r).Options.model_fields for r in rulesets):
+            if len(rulesets) == 1:  # the ruleset's own words: did you mean, its options
+                ruleset_options(rulesets[0], {key: values[key]}, flag=flag)
+            import difflib
+
+            known = sorted({f for r in rulesets for f in ruleset_class(r).Options.model_fields})
+            near = difflib.get_close_matches(key, known, n=1)
+            hint = f" (did you mean {near[0]!r}?)" if near else ""
             raise BadInput(
                 flag,
-                f"no ruleset played here ({', '.join(rulesets)}) has an option {key!r}; "
+                f"no ruleset played here ({', '.join(rulesets)}) has an option {key!r}{hint}; "
                 "'skirmish rulesets' lists each ruleset's options",
             )
     return out

@@ -11,7 +11,7 @@ Contract:
   them (:func:`game.ai.get_policy`), values are read as ``battle --option`` reads them.
 - An ``--option`` key applies to the rulesets of the sweep that have it (their pydantic
   ``Options``) and is left out for the others: those play once, not once per value, and their
-  ``option_<key>`` cell is empty. A key no ruleset of the sweep has is a usage error naming it.
+  ``option.<key>`` cell is empty. A key no ruleset of the sweep has is a usage error naming it.
 - Output in ``--out`` (default ``out/sweep-<first scenario>``): ``results.csv``, tidy, one row
   per battle and side (:mod:`game.tools.results`), written as battles finish; ``summary.csv``,
   one row per arm and side with win rates and 95 % Wilson bounds; ``win_rate_by_<factor>.png``
@@ -45,6 +45,7 @@ from game.cli.battle import (
     report_errors,
     split_errors,
     stopped,
+    write_profiles,
 )
 from game.cli.params import (
     CHECK_INVARIANTS,
@@ -107,9 +108,14 @@ def _option_keys(rulesets: list[str], values: dict[str, list[Any]]) -> dict[str,
     has = {r: [k for k in values if k in ruleset_class(r).Options.model_fields] for r in rulesets}
     for key in values:
         if not any(key in keys for keys in has.values()):
+            import difflib
+
+            known = sorted({f for r in rulesets for f in ruleset_class(r).Options.model_fields})
+            near = difflib.get_close_matches(key, known, n=1)
+            hint = f" (did you mean {near[0]!r}?)" if near else ""
             raise BadInput(
                 "--option",
-                f"no ruleset of this sweep ({', '.join(rulesets)}) has an option {key!r}; "
+                f"no ruleset of this sweep ({', '.join(rulesets)}) has an option {key!r}{hint}; "
                 "'skirmish rulesets' lists each ruleset's options",
             )
     return has
@@ -149,7 +155,7 @@ def _arms(
                             "blue": pols[sides[1]] if len(sides) > 1 else "",
                         }
                         for k in option_values:
-                            factors[f"option_{k}"] = value_text(combo[k]) if k in combo else ""
+                            factors[f"option.{k}"] = value_text(combo[k]) if k in combo else ""
                         drafts.append((path, spec, ruleset, options, pols, factors))
     probe = [Arm("", p, s, r, o, pol, f) for p, s, r, o, pol, f in drafts]
     varying = varied(probe)
@@ -297,7 +303,7 @@ def sweep(
             policy_options=policy_options,
             policy_timeout=policy_timeout,
         )
-        factors = tuple((k, v) for k, v in arm.factors.items() if k.startswith("option_"))
+        factors = tuple((k, v) for k, v in arm.factors.items() if k.startswith("option."))
         planned += [
             results.Planned(job, arm.label, arm.spec.name, arm.ruleset, arm.sides, factors) for job in jobs
         ]
@@ -349,6 +355,7 @@ def sweep(
                 c = comparisons.get(a.label) if r["side"] == a.sides[0] else None
                 records.append({**r, **cells(c, base_label)} if len(arms) > 1 else r)
     summary_path = batch.write_csv(records, out_dir / SUMMARY)
+    profiles_path = write_profiles(kept, planned, out_dir, resume)
     varying = sw.varied(arms)
     swapped = " x 2 (swapped sides)" if swap_sides else ""
     click.echo(f"{len(arms)} arm(s) x {n} seed(s){swapped}, 95% Wilson intervals")
@@ -368,6 +375,7 @@ def sweep(
             written.append(sw.factor_plot(factor, values, series, out_dir / sw.plot_name(factor)))
     click.echo(f"results: {csv_path}")
     click.echo(f"summary: {summary_path}")
+    click.echo(f"profiles: {profiles_path}")
     if written:
         click.echo(f"plots: {', '.join(str(p) for p in written)}")
     if kept.interrupted:
