@@ -132,7 +132,8 @@ def test_a_sweep_of_two_identical_arms_finds_no_difference(tmp_path: Path, capsy
     )
     assert code == 0, err
     assert "diff [95% paired CI]" in out and "baseline" in out
-    rows = [r for r in _summary(out_dir / "summary.csv") if r["variant"] == "scenario=a-duel" and r["side"] == "red"]
+    summary = _summary(out_dir / "summary.csv")
+    rows = [r for r in summary if r["variant"] == "scenario=a-duel" and r["side"] == "red"]
     assert len(rows) == 1
     row = rows[0]
     assert row["baseline"] == "scenario=b-duel"
