@@ -21,7 +21,7 @@ from pathlib import Path
 
 import click
 
-from game.cli.params import MAX_BATTLES, MAX_WORKERS, POLICY_TIMEOUT, SEED, FiniteRange
+from game.cli.params import MAX_BATTLES, MAX_WORKERS, POLICY_TIMEOUT, RULESET_OPTIONS, SEED, FiniteRange
 
 DEFAULT_POLICIES = ("cautious", "aggressive")
 #: Files with this stem hold shared profiles, not a scenario.
@@ -82,6 +82,7 @@ def scenario_files(args: tuple[str, ...]) -> list[str]:
     show_default=True,
     help="Pass mark of the weaker side's share.",
 )
+@RULESET_OPTIONS
 @POLICY_TIMEOUT
 @click.option("--check", is_flag=True, help="Exit with status 1 if a row misses the pass mark.")
 @click.option("--progress/--no-progress", default=True, show_default=True, help="Show progress bars.")
@@ -94,12 +95,13 @@ def fairness(
     max_battles: int,
     workers: int,
     threshold: float,
+    option: tuple[str, ...],
     policy_timeout: float,
     check: bool,
     progress: bool,
 ) -> None:
     """Mirror-AI battles of each SCENARIO in its own ruleset: does the weaker side win often enough?"""
-    from game.cli.params import BadInput, count, policy_problem, seeds_fit
+    from game.cli.params import BadInput, count, options_by_ruleset, parse_options, policy_problem, seeds_fit
     from game.tools.batch import BattleFailed, load_spec
     from game.tools.fairness import markdown_table, measure
 
@@ -121,6 +123,8 @@ def fairness(
         spec = load_spec(path)  # a bad scenario exits 2 here, before any battle
         if len(spec.sides) < 2:
             raise BadInput("SCENARIO", f"{path} has {len(spec.sides)} side(s); fairness needs two")
+    specs = {path: load_spec(path) for path in paths}
+    chosen_options = options_by_ruleset(sorted({s.ruleset for s in specs.values()}), parse_options(option))
     rows = []
     try:
         for path in paths:
@@ -136,6 +140,7 @@ def fairness(
                         workers=workers,
                         progress=progress,
                         policy_timeout=policy_timeout,
+                        options=chosen_options[specs[path].ruleset],
                     )
                 )
     except BattleFailed as e:

@@ -81,6 +81,8 @@ ROW_DOC = {
     "(Ruleset.mechanics; docs/batch.md lists them)",
     "damage_taken_<side>": "damage the side's units took, from anyone (friends in the way included) "
     "or nothing (no source)",
+    "profiles": "per side and unit profile: units, survivors, damage dealt and taken, mechanics, as "
+    "JSON (game.tools.profiles; profiles.csv)",
 }
 
 
@@ -417,6 +419,9 @@ def battle_row(match: Any, job: BattleJob, commands: int) -> dict[str, Any]:
         put(m)
     for s in sides:
         row[f"damage_taken_{s}"] = taken[s]
+    from game.tools.profiles import battle_profiles, encode
+
+    row["profiles"] = encode(battle_profiles(match, fired, [m.name for m in mechanics]))
     return row
 
 

@@ -19,9 +19,10 @@ Contract:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from game.tools.stats import Proportion, wilson
 
@@ -88,8 +89,10 @@ def measure(
     workers: int = 1,
     progress: bool = False,
     policy_timeout: float | None = None,
+    options: Mapping[str, Any] | None = None,
 ) -> Fairness:
     """Play mirror battles of ``scenario`` with ``policy`` on every side; see the module contract.
+    ``options``: ruleset options over the scenario's own (checked by the caller).
 
     Raises:
         SkirmishError: a bad scenario or policy; BattleFailed: a battle broke down.
@@ -116,6 +119,7 @@ def measure(
             spec=spec,
             policies=dict.fromkeys(sides, policy),
             policy_timeout=policy_timeout,
+            options={**spec.options.get(spec.ruleset, {}), **(options or {})},
         )
         rows = run_batch(jobs, workers=workers, progress=progress, desc=f"{Path(scenario).stem} {policy}")
         for row in rows:
