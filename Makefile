@@ -17,12 +17,12 @@ $(STAMP): pyproject.toml requirements.lock
 	@echo "make: installing skirmish and its dependencies into $(VENV) (a few minutes the first time)"
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -c requirements.lock -e '.[dev,distributed,rl]'
+	$(BIN)/python -m pip install --quiet -c requirements.lock -e '.[dev,distributed,rl,analysis]'
 	touch $(STAMP)
 
 ## Rewrite requirements.lock from the venv (after changing a dependency in pyproject.toml).
 lock:
-	$(BIN)/python -m pip install --quiet -e '.[dev,distributed,rl]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,distributed,rl,analysis]'
 	{ echo "# requirements.lock: the exact versions CI and 'make venv' install (pip's constraints file)."; \
 	  echo "# Regenerate after changing a dependency: make lock"; \
 	  $(BIN)/python -m pip freeze --exclude-editable | grep -v '^skirmish'; } > requirements.lock
