@@ -187,7 +187,8 @@ def batch_run(
                     pols = _arm(arm, spec.sides)
                     varying = list(factors)
                     tag = label(factors, varying, "")
-                    variant = " ".join(x for x in (Path(path).stem, r, tag) if x)
+                    who = " ".join(f"{side}={p}" for side, p in pols.items()) if len(arms) > 1 else ""
+                    variant = " ".join(x for x in (Path(path).stem, r, tag, who) if x)
                     jobs = batch.plan(
                         seeds=seed_list,
                         scenario=path,
