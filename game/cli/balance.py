@@ -56,14 +56,21 @@ def cli_options(values: tuple[str, ...], ruleset: str, spec: Any) -> dict[str, A
 )
 @click.option("-n", "n", type=int, default=40, show_default=True, help="Seeds per design value.")
 @click.option("--seed", type=SEED, default=1, show_default=True, help="First seed.")
-@click.option("--points", type=click.IntRange(3, 12), default=5, show_default=True, help="Values per design stage.")
+@click.option(
+    "--points", type=click.IntRange(3, 12), default=5, show_default=True, help="Values per design stage."
+)
 @click.option("--option", "option", multiple=True, metavar="NAME=VALUE", help="Ruleset option (repeatable).")
 @click.option(
     "--workers", type=click.IntRange(1, MAX_WORKERS), default=1, show_default=True, help="Worker processes."
 )
-@click.option("--plot", "plot_path", type=click.Path(dir_okay=False, path_type=Path), help="PNG of the search.")
 @click.option(
-    "--write", "write", type=click.Path(dir_okay=False, path_type=Path), help="Write the balanced scenario here."
+    "--plot", "plot_path", type=click.Path(dir_okay=False, path_type=Path), help="PNG of the search."
+)
+@click.option(
+    "--write",
+    "write",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the balanced scenario here.",
 )
 @click.option("--progress/--no-progress", default=True, show_default=True, help="Show progress bars.")
 def balance(
@@ -114,7 +121,9 @@ def balance(
         require_pandas("skirmish balance")  # statsmodels' fit; the same extra
         import statsmodels  # noqa: F401
     except ImportError:
-        raise BadInput("balance", "needs statsmodels: pip install 'skirmish-tabletop-sim[analysis]'") from None
+        raise BadInput(
+            "balance", "needs statsmodels: pip install 'skirmish-tabletop-sim[analysis]'"
+        ) from None
     try:
         integer = bal.is_integer(text, source, knob, rname)
         if integer and (lo != int(lo) or hi != int(hi)):
@@ -128,7 +137,10 @@ def balance(
 
     def play(value: float | int, seeds: Any) -> list[dict[str, Any]]:
         spec = bal.variant(text, source, knob, rname, value)
-        merged = {**spec.options.get(rname, {}), **{k: v for k, v in opts.items() if k not in _knob_key(knob)}}
+        merged = {
+            **spec.options.get(rname, {}),
+            **{k: v for k, v in opts.items() if k not in _knob_key(knob)},
+        }
         jobs = plan(
             seeds=seeds,
             spec=spec,
@@ -147,16 +159,22 @@ def balance(
         click.echo(f"error: {e}", err=True)
         raise SystemExit(1) from None
     s = result.share
-    shown = f"{knob.key} = {result.value:g} (win share {s.p:.2f} [{s.lo:.2f}, {s.hi:.2f}], {result.battles_at_value} battles)"
+    share = f"win share {s.p:.2f} [{s.lo:.2f}, {s.hi:.2f}]"
+    shown = f"{knob.key} = {result.value:g} ({share}, {result.battles_at_value} battles)"
     bal.plot(result, plot_path, f"{Path(source).stem} under {rname}, mirror {policy}")
     if not result.reached:
-        click.echo(f"not balanced: the fitted share does not reach {target:g} inside {lo:g}..{hi:g}; nearest: {shown}")
+        click.echo(
+            f"not balanced: the fitted share does not reach {target:g} inside {lo:g}..{hi:g}; "
+            f"nearest: {shown}"
+        )
         click.echo(f"plot: {plot_path}", err=True)
         raise SystemExit(1)
     click.echo(f"balanced: {shown}")
     if result.root_interval is not None:
         a, b = result.root_interval
-        click.echo(f"root of the logistic fit: 95% interval [{a:.2f}, {b:.2f}]; {result.battles} battles in all")
+        click.echo(
+            f"root of the logistic fit: 95% interval [{a:.2f}, {b:.2f}]; {result.battles} battles in all"
+        )
     click.echo(f"plot: {plot_path}", err=True)
     if write is not None:
         new = bal.with_value(text, source, knob, rname, result.value)

@@ -129,9 +129,9 @@ def fairness(
 ) -> None:
     """Mirror-AI battles of each SCENARIO in its own ruleset: does the weaker side win often enough?"""
     from game.cli.params import BadInput, count, policy_problem, seeds_fit
-    from game.tools.batch import BattleFailed, load_spec
     from game.rules import RULESET_NAMES
     from game.tools import fairness as fair
+    from game.tools.batch import BattleFailed, load_spec
     from game.tools.fairness import markdown_table, measure
 
     count(n, "-n", "the number of battles")
@@ -153,7 +153,9 @@ def fairness(
             elif name in RULESET_NAMES:
                 chosen_rulesets.append(name)
             else:
-                raise BadInput("--ruleset", f"unknown ruleset {name!r}; choose all or {', '.join(RULESET_NAMES)}")
+                raise BadInput(
+                    "--ruleset", f"unknown ruleset {name!r}; choose all or {', '.join(RULESET_NAMES)}"
+                )
     chosen_rulesets = list(dict.fromkeys(chosen_rulesets)) or [None]
     if heatmap is not None:
         picture_format(heatmap, "--heatmap")

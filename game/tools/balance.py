@@ -67,7 +67,9 @@ def parse_knob(key: str) -> Knob:
         return Knob(key, "profile", tuple(parts[1:]))
     if parts[0] == "option" and len(parts) == 2 and parts[1]:
         return Knob(key, "option", (parts[1],))
-    raise SkirmishError(f"{key!r}: give profiles.PROFILE.RULESET.FIELD or option.NAME, e.g. profiles.veteran.gurps.dx")
+    raise SkirmishError(
+        f"{key!r}: give profiles.PROFILE.RULESET.FIELD or option.NAME, e.g. profiles.veteran.gurps.dx"
+    )
 
 
 def parse_range(text: str) -> tuple[float, float]:
@@ -199,9 +201,7 @@ def check_knob(text: str, source: str, knob: Knob, ruleset: str, lo: float, hi: 
 
     if knob.kind == "profile":
         if knob.ruleset != ruleset:
-            raise SkirmishError(
-                f"{knob.key}: a {knob.ruleset} block does nothing under --ruleset {ruleset}"
-            )
+            raise SkirmishError(f"{knob.key}: a {knob.ruleset} block does nothing under --ruleset {ruleset}")
         current_value(text, source, knob, ruleset)
         data = _load_rt(text, source)
         used = {str(u.get("profile", "trooper")) for u in data.get("units") or [] if hasattr(u, "get")}
@@ -240,7 +240,9 @@ class Balanced:
     battles_at_value: int
     battles: int  # in all
     target: float
-    design: dict[float, tuple[int, int, int]] = field(default_factory=dict)  # value -> battles, decisive, wins
+    design: dict[float, tuple[int, int, int]] = field(
+        default_factory=dict
+    )  # value -> battles, decisive, wins
     coef: tuple[float, float] = (0.0, 0.0)  # logistic intercept and slope
     root_interval: tuple[float, float] | None = None  # 95 % delta-method interval of the root
 

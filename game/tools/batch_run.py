@@ -1,4 +1,4 @@
-"""``batch_run``: many battles as one pandas DataFrame, for analysts (as Mesa's ``batch_run`` is for agent models).
+"""``batch_run``: many battles as one pandas DataFrame (as Mesa's ``batch_run`` is for agent models).
 
 Contract:
 - :func:`batch_run` plays the full cross product scenarios x rulesets x option grid x policies x
@@ -165,7 +165,9 @@ def batch_run(
     if not arms:
         raise SkirmishError("batch_run needs at least one policy")
     for arm in arms:
-        for p in [arm] if isinstance(arm, str) else list(dict(arm).values() if isinstance(arm, Mapping) else arm):
+        for p in (
+            [arm] if isinstance(arm, str) else list(dict(arm).values() if isinstance(arm, Mapping) else arm)
+        ):
             check_policy(p)
     seed_list = _seeds(seeds)
     specs = [(str(p), batch.load_spec(str(p))) for p in paths]
@@ -200,8 +202,10 @@ def batch_run(
                         variant=variant,
                         round_limit=round_limit,
                     )
-                    cells = tuple((f"option_{k}", results.value_text(combo[k])) if k in combo else
-                                  (f"option_{k}", "") for k in varied)
+                    cells = tuple(
+                        (f"option_{k}", results.value_text(combo[k])) if k in combo else (f"option_{k}", "")
+                        for k in varied
+                    )
                     planned += [
                         results.Planned(job, variant, spec.name, r, tuple(spec.sides), cells) for job in jobs
                     ]

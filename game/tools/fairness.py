@@ -231,8 +231,14 @@ def heatmap(rows: Sequence[Fairness], path: Path, threshold: float = THRESHOLD) 
             if r.decisive:
                 grid[i, j] = r.share.p
             mark = "" if r.passes(threshold) else " ✗"
-            ax.text(j, i, f"{text}{mark}\ndraws {100 * r.draws / r.battles:.0f}%", ha="center", va="center",
-                    fontsize=8)
+            ax.text(
+                j,
+                i,
+                f"{text}{mark}\ndraws {100 * r.draws / r.battles:.0f}%",
+                ha="center",
+                va="center",
+                fontsize=8,
+            )
         image = ax.imshow(grid, cmap=cmap, vmin=0.0, vmax=0.5, aspect="auto")
         ax.set_xticks(range(len(rulesets)), rulesets, rotation=30, ha="right")
         ax.set_yticks(range(len(scenarios)), scenarios)

@@ -1,4 +1,4 @@
-"""``skirmish balance``: the search agrees with a brute-force grid; the CLI's line, plot, --write and bad input."""
+"""``skirmish balance``: the search against a brute-force grid; the CLI line, plot, --write, bad input."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ from tests.batch.conftest import DUEL
 
 pytest.importorskip("statsmodels")
 
-KEY = "profiles.swashbuckler.aff.skill"  # Vasco's SKILL under AFF (10 in the duel)
-LO, HI, N = 5, 12, 10
+KEY = "profiles.swashbuckler.aff.stamina"  # Vasco's STAMINA under AFF (17 in the duel)
+LO, HI, N = 8, 20, 10
 
 
 def _play(value, seeds):
@@ -58,18 +58,39 @@ def test_the_cli_prints_the_balanced_line_draws_and_writes_a_valid_scenario(tmp_
     png = tmp_path / "search.png"
     res = CliRunner().invoke(
         cli,
-        ["balance", str(DUEL), "--vary", f"{KEY}={LO}..{HI}", "--policy", "aggressive", "-n", "6",
-         "--points", "3", "--no-progress", "--plot", str(png), "--write", str(out)],
+        [
+            "balance",
+            str(DUEL),
+            "--vary",
+            f"{KEY}={LO}..{HI}",
+            "--policy",
+            "aggressive",
+            "-n",
+            "6",
+            "--points",
+            "3",
+            "--no-progress",
+            "--plot",
+            str(png),
+            "--write",
+            str(out),
+        ],
     )
     assert res.exit_code in (0, 1), res.output
-    m = re.search(r"^(not )?balanced: " + re.escape(KEY) + r" = (\d+) \(win share (\d\.\d\d) \[(\d\.\d\d), (\d\.\d\d)\], (\d+) battles\)$",
-                  res.stdout, re.M)
+    m = re.search(
+        r"balanced: .*?"
+        + re.escape(KEY)
+        + r" = (\d+) \(win share (\d\.\d\d) \[(\d\.\d\d), (\d\.\d\d)\], (\d+) battles\)$",
+        res.stdout,
+        re.M,
+    )
     assert m, res.output
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     if res.exit_code == 0:
-        value = int(m.group(2))
+        assert m.group(0).startswith("balanced:")
+        value = int(m.group(1))
         spec = load_scenario(out)
-        assert spec.profiles["swashbuckler"]["aff"]["skill"] == value
+        assert spec.profiles["swashbuckler"]["aff"]["stamina"] == value
         assert "# An open duel" in out.read_text(encoding="utf-8")  # comments kept
     else:
         assert not out.exists()

@@ -16,7 +16,9 @@ pd = pytest.importorskip("pandas")
 def test_one_row_per_battle_and_side_with_the_columns_of_battles_csv():
     from game import batch_run
 
-    df = batch_run(str(DUEL), rulesets=["aff", "cortex"], policies=["aggressive", ("cautious", "aggressive")], seeds=2)
+    df = batch_run(
+        str(DUEL), rulesets=["aff", "cortex"], policies=["aggressive", ("cautious", "aggressive")], seeds=2
+    )
     assert list(df.columns) == results.columns(["aff", "cortex"])
     assert len(df) == 2 * 2 * 2 * 2  # rulesets x policy arms x seeds x sides
     assert set(df["side"]) == {"red", "blue"}
@@ -30,12 +32,18 @@ def test_one_row_per_battle_and_side_with_the_columns_of_battles_csv():
 def test_option_grid_multiplies_and_keeps_the_values_as_played():
     from game import batch_run
 
-    df = batch_run(str(DUEL), rulesets="gurps", options={"gurps": {"ground_retreat_roll": [True, False]}}, seeds=[5])
+    df = batch_run(
+        str(DUEL), rulesets="gurps", options={"gurps": {"ground_retreat_roll": [True, False]}}, seeds=[5]
+    )
     assert list(df["option_ground_retreat_roll"]) == [True, True, False, False]
     assert df["options"].str.contains("ground_retreat_roll=true").sum() == 2
     # the same call on two workers: the same frame, in the same order
     again = batch_run(
-        str(DUEL), rulesets="gurps", options={"gurps": {"ground_retreat_roll": [True, False]}}, seeds=[5], workers=2
+        str(DUEL),
+        rulesets="gurps",
+        options={"gurps": {"ground_retreat_roll": [True, False]}},
+        seeds=[5],
+        workers=2,
     )
     pd.testing.assert_frame_equal(df, again)
 

@@ -23,7 +23,9 @@ def test_the_duel_rows_of_the_doc_table_reproduce():
     # (the cheapest cells), must be the doc's lines exactly.
     i = flags.index("--ruleset")
     flags[i + 1] = "aff"
-    res = CliRunner().invoke(cli, ["fairness", str(ROOT / "scenarios" / "duel.yaml"), *flags, "--no-progress"])
+    res = CliRunner().invoke(
+        cli, ["fairness", str(ROOT / "scenarios" / "duel.yaml"), *flags, "--no-progress"]
+    )
     assert res.exit_code == 0, res.output
     rows = [ln for ln in res.stdout.splitlines() if ln.startswith("| duel ")]
     assert len(rows) >= 1
