@@ -7,7 +7,7 @@ import shlex
 from click.testing import CliRunner
 
 from game.cli import cli
-from game.tools.fairness import recorded_command
+from game.tools.fairness import BEGIN, END, recorded_command
 from tests.batch.conftest import ROOT
 
 
@@ -29,6 +29,8 @@ def test_the_duel_rows_of_the_doc_table_reproduce():
     assert res.exit_code == 0, res.output
     rows = [ln for ln in res.stdout.splitlines() if ln.startswith("| duel ")]
     assert len(rows) >= 1
-    doc_lines = text.splitlines()
+    lines = text.splitlines()
+    begin = next(i for i, ln in enumerate(lines) if ln.startswith(BEGIN))
+    doc_lines = lines[begin : lines.index(END)]  # the generated table only
     for row in rows:
         assert row in doc_lines, f"{row!r} is not in docs/scenarios.md: run make scenarios-doc"
