@@ -62,17 +62,15 @@ from game.dice.gurps import attack_outcomes, hits_scored, judge, p_success
 from game.rules import mechanics as mech
 from game.rules.base import ReactionRegion, Ruleset, StrictModel, UnitSetup
 from game.rules.gurps.damage import HP, injury_pmf
-from game.rules.gurps.defence import gap_yards, landing_odds, reach_limit_yards
+from game.rules.gurps.defence import gap_yards, landing_odds, reach_limit_yards, scores
 from game.rules.gurps.options import GurpsOptions
 from game.rules.gurps.reactions import AIM, AOD, STEP_MANEUVERS, AttackData, GurpsReactions
 from game.rules.gurps.state import memory, set_memory, turn_record, update_turn
 from game.rules.gurps.stats import (
     POSTURES,
-    PRONE_MOVE_YARDS,
     RANGE_TABLE,
     GurpsStats,
     GurpsWeapon,
-    derived,
     range_penalty,
     rof_bonus,
 )
@@ -101,8 +99,6 @@ _TARGET_POSTURE: dict[Posture, Modifier] = {
 _COVER: dict[CoverLevel, Modifier] = {
     c: Modifier(f"{c.value} cover", pen, "skill") for c, pen in COVER_PENALTY.items() if pen
 }
-INTERVENING_PENALTY = -4  # per figure in the way of a ranged attack
-MIN_ATTACK_SKILL = 3  # no attack roll below effective skill 3
 
 TROOPER = GurpsStats.model_validate(
     {
@@ -185,9 +181,19 @@ class GurpsRuleset(GurpsReactions, Ruleset[GurpsStats, GurpsOptions]):
     # Once per own turn (gurps-active-defense.txt; ledger G63, G28, G54, G18): one retreat (an
     # attempt counts), none after a sacrificial dodge until the unit's next turn, one block, one
     # acrobatic dodge.
+    # Options raising the number of retreats or blocks per turn lift those limits from the check.
     reaction_limits: ClassVar[tuple[Reaction, ...]] = (
-        Reaction("retreat", defence_event(retreat=True), spent_by=defence_event("sacrificial dodge")),
-        Reaction("block", defence_event("block")),
+        Reaction(
+            "retreat",
+            defence_event(retreat=True),
+            spent_by=defence_event("sacrificial dodge"),
+            applies=lambda options: int(options.get("retreats_per_turn", 1)) <= 1,
+        ),
+        Reaction(
+            "block",
+            defence_event("block"),
+            applies=lambda options: int(options.get("blocks_per_turn", 1)) <= 1,
+        ),
         Reaction("acrobatic dodge", defence_event(acrobatic=True)),
     )
     Options: ClassVar[type[StrictModel]] = GurpsOptions
@@ -317,7 +323,7 @@ class GurpsRuleset(GurpsReactions, Ruleset[GurpsStats, GurpsOptions]):
             update_turn(battle, uid, shock=shock or turn.shock, aim=turn.aim if aim is None else aim)
         hp = h.tracks[HP]
         if hp <= 0:
-            penalty = -((-hp) // stats.hp_max)
+            penalty = -((-hp) // stats.hp_max)  # -1 per full multiple of HP below zero
             res = self._roll(battle, uid, stats.ht + penalty, "HT roll to stay conscious")
             if not res.success:
                 battle.set_status(uid, "unconscious", True, f"failed HT roll at {hp} HP")
@@ -331,13 +337,14 @@ class GurpsRuleset(GurpsReactions, Ruleset[GurpsStats, GurpsOptions]):
     def inches_per_ap(self, battle: Battle, uid: str) -> float:
         stats: GurpsStats = battle.stats(uid)
         posture = battle.posture(uid)
+        opts = self.options
         yards = (
-            PRONE_MOVE_YARDS
+            opts.prone_move_yards
             if posture == Posture.PRONE
-            else derived(stats).encumbered_move * POSTURES[posture].move
+            else scores(stats, opts).encumbered_move * POSTURES[posture].move
         )
         hp = battle.health(uid).tracks.get(HP, stats.hp_max)
-        if 3 * hp < stats.hp_max:
+        if opts.reeling_divisor * hp < stats.hp_max:
             yards = math.ceil(yards / 2)
         return yards / battle.yards_per_inch
 
@@ -369,6 +376,7 @@ class GurpsRuleset(GurpsReactions, Ruleset[GurpsStats, GurpsOptions]):
     # ---- for players -------------------------------------------------------------------------------
     def sheet(self, battle: Battle, uid: str) -> UnitSheet:
         stats: GurpsStats = battle.stats(uid)
+        opts = self.options
         ypi = battle.yards_per_inch
         weapons = []
         for w in stats.weapons:
@@ -379,7 +387,7 @@ class GurpsRuleset(GurpsReactions, Ruleset[GurpsStats, GurpsOptions]):
             notes = [f"{w.skill} {stats.skills.get(w.skill, '?')}"]
             if w.kind == "melee":
                 if w.parry is not None and not w.unarmed:
-                    notes.append(f"parry {3 + stats.skills.get(w.skill, 0) // 2 + w.parry}")
+                    notes.append(f"parry {opts.parry_base + stats.skills.get(w.skill, 0) // 2 + w.parry}")
                 reach = in_inches(reach_limit_yards(w.reach), ypi)
                 weapons.append(WeaponLine(w.name, w.kind, 1, damage, reach, True, (), tuple(notes)))
                 continue
@@ -400,14 +408,20 @@ class GurpsRuleset(GurpsReactions, Ruleset[GurpsStats, GurpsOptions]):
             weapons.append(
                 WeaponLine(w.name, w.kind, 1, damage, bands[-1].upto, False, tuple(bands), tuple(notes))
             )
-        dv = derived(stats)
+        dv = scores(stats, opts)
         defences = [f"Dodge {dv.dodge}"]
         for w in stats.weapons:
             if w.kind == "melee" and not w.unarmed and w.parry is not None:
-                defences.append(f"Parry ({w.name}) {3 + stats.skills.get(w.skill, 0) // 2 + w.parry}")
+                parry = opts.parry_base + stats.skills.get(w.skill, 0) // 2 + w.parry
+                defences.append(f"Parry ({w.name}) {parry}")
         if dv.block is not None and stats.shield is not None:
             defences.append(f"Block ({stats.shield.name}) {dv.block}")
-        defences.append("retreat: +3 to Dodge (+1 to Parry and Block), once a turn")
+        if opts.retreat and opts.retreats_per_turn:
+            times = "once a turn" if opts.retreats_per_turn == 1 else f"{opts.retreats_per_turn} times a turn"
+            defences.append(
+                f"retreat: +{opts.retreat_dodge} to Dodge"
+                f" (+{opts.retreat_parry_block} to Parry and Block), {times}"
+            )
         if turn_record(battle, uid).maneuver == AOD:
             defences.append("All-Out Defence: a second defence if the first fails")
         hp = battle.health(uid).tracks.get(HP, stats.hp_max)
@@ -478,7 +492,7 @@ class GurpsRuleset(GurpsReactions, Ruleset[GurpsStats, GurpsOptions]):
                 mods.append(
                     Modifier(
                         f"{len(sight.intervening)} in the way",
-                        INTERVENING_PENALTY * len(sight.intervening),
+                        self.options.intervening_penalty * len(sight.intervening),
                         "skill",
                     )
                 )
@@ -493,8 +507,9 @@ class GurpsRuleset(GurpsReactions, Ruleset[GurpsStats, GurpsOptions]):
         if cover is not None:
             mods.append(cover)
         eff = int(sum([m.value for m in mods]))
-        if eff < MIN_ATTACK_SKILL:
-            return f"effective skill {eff} is below {MIN_ATTACK_SKILL}"
+        least = self.options.min_attack_skill
+        if eff < least:
+            return f"effective skill {eff} is below {least}"
         return eff, tuple(mods)
 
     def hurt_odds(
@@ -582,7 +597,9 @@ class GurpsRuleset(GurpsReactions, Ruleset[GurpsStats, GurpsOptions]):
     def maneuver_options(self, battle: Battle, uid: str) -> list[Option]:
         if battle.ap(uid).current < 1:
             return []
-        out = [Option(Maneuver(uid, AOD), "All-Out Defence (Double Defence)")]
+        out = []
+        if self.options.all_out_defence:
+            out.append(Option(Maneuver(uid, AOD), "All-Out Defence (Double Defence)"))
         stats: GurpsStats = battle.stats(uid)
         for w in stats.weapons:
             if not w.ranged or not w.acc:
@@ -604,6 +621,8 @@ class GurpsRuleset(GurpsReactions, Ruleset[GurpsStats, GurpsOptions]):
     def _maneuver(self, battle: Battle, cmd: Maneuver, _: Any) -> Outcome:
         uid = cmd.unit
         if cmd.name == AOD:
+            if not self.options.all_out_defence:
+                raise ValueError("gurps: All-Out Defence is switched off (option all_out_defence)")
             battle.spend_ap(uid, 1, AOD)
             update_turn(battle, uid, maneuver=AOD)
             battle.emit("maneuver", unit=uid, name=AOD)
