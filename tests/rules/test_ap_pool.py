@@ -26,7 +26,6 @@ from game.core.commands import Attack, Decision
 from game.dice.pools import p_at_least, p_at_least_exact
 from game.rules.ap_pool.ruleset import (
     ACTION_COSTS,
-    DODGE_AP,
     ApPoolRuleset,
     ApPoolStats,
     hurt_odds,
@@ -150,7 +149,7 @@ def test_worked_example_melee() -> None:
     assert body.p_success == pytest.approx(1697 / 6561)
     ev = events(b, "defence")[0]
     assert (ev["dice"], ev["successes"], ev["vs"], ev["success"]) == (8, 5, 4, True)
-    assert b.ap("d").current == 4 - DODGE_AP
+    assert b.ap("d").current == 4 - rules.options.dodge_ap
     assert math.dist(b.pos("d"), (1.0, 0.0)) <= 2.0 + 1e-9 and b.pos("d") != (1.0, 0.0)
     assert not events(b, "damage")
 

@@ -63,14 +63,13 @@ from game.core.flow import Ask, Call, Done, Frame, Outcome, asks, step
 from game.dice.pools import count_successes, p_at_least, successes_pmf
 from game.rules import mechanics as mech
 from game.rules.ap_pool.commands import DodgeMove, PoolDodge
+from game.rules.ap_pool.options import ApPoolOptions
 from game.rules.base import ReactionRegion, Ruleset, StrictModel, UnitSetup
 from game.rules.limits import Reaction, defence_event
 from game.rules.sheet import DiceReading, HarmLeft, RangeBand, UnitSheet, WeaponLine
 
 # ---- rule data -------------------------------------------------------------------------
 
-#: AP price of a dodge reaction (text).
-DODGE_AP = 2
 #: How far a successful dodge may move, inches (text).
 DODGE_MOVE_INCHES = 2.0
 #: Turn action costs (decision: a standard 4-AP skirmish economy).
@@ -204,20 +203,6 @@ TROOPER = ApPoolStats(
         ApWeapon(name="bow", kind="ranged", damage=2, short=12.0, long=24.0),
     ),
 )
-
-
-class ApPoolOptions(StrictModel):
-    """Variants of the text's dodge reaction (both off: the text's reading)."""
-
-    failed_dodge_reduces_damage: bool = Field(
-        default=False,
-        description="a failed dodge's successes come off the attacker's for damage "
-        "(the text: damage is applied as normal)",
-    )
-    dodge_once_per_round: bool = Field(
-        default=False,
-        description="one dodge per round (the text: once per turn, i.e. per activation)",
-    )
 
 
 # ---- pure odds -----------------------------------------------------------------------------
@@ -451,8 +436,9 @@ class ApPoolRuleset(Ruleset[ApPoolStats, ApPoolOptions]):
         """Why ``uid`` cannot dodge now (None: it can)."""
         if battle.health(uid).out_of_action:
             return "out of action"
-        if battle.ap(uid).current < DODGE_AP:
-            return f"needs {DODGE_AP} AP, has {battle.ap(uid).current}"
+        cost = self.options.dodge_ap
+        if battle.ap(uid).current < cost:
+            return f"needs {cost} AP, has {battle.ap(uid).current}"
         if self._dodges(battle).get(uid) == self.dodge_period(battle):
             return "already dodged this " + ("round" if self.once_per_round else "turn")
         return None
@@ -466,7 +452,7 @@ class ApPoolRuleset(Ruleset[ApPoolStats, ApPoolOptions]):
 
     # ---- for players -------------------------------------------------------------------------
     def reaction_ap(self, battle: Battle, uid: str) -> tuple[str, int] | None:
-        return ("dodge", DODGE_AP)
+        return ("dodge", self.options.dodge_ap)
 
     def sheet(self, battle: Battle, uid: str) -> UnitSheet:
         stats: ApPoolStats = battle.stats(uid)
@@ -498,7 +484,8 @@ class ApPoolRuleset(Ruleset[ApPoolStats, ApPoolOptions]):
             f"{stats.dodge_dice(c, 'ranged')} vs shots"
             for c, (a, t) in DODGE_COMBOS.items()
         )
-        dodge = f"dodge ({DODGE_AP} AP, once a turn, then a {DODGE_MOVE_INCHES:g} in move): {combos}"
+        cost = self.options.dodge_ap
+        dodge = f"dodge ({cost} AP, once a turn, then a {DODGE_MOVE_INCHES:g} in move): {combos}"
         why = self.can_dodge(battle, uid)
         defences = (dodge + (f"; not now: {why}" if why else ""),)
         h = battle.health(uid)
@@ -617,6 +604,7 @@ class ApPoolRuleset(Ruleset[ApPoolStats, ApPoolOptions]):
         if self.can_dodge(battle, uid) is not None:
             return opts
         spec = DODGE_SPEC[attack_kind]
+        cost = self.options.dodge_ap
         for combo, (attribute, talent) in DODGE_COMBOS.items():
             dice = stats.dodge_dice(combo, attack_kind)
             mods = (
@@ -627,10 +615,10 @@ class ApPoolRuleset(Ruleset[ApPoolStats, ApPoolOptions]):
             opts.append(
                 Option(
                     PoolDodge(uid, "dodge", combo=combo),
-                    f"dodge {attribute}+{talent} ({dice} dice vs {successes}, {DODGE_AP} AP)",
+                    f"dodge {attribute}+{talent} ({dice} dice vs {successes}, {cost} AP)",
                     p_success=p_at_least(dice, successes),
                     modifiers=mods,
-                    detail={"dice": dice, "vs": successes, "ap": DODGE_AP, **harm(dice)},
+                    detail={"dice": dice, "vs": successes, "ap": cost, **harm(dice)},
                 )
             )
         return opts
@@ -711,7 +699,7 @@ class ApPoolRuleset(Ruleset[ApPoolStats, ApPoolOptions]):
         uid, combo, attack_kind, vs, attacker = d.unit, d.combo, d.attack_kind, d.vs, d.attacker
         stats = battle.stats(uid)
         dice = stats.dodge_dice(combo, attack_kind)
-        battle.spend_ap(uid, DODGE_AP, "dodge")
+        battle.spend_ap(uid, self.options.dodge_ap, "dodge")
         self._note_dodge(battle, uid)
         got = count_successes(battle.dice.roll(dice, 6, f"dodge ({combo})", uid))
         ok = got >= vs  # meet or beat: the defender wins ties
