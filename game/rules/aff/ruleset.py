@@ -84,6 +84,7 @@ from game.dice.aff import (
     track_value,
 )
 from game.rules import mechanics as mech
+from game.rules.aff.options import AffOptions
 from game.rules.base import BlockMemo, Ruleset, StrictModel, UnitSetup
 from game.rules.limits import Binding
 from game.rules.sheet import HarmLeft, RangeBand, UnitSheet, WeaponLine, in_inches
@@ -92,31 +93,26 @@ from game.rules.sheet import HarmLeft, RangeBand, UnitSheet, WeaponLine, in_inch
 
 #: Swashbuckler talent: required to dodge (standard), +1 to dodge rolls (ubiquitous).
 SWASHBUCKLER = "swashbuckler"
-SWASHBUCKLER_DODGE_BONUS = 1
 #: The special skill that dodges.
 DODGE_SKILL = "dodge"
 
 # ---- decisions where the text is silent (see the module docstring) -------------------------------
 
-#: Armour Training talent: +1 to armour rolls.
+# The numbers (talent bonuses, AP and costs, range, cover and rear modifiers) are the ruleset's
+# options (game/rules/aff/options.py), read from ``self.options``.
+
+#: Armour Training talent: a bonus to armour rolls (option ``armour_training_bonus``).
 ARMOUR_TRAINING = "armour training"
-ARMOUR_TRAINING_BONUS = 1
-#: AP a round, movement and action costs.
-MAX_AP = 2
-MOVE_YARDS_PER_AP = 5.0
-ACTION_COSTS: dict[str, int] = {"attack": 1, "posture": 1, "face": 0}
-#: Missile modifiers by range band and by cover level.
+#: Missile range bands.
 RANGE_BANDS: tuple[str, ...] = ("short", "medium", "long")
-RANGE_MODIFIER: dict[str, int] = {"short": 0, "medium": -1, "long": -2}
-COVER_MODIFIER: dict[CoverLevel, int] = {
+#: Cover levels, in steps of ``cover_penalty_step`` off a missile's target.
+COVER_STEPS: dict[CoverLevel, int] = {
     CoverLevel.NONE: 0,
-    CoverLevel.LIGHT: -1,
-    CoverLevel.MEDIUM: -2,
-    CoverLevel.HEAVY: -3,
-    CoverLevel.NEAR_TOTAL: -4,
+    CoverLevel.LIGHT: 1,
+    CoverLevel.MEDIUM: 2,
+    CoverLevel.HEAVY: 3,
+    CoverLevel.NEAR_TOTAL: 4,
 }
-#: A defender attacked from its rear arc.
-REAR_DEFENCE_MODIFIER = -2
 #: The damage track.
 STAMINA = "stamina"
 
@@ -236,19 +232,6 @@ TROOPER = AffStats(
 )
 
 
-class AffOptions(StrictModel):
-    """``ubiquitous``: Ubiquitous Dodging; ``riposte``: a winning melee defender strikes back;
-    ``optional_protection``: "no protection" is always offered (old variant)."""
-
-    ubiquitous: bool = Field(default=False, description="the text's alternative rule Ubiquitous Dodging")
-    riposte: bool = Field(default=True, description="a defender who wins a melee exchange strikes back")
-    optional_protection: bool = Field(
-        default=False,
-        description='"no protection" is always offered, even to a unit wearing armour '
-        "(the text: worn armour always protects)",
-    )
-
-
 @dataclass(frozen=True)
 class ProtectionRoll:
     """One protection choice: the track rolled and the bonus added to the roll."""
@@ -264,7 +247,11 @@ NO_PROTECTION_ROLL = ProtectionRoll("none", NO_PROTECTION, 0, (), "no protection
 
 
 def protections(
-    stats: AffStats, ubiquitous: bool, locked: str | None = None, optional: bool = False
+    stats: AffStats,
+    ubiquitous: bool,
+    locked: str | None = None,
+    optional: bool = False,
+    bonuses: tuple[int, int] = (1, 1),
 ) -> tuple[list[ProtectionRoll], dict[str, str]]:
     """The protection choices a unit has, and why any other is forbidden.
 
@@ -273,6 +260,8 @@ def protections(
         ubiquitous: the Ubiquitous Dodging option.
         locked: under Ubiquitous Dodging, the armour-or-dodge choice this round binds to.
         optional: the ``optional_protection`` option: ``none`` is always a choice.
+        bonuses: (Armour Training's armour bonus, Swashbuckler's dodge bonus): the options
+            ``armour_training_bonus`` and ``swashbuckler_dodge_bonus``.
 
     Returns:
         ``(choices, forbidden)``: the protections the unit may roll (armour, then dodge),
@@ -282,13 +271,14 @@ def protections(
     """
     out: list[ProtectionRoll] = []
     forbidden: dict[str, str] = {}
+    training_bonus, swash_bonus = bonuses
 
     # Armour (with the shield actively used, when carried).
     arm_mods: list[Modifier] = []
     if stats.shield and stats.shield_bonus:
         arm_mods.append(Modifier("shield", stats.shield_bonus, "protection roll"))
-    if stats.armour is not None and stats.has(ARMOUR_TRAINING):
-        arm_mods.append(Modifier("armour training", ARMOUR_TRAINING_BONUS, "protection roll"))
+    if stats.armour is not None and stats.has(ARMOUR_TRAINING) and training_bonus:
+        arm_mods.append(Modifier("armour training", training_bonus, "protection roll"))
     if stats.armour is None and not stats.shield:
         forbidden["armour"] = "no armour and no shield"
     elif locked == "dodge":
@@ -310,8 +300,8 @@ def protections(
         if locked == "armour":
             forbidden["dodge"] = "chose armour this round"
         else:
-            if stats.has(SWASHBUCKLER):
-                dodge_mods.append(Modifier("swashbuckler", SWASHBUCKLER_DODGE_BONUS, "protection roll"))
+            if stats.has(SWASHBUCKLER) and swash_bonus:
+                dodge_mods.append(Modifier("swashbuckler", swash_bonus, "protection roll"))
             if stats.shield and stats.shield_bonus:
                 dodge_mods.append(Modifier("shield", stats.shield_bonus, "protection roll"))
     elif not stats.has(SWASHBUCKLER):
@@ -466,6 +456,16 @@ class AffRuleset(Ruleset[AffStats, AffOptions]):
     def optional_protection(self) -> bool:
         return self.options.optional_protection
 
+    @property
+    def bonuses(self) -> tuple[int, int]:
+        """(Armour Training's armour bonus, Swashbuckler's dodge bonus), from the options."""
+        return (self.options.armour_training_bonus, self.options.swashbuckler_dodge_bonus)
+
+    def range_modifier(self, band: str) -> int:
+        """The roll-under target modifier of a missile range band."""
+        o = self.options
+        return {"short": 0, "medium": -o.medium_range_penalty, "long": -o.long_range_penalty}[band]
+
     def state(self, battle: Battle) -> AffState:
         """The battle-wide state (no choice bound yet: an empty one)."""
         st: AffState | None = battle.rules_state
@@ -480,14 +480,17 @@ class AffRuleset(Ruleset[AffStats, AffOptions]):
 
     def protection_choices(self, battle: Battle, uid: str) -> list[ProtectionRoll]:
         stats: AffStats = battle.stats(uid)
-        ubiquitous, locked, optional = (
+        ubiquitous, locked, optional, bonuses = (
             self.ubiquitous,
             self.locked_choice(battle, uid),
             self.optional_protection,
+            self.bonuses,
         )
-        key = ("choices", ubiquitous, locked, optional)
+        key = ("choices", ubiquitous, locked, optional, bonuses)
         return list(
-            _BY_STATS.get(stats, key, lambda: tuple(protections(stats, ubiquitous, locked, optional)[0]))
+            _BY_STATS.get(
+                stats, key, lambda: tuple(protections(stats, ubiquitous, locked, optional, bonuses)[0])
+            )
         )
 
     # ---- set-up ----------------------------------------------------------------------------------
@@ -496,7 +499,8 @@ class AffRuleset(Ruleset[AffStats, AffOptions]):
         return TROOPER
 
     def setup_unit(self, stats: Any) -> UnitSetup:
-        return UnitSetup(Health({STAMINA: stats.stamina}, {STAMINA: stats.stamina}), MAX_AP)
+        health = Health({STAMINA: stats.stamina}, {STAMINA: stats.stamina})
+        return UnitSetup(health, self.options.ap_per_round)
 
     # ---- rounds and turns ------------------------------------------------------------------------
     def initiative(self, battle: Battle, units: Sequence[str]) -> list[str]:
@@ -520,10 +524,11 @@ class AffRuleset(Ruleset[AffStats, AffOptions]):
         return not battle.health(uid).out_of_action
 
     def inches_per_ap(self, battle: Battle, uid: str) -> float:
-        return MOVE_YARDS_PER_AP / battle.yards_per_inch
+        return self.options.move_yards_per_ap / battle.yards_per_inch
 
     def action_costs(self, battle: Battle, uid: str) -> dict[str, int]:
-        return dict(ACTION_COSTS)
+        o = self.options
+        return {"attack": o.attack_ap, "posture": o.posture_ap, "face": o.face_ap}
 
     # ---- for players -----------------------------------------------------------------------------
     def sheet(self, battle: Battle, uid: str) -> UnitSheet:
@@ -538,7 +543,7 @@ class AffRuleset(Ruleset[AffStats, AffOptions]):
                     WeaponLine(
                         w.name,
                         w.kind,
-                        ACTION_COSTS["attack"],
+                        self.options.attack_ap,
                         damage,
                         in_inches(w.reach, ypi),
                         True,
@@ -550,18 +555,20 @@ class AffRuleset(Ruleset[AffStats, AffOptions]):
             assert w.ranges is not None
             bands = tuple(
                 RangeBand(
-                    band, in_inches(limit, ypi), f"{RANGE_MODIFIER[band]:+d}" if RANGE_MODIFIER[band] else ""
+                    band,
+                    in_inches(limit, ypi),
+                    f"{self.range_modifier(band):+d}" if self.range_modifier(band) else "",
                 )
                 for band, limit in zip(RANGE_BANDS, w.ranges, strict=True)
             )
             weapons.append(
                 WeaponLine(
-                    w.name, w.kind, ACTION_COSTS["attack"], damage, bands[-1].upto, False, bands, notes
+                    w.name, w.kind, self.options.attack_ap, damage, bands[-1].upto, False, bands, notes
                 )
             )
         choices = self.protection_choices(battle, uid)
         _, forbidden = protections(
-            stats, self.ubiquitous, self.locked_choice(battle, uid), self.optional_protection
+            stats, self.ubiquitous, self.locked_choice(battle, uid), self.optional_protection, self.bonuses
         )
         protection = tuple(
             f"{p.label}: track "
@@ -628,8 +635,10 @@ class AffRuleset(Ruleset[AffStats, AffOptions]):
         d_mods = [Modifier("SKILL", d.skill, "combat total")]
         if parry is not None:
             d_mods.append(Modifier(f"{parry.skill} skill", d.special(parry.skill), "combat total"))
-        if sight.arc == Arc.REAR:
-            d_mods.append(Modifier("attacked from the rear", REAR_DEFENCE_MODIFIER, "combat total"))
+        if sight.arc == Arc.REAR and self.options.rear_defence_penalty:
+            d_mods.append(
+                Modifier("attacked from the rear", -self.options.rear_defence_penalty, "combat total")
+            )
         return (
             int(sum(m.value for m in a_mods)),
             a_mods,
@@ -648,10 +657,11 @@ class AffRuleset(Ruleset[AffStats, AffOptions]):
             Modifier(f"{weapon.skill} skill", a.special(weapon.skill), "target"),
         ]
         band = self.range_band(battle, weapon, sight.distance) or "long"
-        if RANGE_MODIFIER[band]:
-            mods.append(Modifier(f"range: {band}", RANGE_MODIFIER[band], "target"))
-        if COVER_MODIFIER.get(sight.cover, 0):
-            mods.append(Modifier(f"cover: {sight.cover.value}", COVER_MODIFIER[sight.cover], "target"))
+        if self.range_modifier(band):
+            mods.append(Modifier(f"range: {band}", self.range_modifier(band), "target"))
+        cover = COVER_STEPS.get(sight.cover, 0) * self.options.cover_penalty_step
+        if cover:
+            mods.append(Modifier(f"cover: {sight.cover.value}", -cover, "target"))
         return int(sum(m.value for m in mods)), mods
 
     def best_protection(self, battle: Battle, uid: str, weapon: AffWeapon) -> ProtectionRoll:
@@ -661,6 +671,7 @@ class AffRuleset(Ruleset[AffStats, AffOptions]):
             self.ubiquitous,
             self.locked_choice(battle, uid),
             self.optional_protection,
+            self.bonuses,
             weapon.track,
         )
         return _BY_STATS.get(

@@ -499,17 +499,13 @@ class ApPoolRuleset(Ruleset[ApPoolStats, ApPoolOptions]):
             )
             if w.kind == "melee":
                 weapons.append(
-                    WeaponLine(
-                        w.name, w.kind, o.attack_ap, damage, w.reach, True, (), tuple(notes)
-                    )
+                    WeaponLine(w.name, w.kind, o.attack_ap, damage, w.reach, True, (), tuple(notes))
                 )
             else:
                 assert w.short is not None and w.long is not None
                 bands = (RangeBand("short", w.short), RangeBand("long", w.long, f"{-o.long_range_dice} dice"))
                 weapons.append(
-                    WeaponLine(
-                        w.name, w.kind, o.attack_ap, damage, w.long, False, bands, tuple(notes)
-                    )
+                    WeaponLine(w.name, w.kind, o.attack_ap, damage, w.long, False, bands, tuple(notes))
                 )
         combos = ", ".join(
             f"{a.title()} + {t.title()} {stats.dodge_dice(c, 'melee')} dice vs melee, "
@@ -562,11 +558,11 @@ class ApPoolRuleset(Ruleset[ApPoolStats, ApPoolOptions]):
             assert weapon.short is not None and weapon.long is not None
             if s.distance > weapon.long + 1e-9:
                 return f"out of range ({s.distance:.1f} in > {weapon.long:g} in)"
-            if s.distance > weapon.short + 1e-9:
-                if o.long_range_dice:
-                    mods.append(Modifier("long range", -o.long_range_dice, "dice"))
-            if COVER_STEPS[s.cover] and o.cover_dice_step:
-                mods.append(Modifier(f"{s.cover.value} cover", -o.cover_dice_step * COVER_STEPS[s.cover], "dice"))
+            if s.distance > weapon.short + 1e-9 and o.long_range_dice:
+                mods.append(Modifier("long range", -o.long_range_dice, "dice"))
+            cover = o.cover_dice_step * COVER_STEPS[s.cover]
+            if cover:
+                mods.append(Modifier(f"{s.cover.value} cover", -cover, "dice"))
             if s.intervening and o.intervening_dice:
                 mods.append(
                     Modifier(
