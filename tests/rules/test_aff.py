@@ -66,6 +66,9 @@ def duel(
     seed: int = 0,
     **opts: Any,
 ) -> tuple[AffRuleset, FakeBattle]:
+    # The melee stance (the Defensive choice) is tested in test_aff_options.py; here it is off
+    # unless asked for, so these flows show the protection decisions alone.
+    opts.setdefault("defensive", False)
     r = AffRuleset(opts)
     b = FakeBattle(r, seed=seed)
     b.add("a", "red", (0.0, 0.0), stats=attacker or stats())
@@ -77,8 +80,13 @@ def script(b: FakeBattle, faces: list[int]) -> None:
     b.dice = ScriptedDice(faces, lambda e: b.emit("roll", **e))
 
 
-def protect(kind: str) -> Any:
+def protect(kind: str, stance: str = "normal") -> Any:
+    """Answer protection decisions with ``kind`` and a melee defender's stance with ``stance``."""
+
     def choose(d: Decision) -> Any:
+        if {o.command.kind for o in d.options} == {"normal", "defensive"}:
+            kind_ = stance
+            return next(o.command for o in d.options if o.command.kind == kind_)
         for o in d.options:
             if o.command.kind == kind:
                 return o.command

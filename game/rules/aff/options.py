@@ -92,6 +92,14 @@ class AffOptions(StrictModel):
         source=f"{FRAME}: melee",
         description="what a defender attacked from its rear arc takes off its melee combat total",
     )
+    defensive_bonus: int = number(
+        2,
+        ge=0,
+        le=12,
+        unit="+to total",
+        source=f"{TEXT}: Related Rules (Combat Options: Defensive)",
+        description="what fighting defensively adds to a melee defender's combat total",
+    )
 
     # ---- optional mechanics and readings of the text ------------------------------------------
     ubiquitous: bool = switch(
@@ -103,6 +111,12 @@ class AffOptions(StrictModel):
         True,
         source=f"{FRAME}: melee",
         description="a defender who wins a melee exchange strikes back",
+    )
+    defensive: bool = switch(
+        True,
+        source=f"{TEXT}: Related Rules (Combat Options: Defensive)",
+        description="a melee defender may fight defensively: a bonus to its total, "
+        "but its win deals no damage (off: no such choice, as before)",
     )
     optional_protection: bool = switch(
         False,

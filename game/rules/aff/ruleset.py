@@ -52,8 +52,11 @@ Where the text is silent (standard AFF practice; decisions marked so):
   yards (``Weapon.reach``, default 1).
 - Initiative (decision; AFF fights are simultaneous): 2d6 + SKILL each round,
   highest first; ties by higher SKILL, then a 1d6 roll-off.
-- LUCK, talents other than Swashbuckler and Armour Training, and the
-  "Defensive" combat option are not modelled.
+- The "Defensive" combat option the text points to (+2 to the combat total, no damage dealt)
+  is the melee defender's stance, a ``defence`` decision asked before the dice (option
+  ``defensive``, default on; ``defensive_bonus``): fighting defensively, a win wards off the
+  blow and never strikes back.
+- LUCK and talents other than Swashbuckler and Armour Training are not modelled.
 """
 
 from __future__ import annotations
@@ -334,6 +337,16 @@ class HitData:
     weapon: str
 
 
+@value("aff.melee")
+@dataclass(frozen=True, slots=True)
+class MeleeData:
+    """A melee attack waiting for the defender's stance: who, whom, with which weapon (by name)."""
+
+    attacker: str
+    target: str
+    weapon: str
+
+
 _NO_LOCKS: Mapping[str, tuple[int, str]] = MappingProxyType({})
 
 
@@ -404,6 +417,11 @@ class AffRuleset(Ruleset[AffStats, AffOptions]):
             "ripostes",
             "defenders who won a melee exchange and struck back",
             mech.event("defence", riposte=True),
+        ),
+        mech.Mechanic(
+            "defensive_stances",
+            "melee defences fought defensively (a bonus, no damage dealt), by the defender",
+            mech.command("Defend", kind="defensive"),
         ),
         mech.Mechanic(
             "rear_attacks",
@@ -585,6 +603,8 @@ class AffRuleset(Ruleset[AffStats, AffOptions]):
         parry += " (the higher total wins a blow" + (
             "; a win strikes back)" if self.riposte and melee else ")"
         )
+        if self.options.defensive:
+            parry += f"; or defensively: +{self.options.defensive_bonus}, a win deals no damage"
         h = battle.health(uid)
         left = h.tracks[STAMINA]
         attacked = bool(battle.turn(uid).attacked_with)
@@ -621,9 +641,16 @@ class AffRuleset(Ruleset[AffStats, AffOptions]):
 
     # ---- attack odds -----------------------------------------------------------------------------
     def melee_scores(
-        self, battle: Battle, uid: str, target: str, weapon: AffWeapon, sight: SightFacts
+        self,
+        battle: Battle,
+        uid: str,
+        target: str,
+        weapon: AffWeapon,
+        sight: SightFacts,
+        defensive: bool = False,
     ) -> tuple[int, list[Modifier], int, list[Modifier], AffWeapon | None]:
-        """(attack score, its modifiers, defence score, its modifiers, the defender's weapon)."""
+        """(attack score, its modifiers, defence score, its modifiers, the defender's weapon);
+        ``defensive``: the defender fights defensively (``defensive_bonus`` to its total)."""
         a: AffStats = battle.stats(uid)
         d: AffStats = battle.stats(target)
         a_mods = [
@@ -639,6 +666,8 @@ class AffRuleset(Ruleset[AffStats, AffOptions]):
             d_mods.append(
                 Modifier("attacked from the rear", -self.options.rear_defence_penalty, "combat total")
             )
+        if defensive and self.options.defensive_bonus:
+            d_mods.append(Modifier("defensive", self.options.defensive_bonus, "combat total"))
         return (
             int(sum(m.value for m in a_mods)),
             a_mods,
@@ -760,7 +789,89 @@ class AffRuleset(Ruleset[AffStats, AffOptions]):
             )
             return Call(Frame("hit", HitData(target, uid, weapon.name))) if hit else None
 
-        att, _, dfn, d_mods, parry = self.melee_scores(battle, uid, target, weapon, sight)
+        if self.options.defensive:
+            melee = MeleeData(uid, target, weapon.name)
+            return Ask("stance", melee, Frame("attack.melee", melee))
+        return self._melee(battle, uid, target, weapon, sight, option, False)
+
+    def can_riposte(self, battle: Battle, uid: str, target: str, sight: SightFacts) -> bool:
+        """Whether ``target``, winning a melee exchange against ``uid``, may strike back."""
+        return (
+            self.riposte
+            and bool(battle.stats(target).melee_weapons())
+            and sight.arc != Arc.REAR
+            and any(
+                self.edge_gap_yards(battle, target, uid) <= w.reach + 1e-9
+                for w in battle.stats(target).melee_weapons()
+            )
+        )
+
+    def stance_options(self, battle: Battle, melee: MeleeData) -> tuple[Option, ...]:
+        """The melee defender's choice: fight normally, or defensively (a bonus to its total, no
+        damage dealt). Each option's ``p_success`` is P(the blow does not land); ``forfeits`` the
+        chance of a strike-back the stance gives up (the AI prices it as a lost action)."""
+        uid, target = melee.attacker, melee.target
+        weapon = battle.stats(uid).weapon(melee.weapon)
+        sight = battle.sight(uid, target)
+        riposte = self.can_riposte(battle, uid, target, sight)
+        out = []
+        given_up = 0.0  # the chance of a strike-back fighting normally
+        for defensive in (False, True):
+            att, _, dfn, d_mods, _ = self.melee_scores(battle, uid, target, weapon, sight, defensive)
+            _, tie, lose = p_opposed(att, dfn)
+            strike = lose if riposte and not defensive else 0.0
+            given_up = given_up or strike
+            bonus = f" (+{self.options.defensive_bonus}, deals no damage)" if defensive else ""
+            label = (
+                f"{'fight defensively' if defensive else 'fight normally'}{bonus}: "
+                f"2d6+{dfn} vs 2d6+{att}, {100 * (tie + lose):.0f}% not hit"
+            )
+            out.append(
+                Option(
+                    Defend(target, "defensive" if defensive else "normal"),
+                    label,
+                    p_success=tie + lose,
+                    modifiers=tuple(d_mods),
+                    detail={
+                        "total": dfn,
+                        "p_strike_back": strike,
+                        "forfeits": given_up if defensive else 0.0,
+                    },
+                )
+            )
+        return tuple(out)
+
+    @asks("stance")
+    def _ask_stance(self, battle: Battle, melee: MeleeData) -> Decision:
+        return Decision(
+            unit=melee.target,
+            kind="defence",
+            options=self.stance_options(battle, melee),
+            context={"attacker": melee.attacker, "weapon": melee.weapon, "melee": True},
+        )
+
+    @step("attack.melee")
+    def _melee_answered(self, battle: Battle, melee: MeleeData, choice: Any) -> Outcome:
+        uid, target = melee.attacker, melee.target
+        weapon = battle.stats(uid).weapon(melee.weapon)
+        sight = battle.sight(uid, target)
+        option = self._attack_option(battle, uid, target, weapon, sight)
+        return self._melee(battle, uid, target, weapon, sight, option, choice.kind == "defensive")
+
+    def _melee(
+        self,
+        battle: Battle,
+        uid: str,
+        target: str,
+        weapon: AffWeapon,
+        sight: SightFacts,
+        option: Option,
+        defensive: bool,
+    ) -> Outcome:
+        """The melee exchange: both rolls, the winner; a defender's win strikes back unless it
+        fought defensively."""
+        mods = [{"source": m.source, "value": m.value, "applies_to": m.applies_to} for m in option.modifiers]
+        att, _, dfn, d_mods, parry = self.melee_scores(battle, uid, target, weapon, sight, defensive)
         a_total = sum(battle.dice.roll(2, 6, "melee", uid)) + att
         d_total = sum(battle.dice.roll(2, 6, "melee defence", target)) + dfn
         winner = uid if a_total > d_total else target if d_total > a_total else None
@@ -778,15 +889,7 @@ class AffRuleset(Ruleset[AffStats, AffOptions]):
             p_hurt=option.detail["p_hurt"],
         )
         p_opp = p_opposed(att, dfn)
-        can_riposte = (
-            self.riposte
-            and parry is not None
-            and sight.arc != Arc.REAR
-            and any(
-                self.edge_gap_yards(battle, target, uid) <= w.reach + 1e-9
-                for w in battle.stats(target).melee_weapons()
-            )
-        )
+        can_riposte = parry is not None and not defensive and self.can_riposte(battle, uid, target, sight)
         battle.emit(
             "defence",
             unit=target,
