@@ -2,8 +2,8 @@
 
 Implements shared/rules/cortex-actions-defense-damage.txt (initiative, actions,
 movement, innate/block/dodge/all-out defence, cover, poor visibility, range,
-armour, damage, passing out, shock, seriously wounded, dying). Numbers and
-procedures from the text are named constants of the package's modules;
+armour, damage, passing out, shock, seriously wounded, dying). The numbers of
+the text are options (:mod:`game.rules.cortex.options`, defaults the text's);
 docs/rulesets/cortex.md lists them with every decision.
 
 The package, by concept (each module states its contract): ``stats`` and

@@ -52,10 +52,12 @@ Where the text is silent (decisions):
   a free ``dodge_reroll`` maneuver (default: reroll); the choice is made before
   the move because a move may spend the unit's last AP, which ends its turn.
   Option ``always_reroll_dodge``: the old variant, every move rerolls.
-- Insight and Resolve are used for initiative, the one information check of a
-  battle: each round every unit rolls one aim die + Insight, highest first;
-  ties go to higher Resolve, then a roll-off. A unit hidden from an enemy, or
-  with an enemy hidden from it, is at -1 Insight and -1 Resolve.
+- Insight and Resolve are used for initiative: each round every unit rolls one
+  aim die + Insight, highest first; ties go to higher Resolve, then a roll-off.
+  Initiative is no information check regarding the other unit, so hiding does
+  not change it (``info_scores`` gives the -1 on checks about the other unit);
+  option ``hidden_initiative_penalty``: the old reading, -1 on initiative too.
+- Every number here is an option (:mod:`game.rules.defence_dice.options`).
 - Turn economy: 2 AP a round; moving costs 1 AP per 5 yards, an attack 1 AP
   (one attack a turn), a posture change 1 AP, facing is free. Melee reach is
   measured base edge to base edge (``Weapon.reach`` yards, default 1); ranged
