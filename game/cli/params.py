@@ -172,10 +172,10 @@ def ruleset_options(
             range: one line naming ``flag``, the option, its type, range and default and the
             ruleset (exit 2).
     """
-    from game.rules import RULESET_NAMES, ruleset_class
+    from game.rules import REGISTRY, RULESET_NAMES, ruleset_class
     from game.rules.options import check
 
-    if ruleset not in RULESET_NAMES:
+    if ruleset not in REGISTRY:  # the registry: a ruleset registered at run time counts too
         raise BadInput("--ruleset", f"unknown ruleset {ruleset!r}; choose one of {', '.join(RULESET_NAMES)}")
     merged = {**(base or {}), **values}
     try:

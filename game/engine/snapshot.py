@@ -167,11 +167,11 @@ def _family(line: str, source: str) -> _Family:
     return got
 
 
-def read_snapshot(data: bytes, source: str = "<snapshot>") -> Any:
+def read_snapshot(data: bytes, source: str, kinds: tuple[type, type]) -> Any:
     """The match ``data`` holds (see the module docstring); :class:`SnapshotError` if none."""
     parts = _split(data, source)
     try:
-        return _restore(parts, source)
+        return _restore(parts, source, kinds)
     except SnapshotError:
         raise
     except (KeyError, TypeError, ValueError, IndexError, AttributeError, SkirmishError) as e:
@@ -253,8 +253,8 @@ def _counts(v: Any, what: str) -> dict[str, int]:
     return {_str(k, what): _int(x, f"{what}.{k}") for k, x in v.items()}
 
 
-def _restore(parts: _Parts, source: str) -> Any:
-    from game.engine.match import Match, MatchDice
+def _restore(parts: _Parts, source: str, kinds: tuple[type, type]) -> Any:
+    Match, MatchDice = kinds  # the caller's classes (game.engine.match): no import cycle
 
     family = _family(parts.first, source)
     start, spec, rules = family.start, family.spec, family.rules

@@ -4,9 +4,9 @@ Contract:
 - :func:`batch_run` plays the full cross product scenarios x rulesets x option grid x policies x
   seeds and returns a :class:`pandas.DataFrame` with one row per battle and side and the columns of
   ``battles.csv`` (:func:`game.tools.results.columns`: ``variant, scenario, ruleset, options``, one
-  ``option_<key>`` column per option the grid varies, ``seed ... log``, then the mechanic counts of
+  ``option.<key>`` column per option the grid varies, ``seed ... log``, then the mechanic counts of
   the rulesets played). Numbers are numbers (``seed``, ``won``, ``damage_dealt``, ...), the
-  ``option_<key>`` cells are the values as played.
+  ``option.<key>`` cells are the values as played.
 - ``options`` is a grid: ``{name: value or list of values}`` applies to every ruleset played
   that has the option (a name no ruleset has is a :class:`~game.core.errors.SkirmishError`);
   ``{ruleset: {name: values}}`` applies to that ruleset only. Lists multiply (every combination);
@@ -144,7 +144,7 @@ def batch_run(
 
     from game.ai import check_policy
     from game.rules import RULESET_NAMES, get_ruleset, ruleset_class
-    from game.rules.option_help import option_problem
+    from game.rules.options import option_problem
     from game.tools import batch, results
     from game.tools.sweep import label
 
@@ -184,7 +184,7 @@ def batch_run(
                     get_ruleset(r, merged)
                 except ValidationError as e:
                     raise SkirmishError(option_problem(f"ruleset {r}", ruleset_class(r).Options, e)) from None
-                factors = {f"option_{k}": results.value_text(v) for k, v in combo.items()}
+                factors = {f"option.{k}": results.value_text(v) for k, v in combo.items()}
                 for arm in arms:
                     pols = _arm(arm, spec.sides)
                     varying = list(factors)
@@ -203,7 +203,7 @@ def batch_run(
                         round_limit=round_limit,
                     )
                     cells = tuple(
-                        (f"option_{k}", results.value_text(combo[k])) if k in combo else (f"option_{k}", "")
+                        (f"option.{k}", results.value_text(combo[k])) if k in combo else (f"option.{k}", "")
                         for k in varied
                     )
                     planned += [
@@ -216,13 +216,13 @@ def batch_run(
     header = results.columns(played, varied)
     frame = pandas.DataFrame(tidy, columns=header)
     for k in varied:  # the values as played, not their text
-        col = f"option_{k}"
+        col = f"option.{k}"
         frame[col] = [_played(v) for v in frame[col]]
     return frame
 
 
 def _played(cell: Any) -> Any:
-    """An ``option_<key>`` cell's value (JSON text back to the value; '' to None)."""
+    """An ``option.<key>`` cell's value (JSON text back to the value; '' to None)."""
     import json
 
     if cell in ("", None):

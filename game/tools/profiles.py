@@ -156,10 +156,12 @@ def profile_rows(
 def write(rows: Sequence[Mapping[str, Any]], path: Path) -> Path:
     """``profiles.csv`` with the columns in the documented order (atomically)."""
     from game.core.events import atomic_write_text
-    from game.tools.batch import rows_to_csv
+    from game.tools.csvtext import rows_to_csv
 
     fixed = [*LEADING, *TRAILING]
-    extra = list(dict.fromkeys(k for r in rows for k in r if k not in fixed))
+    extra = sorted(
+        {k for r in rows for k in r if k not in fixed}
+    )  # mechanics: one order, however the rows came
     header = fixed + extra
     full = [{k: r.get(k, "") for k in header} for r in rows]
     if not full:

@@ -35,7 +35,7 @@ def test_option_grid_multiplies_and_keeps_the_values_as_played():
     df = batch_run(
         str(DUEL), rulesets="gurps", options={"gurps": {"ground_retreat_roll": [True, False]}}, seeds=[5]
     )
-    assert list(df["option_ground_retreat_roll"]) == [True, True, False, False]
+    assert list(df["option.ground_retreat_roll"]) == [True, True, False, False]
     assert df["options"].str.contains("ground_retreat_roll=true").sum() == 2
     # the same call on two workers: the same frame, in the same order
     again = batch_run(
