@@ -345,7 +345,7 @@ def _restore(parts: _Parts, source: str, kinds: tuple[type, type]) -> Any:
                     _int(outcome["rounds"], "rounds"),
                 )
             )
-        match = object.__new__(Match)
+        match: Any = object.__new__(Match)
         match.spec = spec
         match.ruleset_name = ruleset
         match.rules = rules
