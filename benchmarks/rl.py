@@ -83,7 +83,8 @@ def main(argv: list[str] | None = None) -> int:
     if prof is not None:
         pstats.Stats(prof).sort_stats("cumulative").print_stats(25)
     print(
-        f"rl duel: {rate:.0f} steps/s skirmish ({args.ruleset}), {rate4:.0f} connect_four, ratio {rate / rate4:.3f}"
+        f"rl duel: {rate:.0f} steps/s skirmish ({args.ruleset}), {rate4:.0f} connect_four, "
+        f"ratio {rate / rate4:.3f}"
     )
     return 0
 
