@@ -34,7 +34,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from game.core.errors import SkirmishError
 from game.core.events import atomic_write_text, naming
@@ -443,8 +443,15 @@ def record(
     progress: bool = True,
     desc: str = "battles",
     before_first_write: Callable[[], object] | None = None,
+    companion: Companion | None = None,
 ) -> Recorded:
     """Play ``planned`` into the results file ``path`` (see the module docstring).
+
+    ``companion`` (e.g. ``profiles.csv``, :class:`game.tools.profiles.ProfilesFile`) is a file
+    kept with the same care: told the battles resumed (``begin``), given each finished battle
+    just before its rows are appended (``write``: so a battle in the CSV is whole in the
+    companion, and one the companion has but the CSV lacks is played again), and rewritten in
+    plan order when the run ends (``end``).
 
     Returns the finished battles; ``interrupted`` says whether a KeyboardInterrupt stopped it.
     ``before_first_write`` runs before a fresh run first replaces the file (its manifest), so a
@@ -477,6 +484,8 @@ def record(
         _rewrite(out, path, header)
     # else: a previous run's file is replaced by this run's first rows (atomically, see _Appender)
     todo = [i for i in range(len(planned)) if i not in out.rows]
+    if companion is not None:
+        companion.begin(out.rows, resume)
     appender = _Appender(path, header, fresh=not out.rows, first=before_first_write)
     try:
         for j, row in batch.iter_batch(
@@ -489,6 +498,8 @@ def record(
         ):
             i = todo[j]
             tidy = side_rows(row, planned[i])
+            if companion is not None:
+                companion.write(i, row)
             appender.write(tidy)
             out.tidy[i], out.rows[i] = tidy, row
     except KeyboardInterrupt as e:
@@ -498,7 +509,21 @@ def record(
         appender.close()
         if out.rows:
             _rewrite(out, path, header)
+        if companion is not None:
+            companion.end(out.rows)
     return out
+
+
+class Companion(Protocol):
+    """A file written beside the results file, battle by battle (see :func:`record`)."""
+
+    def begin(self, resumed: Mapping[int, Mapping[str, Any]], resume: bool) -> None: ...
+    def write(self, i: int, row: Mapping[str, Any]) -> None: ...
+    def end(self, rows: Mapping[int, Mapping[str, Any]]) -> None: ...
+
+
+class Appender(_Appender):
+    """Appends rows to a CSV battle by battle, as the results file is (for companions)."""
 
 
 def _rewrite(out: Recorded, path: Path, header: Sequence[str]) -> None:
