@@ -401,6 +401,14 @@ def _protection_chosen(e: dict[str, Any]) -> str | None:
     return None
 
 
+def _protection_option(
+    uid: str, p: ProtectionRoll, label: str, safe: float, mean: float, **extra: Any
+) -> Option:
+    """A protection decision's option (round-start choice or a hit's): its odds and track."""
+    detail = {"expected_damage": mean, "track": list(p.track), "expected_harm": {STAMINA: mean}, **extra}
+    return Option(Defend(uid, p.kind), label, p_success=safe, modifiers=p.modifiers, detail=detail)
+
+
 class AffRuleset(Ruleset[AffStats, AffOptions]):
     """Advanced Fighting Fantasy: opposed 2d6 melee, damage tracks, armour or dodge protection."""
 
@@ -602,20 +610,8 @@ class AffRuleset(Ruleset[AffStats, AffOptions]):
                 mean += sum(expected_damage(w.track, p.track, 0, p.bonus) for w in weapons) / len(weapons)
             if threats:
                 safe, mean = safe / len(threats), mean / len(threats)
-            out.append(
-                Option(
-                    Defend(uid, p.kind),
-                    f"{p.label} this round: {100 * safe:.0f}% no damage a hit, {mean:.2f} expected",
-                    p_success=safe,
-                    modifiers=p.modifiers,
-                    detail={
-                        "expected_damage": mean,
-                        "track": list(p.track),
-                        "expected_harm": {STAMINA: mean},
-                        "threats": sum(len(ws) for ws in threats),
-                    },
-                )
-            )
+            label = f"{p.label} this round: {100 * safe:.0f}% no damage a hit, {mean:.2f} expected"
+            out.append(_protection_option(uid, p, label, safe, mean, threats=sum(len(ws) for ws in threats)))
         return tuple(out)
 
     @step("aff.round")
@@ -1027,20 +1023,8 @@ class AffRuleset(Ruleset[AffStats, AffOptions]):
         for p in self.protection_choices(battle, uid):
             safe = p_no_damage(weapon.track, p.track, 0, p.bonus)
             mean = expected_damage(weapon.track, p.track, 0, p.bonus)
-            out.append(
-                Option(
-                    Defend(uid, p.kind),
-                    f"{p.label}: {100 * safe:.0f}% no damage, {mean:.2f} expected",
-                    p_success=safe,
-                    modifiers=p.modifiers,
-                    detail={
-                        "expected_damage": mean,
-                        "track": list(p.track),
-                        "expected_harm": {STAMINA: mean},
-                        "expected_harm_without": {STAMINA: bare},
-                    },
-                )
-            )
+            label = f"{p.label}: {100 * safe:.0f}% no damage, {mean:.2f} expected"
+            out.append(_protection_option(uid, p, label, safe, mean, expected_harm_without={STAMINA: bare}))
         return tuple(out)
 
     @step("hit")
