@@ -198,7 +198,7 @@ class ProfilesFile:
     def begin(self, resumed: Mapping[int, Mapping[str, Any]], resume: bool) -> None:
         """Keep the rows of the battles resumed (from the file as an earlier run left it, a torn
         last line dropped) and start appending after them."""
-        from game.tools.results import Appender
+        from game.tools.appender import Appender
 
         previous = _read_whole(self.path) if resume else []
         for i in sorted(resumed):
