@@ -1,0 +1,248 @@
+"""The ``planner`` policy: a portfolio search played forward through clones of the real match.
+
+Contract:
+- ``SearchPlanner(options)(view, decision, rng)`` returns a legal command of ``decision``. It is
+  registered as ``planner``; the one-ply evaluator it searches with is ``planner1``
+  (:mod:`game.ai.planner.onestep`), still registered under that name.
+- **Candidates.** For a turn decision: the first command of every script of the
+  :data:`PORTFOLIO` (``planner1``, ``cautious``, ``aggressive``) and, where the decision offers
+  them, the standing maneuvers a script may never choose (All-Out Defence and other postures of
+  the turn that move no unit: every option without a point that is not an attack). For a
+  reaction (which defence, retreat or not, where to dodge, interpose, follow): every option
+  without a point, and for options with a point the point each script would choose.
+- **Playing a line forward.** Each candidate is applied to ``samples`` clones of the match
+  (:meth:`~game.engine.view.MatchView.fork`): each clone's dice are a fresh stream seeded from
+  ``rng`` (*determinization*: the sampled dice are the clone's own, never the real match's
+  next rolls, and the same seed gives the same battle). The line then continues: the deciding
+  unit keeps playing the script that proposed the candidate (``planner1`` for options no
+  script proposed), every other unit plays ``cautious`` (the fixed opponent of Portfolio
+  Greedy Search), until the deciding unit's turn (for a reaction: the turn it happens in) has
+  ended and ``horizon`` more turns of other units have been played, the battle ends, or the
+  line's share of the node budget (``budget``: commands simulated per decision, split evenly
+  over candidates x samples) is spent.
+- **Value.** A line is worth the change of the deciding side's material over it, as the game
+  prices it: every unit in action is worth ``ALIVE`` (evaluate.ALIVE) plus its health fraction
+  (``tactics.condition``, the rules' own tracks), friends count plus and enemies minus. A
+  candidate's value is the mean over its samples; the best mean is played, ties to the
+  candidate listed first (planner1's own choice comes first). With a single legal command
+  nothing is searched.
+- ``time_cap_ms`` (the window's hardest level only): the search stops adding samples once the
+  cap is spent; battles in benchmarks and tests use nodes alone, so they stay deterministic.
+- Every random draw comes from ``rng`` (seeds for the clones, the scripts' own draws): a battle
+  is a pure function of its seed. The real match is never changed, except what the scripts
+  remember through ``view.remember`` (their quarry), as when they play.
+- The candidates weighed, with their values, are recorded for the window's overlay
+  (:mod:`game.ai.planner.trace`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import fields
+from typing import Any
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from game.ai import tactics as t
+from game.ai.aggressive import aggressive_policy
+from game.ai.cautious import cautious_policy
+from game.ai.planner import evaluate as ev
+from game.ai.planner import trace
+from game.ai.planner.onestep import Planner as OneStep
+from game.core.commands import Attack, Command, Decision, EndTurn, Face, Move, Option, Step
+from game.engine.view import MatchView
+
+#: Default commands simulated per decision (over all candidates and samples).
+DEFAULT_BUDGET = 48
+#: Default determinizations (sampled dice streams) per candidate.
+DEFAULT_SAMPLES = 2
+#: Default number of other units' turns played after the deciding unit's turn.
+DEFAULT_HORIZON = 1
+#: Most candidates weighed per decision.
+MAX_CANDIDATES = 6
+
+Script = Callable[[Any, Decision, np.random.Generator], Command]
+
+
+class SearchOptions(BaseModel):
+    """Options of the ``planner`` policy (``--policy-option planner.KEY=VALUE``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    budget: int = Field(
+        default=DEFAULT_BUDGET,
+        ge=1,
+        le=4096,
+        description="commands simulated per decision through clones of the match (strength for time)",
+    )
+    samples: int = Field(default=DEFAULT_SAMPLES, ge=1, le=32, description="sampled dice streams per candidate")
+    horizon: int = Field(
+        default=DEFAULT_HORIZON, ge=0, le=8, description="other units' turns played after the unit's own"
+    )
+    time_cap_ms: int | None = Field(
+        default=None, ge=1, le=60_000, description="stop searching after this many ms (window only)"
+    )
+
+
+def _portfolio() -> list[tuple[str, Script]]:
+    return [("planner1", OneStep()), ("cautious", cautious_policy), ("aggressive", aggressive_policy)]
+
+
+def material(view: MatchView, side: str) -> float:
+    """The side's material as the game prices it: friends' worth minus enemies' (see module doc)."""
+    total = 0.0
+    for u in view.units(alive=True):
+        worth = ev.ALIVE + t.condition(view, u.id)
+        total += worth if u.side == side else -worth
+    return total
+
+
+def _same(a: Any, b: Any) -> bool:
+    return bool(a == b)
+
+
+class SearchPlanner:
+    """The searching planner with its options (see the module doc)."""
+
+    def __init__(self, options: SearchOptions | None = None) -> None:
+        self.options = options or SearchOptions()
+        self._scripts = _portfolio()
+        self._default: Script = cautious_policy
+
+    def __repr__(self) -> str:
+        o = self.options
+        return f"SearchPlanner(budget={o.budget}, samples={o.samples}, horizon={o.horizon})"
+
+    # ------------------------------------------------------------------ candidates
+    def candidates(
+        self, view: Any, decision: Decision, rng: np.random.Generator
+    ) -> list[tuple[str, Command, Script]]:
+        """(label, command, the script that plays on after it), planner1's choice first."""
+        out: list[tuple[str, Command, Script]] = []
+
+        def add(label: str, cmd: Command, script: Script) -> None:
+            if len(out) < MAX_CANDIDATES and not any(_same(cmd, c) for _, c, _ in out):
+                out.append((label, cmd, script))
+
+        for name, script in self._scripts:
+            add(name, script(view, decision, rng), script)
+        planner1 = self._scripts[0][1]
+        for opt in decision.options:
+            if _is_point_option(opt) or (decision.kind == "turn" and _moves_or_attacks(opt)):
+                continue
+            add(opt.label, opt.command, planner1)
+        return out
+
+    # ------------------------------------------------------------------ search
+    def __call__(self, view: Any, decision: Decision, rng: np.random.Generator) -> Command:
+        cands = self.candidates(view, decision, rng)
+        side = view.unit(decision.unit).side
+        if len(cands) == 1:
+            label, cmd, _ = cands[0]
+            trace.record(
+                view,
+                trace.Considered(
+                    decision.unit, decision.kind, view.event_count, (trace.Candidate(label, 0.0),), 0, view.round
+                ),
+            )
+            return cmd
+        o = self.options
+        per_line = max(1, o.budget // (len(cands) * o.samples))
+        seeds = [int(s) for s in rng.integers(0, 2**62, size=o.samples)]
+        start = time.perf_counter()
+        totals = [0.0] * len(cands)
+        counts = [0] * len(cands)
+        for k, seed in enumerate(seeds):
+            if o.time_cap_ms is not None and k > 0 and (time.perf_counter() - start) * 1000 > o.time_cap_ms:
+                break
+            line_rng = np.random.default_rng(seed)
+            for i, (_, cmd, script) in enumerate(cands):
+                totals[i] += self.play_line(view, decision, side, cmd, script, seed, per_line, line_rng)
+                counts[i] += 1
+        means = [tot / max(1, n) for tot, n in zip(totals, counts, strict=True)]
+        best = max(range(len(cands)), key=lambda i: (means[i], -i))
+        order = sorted(range(len(cands)), key=lambda i: (i != best, -means[i], i))
+        weighed = tuple(
+            trace.Candidate(
+                f"{cands[i][0]}: {_describe(cands[i][1])}",
+                means[i],
+                _point(cands[i][1]),
+                (f"material change {means[i]:+.2f} over {counts[i]} sampled futures",),
+            )
+            for i in order
+        )
+        trace.record(
+            view,
+            trace.Considered(decision.unit, decision.kind, view.event_count, weighed[: trace.KEEP], 0, view.round),
+        )
+        return cands[best][1]
+
+    def play_line(
+        self,
+        view: Any,
+        decision: Decision,
+        side: str,
+        cmd: Command,
+        script: Script,
+        seed: int,
+        nodes: int,
+        rng: np.random.Generator,
+    ) -> float:
+        """The material change for ``side`` of applying ``cmd`` in a clone with dice seeded by
+        ``seed``, then playing on (see the module doc) for at most ``nodes`` commands."""
+        uid = decision.unit
+        clone = view.fork(seed)
+        cv = MatchView(clone)
+        before = material(cv, side)
+        clone.apply(cmd)
+        # The turn the decision belongs to: the deciding unit's own, or (a reaction) the active one's.
+        turn_of = view.active
+        turns_ended = 0
+        for _ in range(nodes):
+            pending = clone.pending
+            if clone.outcome is not None or pending is None:
+                break
+            if pending.kind == "turn" and pending.unit != turn_of:
+                turns_ended += 1
+                turn_of = pending.unit
+                if turns_ended > self.options.horizon:
+                    break
+            cv = MatchView(clone)
+            policy = script if pending.unit == uid else self._default
+            clone.apply(policy(cv, pending, rng))
+        after = material(MatchView(clone), side)
+        clone.close()
+        return after - before
+
+
+def _is_point_option(opt: Option) -> bool:
+    return opt.point_field is not None
+
+
+def _moves_or_attacks(opt: Option) -> bool:
+    """An option a script already weighs (attacks, moves, facing, ending the turn)."""
+    return isinstance(opt.command, (Attack, Move, Step, Face, EndTurn))
+
+
+def _describe(cmd: Command) -> str:
+    name = type(cmd).__name__
+    bits = [f"{f.name}={getattr(cmd, f.name)}" for f in fields(cmd) if f.name != "unit"]
+    return f"{name}({', '.join(bits)})" if bits else name
+
+
+def _point(cmd: Command) -> tuple[float, float] | None:
+    p = getattr(cmd, "to", None) or getattr(cmd, "retreat_to", None)
+    if isinstance(p, tuple) and len(p) == 2:
+        return (float(p[0]), float(p[1]))
+    return None
+
+
+def make_planner(**options: Any) -> SearchPlanner:
+    """A searching planner with ``options`` (:class:`SearchOptions`; pydantic error if bad)."""
+    return SearchPlanner(SearchOptions.model_validate(options))
+
+
+#: The registered default planner.
+planner_policy = SearchPlanner()
