@@ -88,7 +88,7 @@ def test_a_setup_pays_only_by_its_gain_over_the_best_attack_now():
     """An aim is valued at SETUP_DISCOUNT × (promised attack − best attack now) over ending the
     turn where the unit stands (it gives up this turn's attack)."""
     checked = 0
-    with _session("hedgerows", "gurps", {"red": "planner", "blue": "planner"}) as s:
+    with _session("hedgerows", "gurps", {"red": "planner1", "blue": "planner1"}) as s:
         for _ in range(400):
             d = s.match.pending
             if d is None or checked >= 3:

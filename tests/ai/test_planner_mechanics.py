@@ -70,7 +70,7 @@ def test_planner_uses_every_mechanic(ruleset):
     for scenario in SCENARIOS:
         spec = load_spec(str(scenario), ruleset)
         first, second = spec.sides[0], spec.sides[1]
-        for players in ({first: "planner", second: "aggressive"}, {first: "cautious", second: "planner"}):
+        for players in ({first: "planner1", second: "aggressive"}, {first: "cautious", second: "planner1"}):
             with Session.start(spec, Setup(ruleset=ruleset, seed=1), players) as s:
 
                 def invariants(session: Session) -> None:
@@ -80,7 +80,7 @@ def test_planner_uses_every_mechanic(ruleset):
                 s.play(after=invariants)
                 m = s.match
                 for e in m.log.events:
-                    if e["type"] == "command" and players[m.side(e["unit"])] == "planner":
+                    if e["type"] == "command" and players[m.side(e["unit"])] == "planner1":
                         seen.update(_kinds(e["command"]))
     missing = MECHANICS[ruleset] - set(seen)
     assert not missing, (missing, dict(seen))
