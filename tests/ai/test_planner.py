@@ -90,7 +90,9 @@ def test_budget_knob_sets_the_points_weighed():
     spec = load_spec(str(ROOT / "scenarios" / "street.yaml"), "ap-pool")
     weighed = {}
     for budget in (2, 48):
-        with Session.start(spec, Setup(ruleset="ap-pool", seed=3), {"red": "planner1", "blue": "random"}) as s:
+        with Session.start(
+            spec, Setup(ruleset="ap-pool", seed=3), {"red": "planner1", "blue": "random"}
+        ) as s:
             policy = Planner(PlannerOptions(budget=budget))
             d = s.match.pending
             while d.kind != "turn" or s.players[s.match.side(d.unit)] != "planner1":

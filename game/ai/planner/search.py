@@ -77,7 +77,9 @@ class SearchOptions(BaseModel):
         le=4096,
         description="commands simulated per decision through clones of the match (strength for time)",
     )
-    samples: int = Field(default=DEFAULT_SAMPLES, ge=1, le=32, description="sampled dice streams per candidate")
+    samples: int = Field(
+        default=DEFAULT_SAMPLES, ge=1, le=32, description="sampled dice streams per candidate"
+    )
     horizon: int = Field(
         default=DEFAULT_HORIZON, ge=0, le=8, description="other units' turns played after the unit's own"
     )
@@ -144,7 +146,12 @@ class SearchPlanner:
             trace.record(
                 view,
                 trace.Considered(
-                    decision.unit, decision.kind, view.event_count, (trace.Candidate(label, 0.0),), 0, view.round
+                    decision.unit,
+                    decision.kind,
+                    view.event_count,
+                    (trace.Candidate(label, 0.0),),
+                    0,
+                    view.round,
                 ),
             )
             return cmd
@@ -175,7 +182,9 @@ class SearchPlanner:
         )
         trace.record(
             view,
-            trace.Considered(decision.unit, decision.kind, view.event_count, weighed[: trace.KEEP], 0, view.round),
+            trace.Considered(
+                decision.unit, decision.kind, view.event_count, weighed[: trace.KEEP], 0, view.round
+            ),
         )
         return cands[best][1]
 
@@ -228,7 +237,7 @@ def _moves_or_attacks(opt: Option) -> bool:
 
 def _describe(cmd: Command) -> str:
     name = type(cmd).__name__
-    bits = [f"{f.name}={getattr(cmd, f.name)}" for f in fields(cmd) if f.name != "unit"]
+    bits = [f"{f.name}={getattr(cmd, f.name)}" for f in fields(cmd) if f.name != "unit"]  # type: ignore[arg-type]
     return f"{name}({', '.join(bits)})" if bits else name
 
 
