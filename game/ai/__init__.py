@@ -79,8 +79,8 @@ RANK: dict[str, str] = {
     "random": "the weakest",
     "aggressive": "middling",
     "cautious": "middling",
-    "planner": "the strongest",
-    "planner1": "strong",
+    "planner": "not yet measured (searches; the costliest)",
+    "planner1": "the strongest measured",
 }
 
 
