@@ -9,7 +9,7 @@ export SDL_AUDIODRIVER ?= dummy
 export MPLBACKEND ?= Agg
 export PYGAME_HIDE_SUPPORT_PROMPT = 1
 
-.PHONY: lock demo test test-all lint typecheck contracts check bench soak soak-ci clean venv fairness warmup
+.PHONY: scenarios-doc lock demo test test-all lint typecheck contracts check bench sidebyside soak soak-ci clean venv fairness warmup
 
 venv: $(STAMP)
 
@@ -17,12 +17,12 @@ $(STAMP): pyproject.toml requirements.lock
 	@echo "make: installing skirmish and its dependencies into $(VENV) (a few minutes the first time)"
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -c requirements.lock -e '.[dev,distributed,rl]'
+	$(BIN)/python -m pip install --quiet -c requirements.lock -e '.[dev,distributed,rl,analysis]'
 	touch $(STAMP)
 
 ## Rewrite requirements.lock from the venv (after changing a dependency in pyproject.toml).
 lock:
-	$(BIN)/python -m pip install --quiet -e '.[dev,distributed,rl]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,distributed,rl,analysis]'
 	{ echo "# requirements.lock: the exact versions CI and 'make venv' install (pip's constraints file)."; \
 	  echo "# Regenerate after changing a dependency: make lock"; \
 	  $(BIN)/python -m pip freeze --exclude-editable | grep -v '^skirmish'; } > requirements.lock
@@ -38,6 +38,13 @@ demo: $(STAMP)
 ## Are the shipped scenarios fair? Mirror-AI battles, one Markdown table (docs/scenarios.md).
 fairness: $(STAMP)
 	$(BIN)/skirmish fairness scenarios/*.yaml -n 200 --policy cautious --policy aggressive --check
+
+## docs/scenarios.md's fairness table and docs/img/fairness.png: every small shipped scenario
+## under every ruleset, mirror cautious and aggressive (about 2,000 battles, ~10 min on one core).
+SMALL_SCENARIOS := scenarios/duel.yaml scenarios/firing-line.yaml scenarios/hedgerows.yaml scenarios/skirmish-5v5.yaml scenarios/street.yaml
+scenarios-doc: $(STAMP)
+	$(BIN)/skirmish fairness $(SMALL_SCENARIOS) --ruleset all -n 40 --min-decisive 0 --max-battles 40 \
+	  --policy cautious --policy aggressive --heatmap docs/img/fairness.png --write-doc docs/scenarios.md
 
 ## The test suite (slow soak tests run in their short CI form). The kernels are compiled
 ## first, once, not by each test worker.
@@ -65,6 +72,14 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/paths.py
 	$(BIN)/python benchmarks/battles.py --quick
 	$(BIN)/python benchmarks/render.py
+
+## CPU per battle and per command of REF (a git commit, checked out beside the tree and kept in
+## ~/.cache/skirmish/sidebyside) against this tree, alternating in one sitting, on the issue's
+## measure: the shipped 5v5, cautious vs aggressive, every registered ruleset (docs/batch.md).
+REF ?= cbdbca2
+SIDEBYSIDE ?= --scenario skirmish-5v5 --policies cautious,aggressive --seeds 1-6 --rounds 5
+sidebyside: $(STAMP)
+	$(BIN)/python benchmarks/sidebyside.py --ref $(REF) $(SIDEBYSIDE)
 
 ## The long soak: thousands of random-policy battles with invariants on.
 soak: $(STAMP)

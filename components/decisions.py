@@ -45,11 +45,3 @@ class FlowStack:
     @property
     def running(self) -> bool:
         return bool(self.frames)
-
-
-@dataclass(slots=True)
-class RunningFlow:
-    """Interim (until the engine keeps every flow as a :class:`FlowStack`): the flow in
-    progress as a generator-like object, or ``None``."""
-
-    flow: Any = None

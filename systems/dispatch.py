@@ -21,7 +21,7 @@ from typing import Any
 
 import esper
 
-from components.decisions import FlowStack, Inbox, PendingDecision, RunningFlow
+from components.decisions import FlowStack, Inbox, PendingDecision
 from components.spatial import Posture
 from components.state import TurnState
 from components.turns import ActiveTurn
@@ -58,19 +58,12 @@ class DispatchSystem(esper.Processor):
         stack: FlowStack = store.battle(FlowStack)
         if stack.frames:
             self._advance(host, stack.frames, cmd)
-        elif store.battle(RunningFlow).flow is not None:
-            self._legacy_step(host, store.battle(RunningFlow), cmd)
         else:
             self._turn_command(host, cmd)
 
     # ------------------------------------------------------------ flows
-    def _start(self, host: Host, frame: Frame, legacy: Any) -> None:
-        if self._rules.stepped:
-            self._advance(host, (frame,), None)
-        else:  # a ruleset still on generator flows (being converted)
-            running = RunningFlow(legacy)
-            host.store.put_battle(running)
-            self._legacy_step(host, running, None, first=True)
+    def _start(self, host: Host, frame: Frame) -> None:
+        self._advance(host, (frame,), None)
 
     def _advance(self, host: Host, frames: tuple[Frame, ...], answer: Any) -> None:
         """Run the flow on to its next decision (which becomes the pending one) or its end."""
@@ -91,14 +84,6 @@ class DispatchSystem(esper.Processor):
             return None
         builder, args = stack.asking
         return self._rules.ask(host, builder, args)
-
-    def _legacy_step(self, host: Host, running: RunningFlow, answer: Any, first: bool = False) -> None:
-        try:
-            decision = next(running.flow) if first else running.flow.send(answer)
-        except StopIteration:
-            host.store.put_battle(RunningFlow())
-            return
-        host.store.put_battle(PendingDecision(decision))
 
     # ------------------------------------------------------------ turn commands
     def _turn_command(self, host: Host, cmd: Any) -> None:
@@ -126,10 +111,8 @@ class DispatchSystem(esper.Processor):
             self._turns.spend_ap(host, uid, costs.get("attack", 0), "attack")
             state = store.get(uid, TurnState)
             store.put(uid, replace(state, attacked_with=state.attacked_with | {cmd.weapon}))
-            legacy = None if rules.stepped else rules.attack(host, cmd)
-            self._start(host, rules.attack_frame(cmd), legacy)
+            self._start(host, rules.attack_frame(cmd))
         elif isinstance(cmd, Maneuver):
-            legacy = None if rules.stepped else rules.maneuver(host, cmd)
-            self._start(host, rules.maneuver_frame(cmd), legacy)
+            self._start(host, rules.maneuver_frame(cmd))
         else:  # pragma: no cover - decisions only offer the types above
             raise TypeError(f"unexpected turn command {cmd!r}")

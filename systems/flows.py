@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from components.decisions import FlowStack, RunningFlow
+from components.decisions import FlowStack
 from systems.store import Store
 
 
 def flow_running(store: Store) -> bool:
     """Whether an attack or a maneuver is being resolved (a flow's frames, or, while a ruleset
     still runs generator flows, its generator)."""
-    return bool(store.battle(FlowStack).frames) or store.battle(RunningFlow).flow is not None
+    return bool(store.battle(FlowStack).frames)

@@ -88,12 +88,12 @@ class TurnSystem(esper.Processor):
         uid = turn.unit
         if uid is not None:
             if not turn.over:
-                turn = replace(turn, commands=turn.commands + 1)
+                turn = ActiveTurn(uid, False, turn.commands + 1)  # (replace() costs 3x)
                 if turn.commands > MAX_COMMANDS_PER_TURN:
                     host.emit(
                         "status", unit=uid, flag="turn_limit", on=True, reason="too many commands in one turn"
                     )
-                    turn = replace(turn, over=True)
+                    turn = ActiveTurn(uid, True, turn.commands)
                 store.put_battle(turn)
             if not turn.over and not store.get(uid, Health).out_of_action:
                 decision = self.decision(host, uid)
@@ -101,7 +101,7 @@ class TurnSystem(esper.Processor):
                     store.put_battle(PendingDecision(decision))
                     return
             host.emit("turn_end", unit=uid, ap_left=store.get(uid, ActionPoints).current)
-            store.put_battle(replace(turn, unit=None))
+            store.put_battle(ActiveTurn(None, turn.over, turn.commands))
         rnd: Round = store.battle(Round)
         if not rnd.order:
             if rnd.number >= rnd.limit:
@@ -110,7 +110,7 @@ class TurnSystem(esper.Processor):
             rnd = store.battle(Round)
             if not rnd.order:
                 return
-        store.put_battle(replace(rnd, order=rnd.order[1:]))
+        store.put_battle(Round(rnd.number, rnd.limit, rnd.order[1:]))
         self._start_turn(host, rnd.order[0])
 
     def _start_round(self, host: Host, rnd: Round) -> None:

@@ -6,16 +6,17 @@ the round limit is reached and no turn is left to play (``round limit``: a draw)
 the :class:`~components.outcome.Outcome` to the battle entity, drops any pending decision and
 logs ``match_end`` with the survivors of each side.
 
-The sides come from the ``Identity`` components of the units in action (``Store.in_action``:
-the units whose ``Health`` flags leave them in action, remembered until the casualty system
-changes a flag), so the check that runs after every step costs one pass over those units.
+The sides are those of the units in action (``Store.in_action``: the units whose ``Health``
+flags leave them in action, remembered until the casualty system changes a flag) read from the
+store's fixed side table (a unit's ``Identity`` never changes), so the check that runs after
+every step costs one pass over those units and no component read.
 """
 
 from __future__ import annotations
 
 import esper
 
-from components.decisions import FlowStack, PendingDecision, RunningFlow
+from components.decisions import FlowStack, PendingDecision
 from components.identity import Identity
 from components.outcome import Outcome
 from components.turns import ActiveTurn, Round
@@ -33,20 +34,20 @@ class VictorySystem(esper.Processor):
         store = host.store
         if store.has_battle(Outcome) or flow_running(store):
             return
-        standing = [store.get(u, Identity) for u in store.in_action()]
-        sides = {ident.side for ident in standing}
+        alive = store.in_action()
+        side = store.side  # a unit's side never changes: the store's table, no component read
+        sides = {side[u] for u in alive}
         if len(sides) == 1:
-            self._end(host, sides.pop(), "last side standing", standing)
+            self._end(host, sides.pop(), "last side standing", alive)
         elif not sides:
-            self._end(host, None, "no units left", standing)
+            self._end(host, None, "no units left", alive)
         else:
             rnd: Round = store.battle(Round)
             if store.battle(ActiveTurn).unit is None and not rnd.order and rnd.number >= rnd.limit:
-                self._end(host, None, "round limit", standing)
+                self._end(host, None, "round limit", alive)
 
-    def _end(self, host: Host, winner: str | None, reason: str, standing: list[Identity]) -> None:
-        host.store.put_battle(
-            Outcome(winner, reason, host.round), FlowStack(), RunningFlow(), PendingDecision()
-        )
+    def _end(self, host: Host, winner: str | None, reason: str, alive: list[str]) -> None:
+        standing = [host.store.get(u, Identity) for u in alive]
+        host.store.put_battle(Outcome(winner, reason, host.round), FlowStack(), PendingDecision())
         survivors = {s: [ident.uid for ident in standing if ident.side == s] for s in self._sides}
         host.emit("match_end", winner=winner, reason=reason, rounds=host.round, survivors=survivors)

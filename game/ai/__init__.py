@@ -148,7 +148,7 @@ def get_policy(name: str, **options: Any) -> Policy:
     except ValidationError as e:
         model = _OPTION_MODELS.get(name)
         if model is not None:  # the option at fault, then every option with its type and bounds
-            from game.rules.option_help import option_problem
+            from game.rules.options import option_problem
 
             raise PolicyOptionError(option_problem(f"policy {name}", _load(model), e)) from None
         err = e.errors()[0]

@@ -34,6 +34,11 @@ SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
     "battle": ("game.cli.battle", "battle", "Run headless AI-vs-AI battles."),
     "tournament": ("game.cli.tournament", "tournament", "Round robin of AI policies, with ratings."),
     "fairness": ("game.cli.fairness", "fairness", "Mirror-AI win shares of scenarios, as a Markdown table."),
+    "balance": (
+        "game.cli.balance",
+        "balance",
+        "Find the value of a profile field or option that balances a scenario.",
+    ),
     "replay": ("game.cli.replay", "replay", "Verify (or view) a recorded battle."),
     "reach": ("game.cli.reach", "reach", "The exact region a unit can move to."),
     "path": ("game.cli.path", "path", "Whether a unit may move to a point, and the path."),

@@ -51,7 +51,6 @@ Contract (issue 6, DESIGN §4):
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import re
 import signal
@@ -71,6 +70,7 @@ from game.cli.params import (
     POLICY,
     POLICY_OPTIONS,
     POLICY_TIMEOUT,
+    RULESET_OPTIONS,
     SEED,
     SWAP_SIDES,
     WORKERS,
@@ -78,7 +78,11 @@ from game.cli.params import (
     OutputPath,
     count,
     default_workers,
+    parse_options,
+    parse_pairs,
+    parse_value,
     policy_problem,
+    ruleset_options,
     run_size,
     seeds_fit,
 )
@@ -103,30 +107,6 @@ class Variant:
 
 
 # --------------------------------------------------------------------------- parsing
-def parse_value(text: str) -> Any:
-    """An ``--option`` value: JSON (numbers, true/false/null, lists, quoted strings) or a bare string."""
-    low = text.strip().lower()
-    if low in ("yes", "on"):
-        return True
-    if low in ("no", "off"):
-        return False
-    try:
-        return json.loads(text)
-    except ValueError:
-        return text
-
-
-def parse_pairs(values: tuple[str, ...], what: str) -> dict[str, str]:
-    """``KEY=VALUE`` strings to a dict; a malformed one is a usage error naming ``what``."""
-    out: dict[str, str] = {}
-    for v in values:
-        key, eq, val = v.partition("=")
-        if not eq or not key.strip() or not val.strip():
-            raise BadInput(what, f"{v!r} is not KEY=VALUE")
-        out[key.strip()] = val.strip()
-    return out
-
-
 def parse_policy_options(values: tuple[str, ...]) -> dict[str, dict[str, Any]]:
     """``POLICY.KEY=VALUE`` strings to ``{policy: {key: value}}``, each policy made once with its
     options to check them (a usage error naming ``--policy-option`` otherwise)."""
@@ -208,20 +188,7 @@ def lock_outputs(
 
 def _ruleset_options(ruleset: str, spec: Any, cli_options: dict[str, Any]) -> dict[str, Any]:
     """Scenario options for ``ruleset`` overridden by ``--option``, validated by the ruleset."""
-    from pydantic import ValidationError
-
-    from game.rules import get_ruleset, ruleset_class
-    from game.rules.option_help import option_problem
-
-    merged = {**spec.options.get(ruleset, {}), **cli_options}
-    try:
-        get_ruleset(ruleset, merged)
-    except ValidationError as e:
-        # the option at fault and every valid option with its type, default and bounds
-        raise BadInput(
-            "--option", option_problem(f"ruleset {ruleset}", ruleset_class(ruleset).Options, e)
-        ) from None
-    return merged
+    return ruleset_options(ruleset, cli_options, base=spec.options.get(ruleset, {}))
 
 
 def _policies(
@@ -357,7 +324,7 @@ def _default_out(variants: list[Variant]) -> Path:
 @click.option("--blue", type=POLICY, help="Policy of the scenario's second side: a name or FILE.py:FUNCTION.")
 @click.option("--policy", "policy", multiple=True, metavar="SIDE=NAME", help="Policy of a side (repeatable).")
 @click.option("--ruleset", help="Play under this ruleset instead of the scenario's.")
-@click.option("--option", "option", multiple=True, metavar="KEY=VALUE", help="Ruleset option (repeatable).")
+@RULESET_OPTIONS
 @POLICY_OPTIONS
 @POLICY_TIMEOUT
 @SWAP_SIDES
@@ -369,6 +336,11 @@ def _default_out(variants: list[Variant]) -> Path:
 @click.option("--log", "log", type=OutputPath(), help="Keep event logs: a folder, or FILE.jsonl with -n 1.")
 @CHECK_INVARIANTS
 @click.option("--compare", nargs=2, metavar="A B", help="Compare two rulesets or two scenario files.")
+@click.option(
+    "--baseline",
+    metavar="ARM",
+    help="With --compare: the arm the other is compared with on the same seeds [default: A].",
+)
 @click.option("--plots/--no-plots", default=True, show_default=True, help="Write the PNG plots.")
 @click.option("--progress/--no-progress", default=True, show_default=True, help="Show the progress bar.")
 @click.option(
@@ -392,6 +364,7 @@ def battle(
     log: str | None,
     check_invariants: bool,
     compare: tuple[str, str] | None,
+    baseline: str | None,
     plots: bool,
     progress: bool,
     resume: bool,
@@ -406,8 +379,17 @@ def battle(
         raise BadInput("--ruleset", f"unknown ruleset {ruleset!r}; choose one of {', '.join(RULESET_NAMES)}")
     named = parse_pairs(policy, "--policy")
     policy_options = parse_policy_options(policy_option)
-    cli_options = {k: parse_value(v) for k, v in parse_pairs(option, "--option").items()}
+    cli_options = parse_options(option)
     variants = _variants(scenario, compare, ruleset, cli_options, red, blue, named)
+    if baseline is not None:
+        labels = [planned_label(v) for v in variants]
+        if len(variants) < 2:
+            raise BadInput("--baseline", "names the arm of --compare the other is compared with")
+        if baseline not in labels:
+            given = dict(zip(compare or (), labels, strict=False))
+            if baseline not in given:
+                raise BadInput("--baseline", f"no arm {baseline!r}; the arms are {', '.join(labels)}")
+            baseline = given[baseline]
     run_size(n * len(variants) * (2 if swap_sides else 1))
     if check_invariants:
         batch.invariant_checker(True)  # fail now, with one line, if the checker is missing
@@ -451,6 +433,7 @@ def battle(
             log,
             single,
             policy_timeout,
+            baseline,
         )
     finally:
         if scratch is not None:
@@ -475,6 +458,7 @@ def _play(
     log: str | None,
     single: bool,
     policy_timeout: float,
+    baseline: str | None = None,
 ) -> None:
     """Plan, play and report the battles of :func:`battle` (its arguments, checked)."""
     from game.rules import ruleset_class
@@ -482,7 +466,6 @@ def _play(
     from game.tools.stats import (
         mechanic_totals,
         mechanics_table,
-        newcombe,
         summarize,
         summary_records,
         summary_table,
@@ -514,8 +497,20 @@ def _play(
                 policy_timeout=policy_timeout,
             )
         )
+    # a column per option set (--option or the scenario's), as a sweep has one per varied option
+    option_keys = sorted({k for v in variants for k in v.options})
     planned = [
-        results.Planned(job, planned_label(v), v.spec.name, v.ruleset, tuple(v.spec.sides))
+        results.Planned(
+            job,
+            planned_label(v),
+            v.spec.name,
+            v.ruleset,
+            tuple(v.spec.sides),
+            tuple(
+                (f"option.{k}", results.value_text(v.options[k]) if k in v.options else "")
+                for k in option_keys
+            ),
+        )
         for v, vjobs in zip(variants, jobs_by_variant, strict=True)
         for job in vjobs
     ]
@@ -541,7 +536,7 @@ def _play(
     kept = record_run(
         planned,
         csv_path,
-        results.columns([v.ruleset for v in variants]),
+        results.columns([v.ruleset for v in variants], option_keys),
         params,
         resume=resume,
         workers=workers if workers is not None else default_workers(),
@@ -580,15 +575,10 @@ def _play(
             for line in summary_lines(summarize_battle(read_log(log_file), Facts(spec=v.spec))):
                 click.echo(line)
             click.echo("")
-    if len(summaries) == 2:
-        a, b = summaries
-        side_a, side_b = a.sides[0], b.sides[0]
-        d = newcombe(a.wins[side_a].k, a.n, b.wins[side_b].k, b.n)
-        who = side_a if side_a == side_b else f"{side_a}/{side_b}"
-        verdict = "significant" if d.significant else "not significant"
-        click.echo(f"difference in {who} win rate, {a.label} - {b.label}: {d} (95% Newcombe; {verdict})")
-        click.echo("")
+    if len(variants) > 1:
+        records = _paired_report(variants, by_variant, records, baseline)
     summary_path = batch.write_csv(records, out_dir / "summary.csv")
+    profiles_path = write_profiles(kept, planned, out_dir, resume)
     written: list[Path] = []
     if plots:
         from game.tools.plots import write_all
@@ -596,6 +586,7 @@ def _play(
         written = write_all({k: r for k, r in by_variant.items() if r}, out_dir)
     click.echo(f"battles: {csv_path}")
     click.echo(f"summary: {summary_path}")
+    click.echo(f"profiles: {profiles_path}")
     if plots:
         click.echo(f"plots: {', '.join(str(p) for p in written)}")
     if log_file is not None and log is not None:
@@ -608,12 +599,58 @@ def _play(
         report_errors(errors, len(planned), csv_path)
 
 
+def _paired_report(
+    variants: list[Variant],
+    by_variant: dict[str, list[dict[str, Any]]],
+    records: list[dict[str, Any]],
+    baseline: str | None,
+) -> list[dict[str, Any]]:
+    """Print every arm against the baseline arm on the same seeds (:mod:`game.tools.paired`) and
+    return ``records`` with the comparison columns on each arm's first-side row."""
+    from game.tools.paired import cells, compare_all, first_side_won, table
+
+    labels = [planned_label(v) for v in variants]
+    base = baseline if baseline is not None else labels[0]
+    outcomes = {
+        planned_label(v): first_side_won(by_variant.get(v.label, []), v.spec.sides[0]) for v in variants
+    }
+    comparisons = {c.arm: c for c in compare_all(outcomes, base)}
+    sides = list(dict.fromkeys(v.spec.sides[0] for v in variants))
+    click.echo(table(list(comparisons.values()), "/".join(sides)))
+    click.echo("")
+    out = []
+    for r in records:
+        first = next((v.spec.sides[0] for v in variants if planned_label(v) == r.get("variant")), None)
+        c = comparisons.get(r.get("variant", "")) if r.get("side") == first else None
+        out.append({**r, **cells(c, base)})
+    return out
+
+
 def planned_label(v: Variant) -> str:
     """The ``variant`` cell of a battle's variant: its label, else its scenario file's stem (bytes
     of a name that are not UTF-8 shown as U+FFFD: the cell is written to a UTF-8 file)."""
     from game.core.files import readable_name
 
     return v.label or readable_name(Path(v.path).stem)
+
+
+def write_profiles(kept: Recorded, planned: list[Planned], out_dir: Path, resume: bool) -> Path:
+    """``profiles.csv`` beside the battles (:mod:`game.tools.profiles`): per battle, side and unit
+    profile; battles resumed from an earlier run keep their rows of its ``profiles.csv``."""
+    from game.tools import profiles, results
+
+    path = out_dir / profiles.PROFILES
+    previous = profiles.read_previous(path) if resume else []
+    pairs = [
+        (
+            kept.rows[i],
+            {"variant": planned[i].variant, "options": results.options_text(planned[i].job.options)},
+        )
+        for i in sorted(kept.rows)
+        if "error" not in kept.rows[i]
+        for p in (planned[i],)
+    ]
+    return profiles.write(profiles.profile_rows(pairs, previous), path)
 
 
 # --------------------------------------------------------------------------- recording (battle, sweep)

@@ -8,6 +8,14 @@ exits 2 with click's usage line; a combination the rules forbid exits 2 with one
 (``Error: ...``). Every whole number lies in ``-100 .. 100`` (:data:`MAX_NUMBER`; and at least
 the parameter's minimum). A ruleset is imported only when the group lists or runs it; its query
 module only when asked.
+
+Every subcommand also takes ``--option KEY=VALUE`` (repeatable, :data:`game.cli.params.RULESET_OPTIONS`),
+checked against the ruleset's options as ``battle`` checks them (one line, exit 2). The odds
+are exact under the options set: an option that is also a query parameter (``aim_die``,
+``ubiquitous``, ``visibility``) sets that parameter (an explicit flag of its own wins); the
+validated options object goes to a query whose ``answer`` takes ``options``
+(:class:`game.rules.odds.OddsQuery`); an option changed from its default that the query does not
+read is refused, naming it, rather than answered as if it were not set.
 """
 
 from __future__ import annotations
@@ -72,11 +80,43 @@ def _option(p: OddsParam) -> click.Option:
     )
 
 
+def _with_options(
+    name: str, query: OddsQuery, option: tuple[str, ...], values: dict[str, Any]
+) -> dict[str, Any]:
+    """The query's arguments under the ruleset options ``option`` (see the module docstring)."""
+    from game.cli.params import BadInput, parse_options, ruleset_options
+    from game.rules import ruleset_class
+
+    given = ruleset_options(name, parse_options(option))
+    model = ruleset_class(name).Options.model_validate(given)
+    defaults = ruleset_class(name).Options()
+    ctx = click.get_current_context()
+    by_name = {p.name: p for p in query.params}
+    takes_options = "options" in inspect.signature(query.answer).parameters
+    out = dict(values)
+    for key in given:
+        value = getattr(model, key)
+        param = by_name.get(key)
+        if param is not None:
+            if ctx.get_parameter_source(key) is click.core.ParameterSource.DEFAULT:
+                out[key] = str(value) if param.kind is str and not isinstance(value, str) else value
+        elif not takes_options and value != getattr(defaults, key):
+            raise BadInput(
+                "--option",
+                f"the {name} odds do not read the option {key!r} yet; leave it at its default "
+                f"({getattr(defaults, key)!r}) or use 'skirmish battle --option'",
+            )
+    if takes_options:
+        out["options"] = model
+    return out
+
+
 def odds_command(name: str, query: OddsQuery) -> click.Command:
     """The click command of a ruleset's odds query."""
 
-    def run(as_json: bool, **values: Any) -> None:
+    def run(as_json: bool, option: tuple[str, ...], **values: Any) -> None:
         try:
+            values = _with_options(name, query, option, values)
             got = query.answer(**values)
         except OddsUsageError as e:
             raise click.UsageError(str(e)) from None
@@ -90,6 +130,14 @@ def odds_command(name: str, query: OddsQuery) -> click.Command:
 
     params: list[click.Parameter] = [_option(p) for p in query.params]
     params.append(click.Option(["--json", "as_json"], is_flag=True, help=query.json_help))
+    params.append(
+        click.Option(
+            ["--option", "option"],
+            multiple=True,
+            metavar="KEY=VALUE",
+            help="Ruleset option the odds are computed under (repeatable; 'skirmish rulesets' lists them).",
+        )
+    )
     return click.Command(name, callback=run, params=params, help=inspect.cleandoc(query.help))
 
 

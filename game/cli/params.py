@@ -34,6 +34,13 @@ Contract:
   :data:`DASK`, :data:`CHECK_INVARIANTS` (the batch commands) and :func:`script_options`
   (``--script``/``--shots``/``--headless``: the window driven by a script, ``play`` and ``edit``),
   with :func:`prepare_window`, the headless-or-display check both make first.
+- Ruleset options (issue 26), the one way every command takes them: :data:`RULESET_OPTIONS` is
+  the ``--option KEY=VALUE`` click option (repeatable); :func:`parse_options` reads its values
+  (:func:`parse_value`: JSON numbers, ``true``/``false``/``yes``/``no``, lists, else a bare
+  string) and :func:`ruleset_options` validates them for a ruleset over a base (the scenario's
+  ``options:`` block), a bad one a usage error of one line naming the option, its type, range
+  and default and the ruleset (:func:`game.rules.options.option_problem`), exit 2. The
+  signatures are stable: ``skirmish balance`` uses them too.
 - :class:`NumbersCommand` is a command whose arguments may be negative numbers (``skirmish
   path duel vasco -3 5.5``, ``skirmish los SCENARIO -2,4 blue-1``): a word that reads as a
   number is an argument, never an unknown option.
@@ -112,6 +119,98 @@ class BadInput(click.ClickException):
 
     def __init__(self, where: str, message: str) -> None:
         super().__init__(f"{where}: {message}")
+
+
+def parse_value(text: str) -> Any:
+    """An ``--option`` value: JSON (numbers, true/false/null, lists, quoted strings) or a bare string."""
+    import json
+
+    low = text.strip().lower()
+    if low in ("yes", "on"):
+        return True
+    if low in ("no", "off"):
+        return False
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def parse_pairs(values: tuple[str, ...] | list[str], what: str) -> dict[str, str]:
+    """``KEY=VALUE`` strings to a dict; a malformed one is a usage error naming ``what``."""
+    out: dict[str, str] = {}
+    for v in values:
+        key, eq, val = v.partition("=")
+        if not eq or not key.strip() or not val.strip():
+            raise BadInput(what, f"{v!r} is not KEY=VALUE")
+        out[key.strip()] = val.strip()
+    return out
+
+
+def parse_options(values: tuple[str, ...] | list[str], flag: str = "--option") -> dict[str, Any]:
+    """``KEY=VALUE`` flags to ``{key: value}`` (:func:`parse_value`); a malformed one, or a key
+    given twice, is a usage error naming ``flag``."""
+    keys = [v.partition("=")[0].strip() for v in values]
+    twice = next((k for i, k in enumerate(keys) if k in keys[:i]), None)
+    if twice is not None:
+        raise BadInput(flag, f"{twice!r} is given twice")
+    return {k: parse_value(v) for k, v in parse_pairs(values, flag).items()}
+
+
+def ruleset_options(
+    ruleset: str,
+    values: Mapping[str, Any],
+    *,
+    base: Mapping[str, Any] | None = None,
+    flag: str = "--option",
+) -> dict[str, Any]:
+    """``base`` (the scenario's options for ``ruleset``) overridden by ``values``, validated by the
+    ruleset's ``Options``: the merged mapping (only the keys given; the defaults stay implicit).
+
+    Raises:
+        BadInput: an unknown ruleset, or an unknown option or a value of the wrong type or out of
+            range: one line naming ``flag``, the option, its type, range and default and the
+            ruleset (exit 2).
+    """
+    from game.rules import REGISTRY, RULESET_NAMES, ruleset_class
+    from game.rules.options import check
+
+    if ruleset not in REGISTRY:  # the registry: a ruleset registered at run time counts too
+        raise BadInput("--ruleset", f"unknown ruleset {ruleset!r}; choose one of {', '.join(RULESET_NAMES)}")
+    merged = {**(base or {}), **values}
+    try:
+        check(ruleset, ruleset_class(ruleset).Options, merged)
+    except ValueError as e:
+        raise BadInput(flag, str(e)) from None
+    return merged
+
+
+def options_by_ruleset(
+    rulesets: list[str], values: Mapping[str, Any], flag: str = "--option"
+) -> dict[str, dict[str, Any]]:
+    """``--option`` values for a command that plays several rulesets: each key goes to the rulesets
+    whose ``Options`` have it (validated there); a key no ruleset has is a usage error."""
+    from game.rules import ruleset_class
+
+    out: dict[str, dict[str, Any]] = {}
+    for r in rulesets:
+        fields = ruleset_class(r).Options.model_fields
+        out[r] = ruleset_options(r, {k: v for k, v in values.items() if k in fields}, flag=flag)
+    for key in values:
+        if not any(key in ruleset_class(r).Options.model_fields for r in rulesets):
+            if len(rulesets) == 1:  # the ruleset's own words: did you mean, its options
+                ruleset_options(rulesets[0], {key: values[key]}, flag=flag)
+            import difflib
+
+            known = sorted({f for r in rulesets for f in ruleset_class(r).Options.model_fields})
+            near = difflib.get_close_matches(key, known, n=1)
+            hint = f" (did you mean {near[0]!r}?)" if near else ""
+            raise BadInput(
+                flag,
+                f"no ruleset played here ({', '.join(rulesets)}) has an option {key!r}{hint}; "
+                "'skirmish rulesets' lists each ruleset's options",
+            )
+    return out
 
 
 def count(value: int, flag: str, what: str, lo: int = 1, hi: int = MAX_BATTLES) -> int:
@@ -331,6 +430,13 @@ def prepare_window(verb: str, headless: bool, script_path: Path | None) -> None:
 
 _F = TypeVar("_F", bound=Callable[..., object])
 
+RULESET_OPTIONS = click.option(
+    "--option",
+    "option",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="Ruleset option, e.g. dodge_ap=3 (repeatable; 'skirmish rulesets' lists them).",
+)
 POLICY_OPTIONS = click.option(
     "--policy-option",
     "policy_option",

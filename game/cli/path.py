@@ -36,6 +36,7 @@ def path(
     x: float,
     y: float,
     ruleset: str | None,
+    option: tuple[str, ...],
     ap: int | None,
     retreat_from: str | None,
     dodge: bool,
@@ -44,7 +45,17 @@ def path(
     """Whether UNIT may move to (X, Y), and the path."""
     if not (math.isfinite(x) and math.isfinite(y)):
         raise click.BadParameter("X and Y must be finite numbers (inches)")
-    q = build_query(scenario, unit, ruleset=ruleset, ap=ap, retreat_from=retreat_from, dodge=dodge)
+    from game.cli.params import parse_options
+
+    q = build_query(
+        scenario,
+        unit,
+        ruleset=ruleset,
+        ap=ap,
+        retreat_from=retreat_from,
+        dodge=dodge,
+        options=parse_options(option),
+    )
     try:
         got = q.check((x, y))
     finally:

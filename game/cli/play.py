@@ -42,7 +42,17 @@ from pathlib import Path
 import click
 from click.core import ParameterSource
 
-from game.cli.params import POLICY_OPTIONS, POLICY_OR_HUMAN, SEED, prepare_window, script_options
+from game.cli.params import (
+    POLICY_OPTIONS,
+    POLICY_OR_HUMAN,
+    RULESET_OPTIONS,
+    SEED,
+    BadInput,
+    parse_options,
+    prepare_window,
+    ruleset_options,
+    script_options,
+)
 from game.cli.render import parse_size
 
 
@@ -112,6 +122,7 @@ def who_plays(spec: object, controllers: dict[str, str], given: dict[str, str], 
     help="Continue a saved game (F5 writes one); SCENARIO must be the file it was saved from.",
 )
 @script_options("key, click, hover, wait, shot")
+@RULESET_OPTIONS
 @POLICY_OPTIONS
 def play(
     scenario: Path,
@@ -125,6 +136,7 @@ def play(
     script_path: Path | None,
     shots: Path | None,
     headless: bool,
+    option: tuple[str, ...],
     policy_option: tuple[str, ...],
 ) -> None:
     """Play SCENARIO in a window."""
@@ -133,6 +145,11 @@ def play(
     prepare_window("play", headless, script_path)
     dims = parse_size(size)
     policy_options = parse_policy_options(policy_option)
+    cli_options = parse_options(option)
+    if cli_options and load_path is not None:
+        raise BadInput(
+            "--option", "a saved game plays on with the options it was saved with; leave --option out"
+        )
     actions = None
     if script_path is not None:
         from game.render.script import read_script
@@ -173,7 +190,9 @@ def play(
         controllers.update(given)
         for side in spec.sides:
             controllers.setdefault(side, "random")
-        match = Setup(ruleset=ruleset, seed=seed, controllers=controllers).build(spec)
+        name = ruleset or spec.ruleset
+        options = ruleset_options(name, cli_options, base=spec.options.get(name, {}))
+        match = Setup(ruleset=ruleset, seed=seed, options=options, controllers=controllers).build(spec)
     for note in notes:
         click.echo(f"note: {note}", err=True)
     # The window plays the match through a game.tools.session.Session with these controllers.

@@ -28,13 +28,14 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import click
 
-from game.cli.params import UNIT_ID, NumbersCommand
+from game.cli.params import RULESET_OPTIONS, UNIT_ID, NumbersCommand
 from game.core.commands import LazyRegion
 from game.core.errors import SkirmishError
 from game.rules import RULESET_NAMES, ruleset_class
@@ -101,9 +102,12 @@ def build_query(
     ap: int | None = None,
     retreat_from: str | None = None,
     dodge: bool = False,
+    options: Mapping[str, Any] | None = None,
 ) -> Query:
-    """Load ``scenario`` and set up the query (raises :class:`SkirmishError` on bad input)."""
+    """Load ``scenario`` and set up the query under the ruleset ``options`` (``--option``, over the
+    scenario's; raises :class:`SkirmishError` on bad input, ``BadInput`` on a bad option)."""
     from game.ai import policy_names
+    from game.cli.params import ruleset_options
     from game.engine.match import Match
     from game.scenario import load_scenario
 
@@ -113,7 +117,9 @@ def build_query(
     ids = [u.id for u in spec.units]
     if unit not in ids:
         raise SkirmishError(f"no unit {unit!r} in {scenario} (units: {', '.join(ids)})")
-    match = Match(spec, seed=0)
+    name = ruleset or spec.ruleset
+    opts = ruleset_options(name, dict(options or {}), base=spec.options.get(name, {}))
+    match = Match(spec, ruleset=ruleset, seed=0, options=opts)
     rules = match.rules
     if retreat_from is not None and (retreat_from not in ids or retreat_from == unit):
         others = ", ".join(i for i in ids if i != unit)
@@ -149,6 +155,7 @@ def region_options(f: Any) -> Any:
     for opt in reversed(
         [
             click.option("--ruleset", default=None, help="Ruleset to use instead of the scenario's."),
+            RULESET_OPTIONS,
             click.option(
                 "--ap",
                 type=click.IntRange(0, MAX_AP),
@@ -178,6 +185,7 @@ def reach(
     scenario: Path,
     unit: str,
     ruleset: str | None,
+    option: tuple[str, ...],
     ap: int | None,
     retreat_from: str | None,
     dodge: bool,
@@ -186,7 +194,17 @@ def reach(
     """The exact region UNIT can move to (as the window draws it)."""
     from shapely.geometry import mapping
 
-    q = build_query(scenario, unit, ruleset=ruleset, ap=ap, retreat_from=retreat_from, dodge=dodge)
+    from game.cli.params import parse_options
+
+    q = build_query(
+        scenario,
+        unit,
+        ruleset=ruleset,
+        ap=ap,
+        retreat_from=retreat_from,
+        dodge=dodge,
+        options=parse_options(option),
+    )
     geom = q.region()
     try:
         if as_json:

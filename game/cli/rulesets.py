@@ -15,8 +15,7 @@ from typing import Any, Literal, get_args, get_origin
 import click
 
 from game.rules import RULESET_NAMES, ruleset_class
-from game.rules.option_help import bounds
-from game.rules.options import describe, shown
+from game.rules.options import bounds, describe, shown
 
 
 def _type_name(annotation: Any) -> str:

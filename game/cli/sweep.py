@@ -11,7 +11,7 @@ Contract:
   them (:func:`game.ai.get_policy`), values are read as ``battle --option`` reads them.
 - An ``--option`` key applies to the rulesets of the sweep that have it (their pydantic
   ``Options``) and is left out for the others: those play once, not once per value, and their
-  ``option_<key>`` cell is empty. A key no ruleset of the sweep has is a usage error naming it.
+  ``option.<key>`` cell is empty. A key no ruleset of the sweep has is a usage error naming it.
 - Output in ``--out`` (default ``out/sweep-<first scenario>``): ``results.csv``, tidy, one row
   per battle and side (:mod:`game.tools.results`), written as battles finish; ``summary.csv``,
   one row per arm and side with win rates and 95 % Wilson bounds; ``win_rate_by_<factor>.png``
@@ -45,6 +45,7 @@ from game.cli.battle import (
     report_errors,
     split_errors,
     stopped,
+    write_profiles,
 )
 from game.cli.params import (
     CHECK_INVARIANTS,
@@ -107,9 +108,14 @@ def _option_keys(rulesets: list[str], values: dict[str, list[Any]]) -> dict[str,
     has = {r: [k for k in values if k in ruleset_class(r).Options.model_fields] for r in rulesets}
     for key in values:
         if not any(key in keys for keys in has.values()):
+            import difflib
+
+            known = sorted({f for r in rulesets for f in ruleset_class(r).Options.model_fields})
+            near = difflib.get_close_matches(key, known, n=1)
+            hint = f" (did you mean {near[0]!r}?)" if near else ""
             raise BadInput(
                 "--option",
-                f"no ruleset of this sweep ({', '.join(rulesets)}) has an option {key!r}; "
+                f"no ruleset of this sweep ({', '.join(rulesets)}) has an option {key!r}{hint}; "
                 "'skirmish rulesets' lists each ruleset's options",
             )
     return has
@@ -149,13 +155,39 @@ def _arms(
                             "blue": pols[sides[1]] if len(sides) > 1 else "",
                         }
                         for k in option_values:
-                            factors[f"option_{k}"] = value_text(combo[k]) if k in combo else ""
+                            factors[f"option.{k}"] = value_text(combo[k]) if k in combo else ""
                         drafts.append((path, spec, ruleset, options, pols, factors))
     probe = [Arm("", p, s, r, o, pol, f) for p, s, r, o, pol, f in drafts]
     varying = varied(probe)
     return [
         Arm(label(f, varying, _safe_label(Path(p).stem)), p, s, r, o, pol, f) for p, s, r, o, pol, f in drafts
     ]
+
+
+def _baseline(arms: list[Any], given: str | None) -> str:
+    """The label of the baseline arm: the first, or the one ``--baseline`` names by its label or by
+    the one value of a factor only it has (``gurps`` for ``ruleset=gurps``)."""
+    if given is None:
+        return str(arms[0].label)
+    if given in [a.label for a in arms]:
+        return given
+    having = [a.label for a in arms if given in a.factors.values() or given in a.label.split(" ")]
+    if len(having) == 1:
+        return str(having[0])
+    known = ", ".join(repr(a.label) for a in arms)
+    if having:
+        raise BadInput("--baseline", f"{given!r} names {len(having)} arms; name one: {known}")
+    raise BadInput("--baseline", f"no arm {given!r}; the arms are {known}")
+
+
+def _comparisons(arms: list[Any], by_arm: dict[str, list[dict[str, Any]]], baseline: str) -> dict[str, Any]:
+    """Every arm against the baseline arm on the same seeds (:func:`game.tools.paired.compare_all`)."""
+    from game.tools.paired import compare_all, first_side_won
+
+    if len(arms) < 2:
+        return {}
+    outcomes = {a.label: first_side_won(by_arm.get(a.label, []), a.sides[0]) for a in arms}
+    return {c.arm: c for c in compare_all(outcomes, baseline)}
 
 
 def _fields(ruleset: str) -> set[str]:
@@ -203,6 +235,11 @@ def _scenario_labels(paths: list[str]) -> list[str]:
     "--resume", is_flag=True, help="Continue the sweep in --out: play only the battles its CSV lacks."
 )
 @CHECK_INVARIANTS
+@click.option(
+    "--baseline",
+    metavar="ARM",
+    help="The arm every other is compared with on the same seeds: its label as printed [default: the first].",
+)
 @click.option("--plots/--no-plots", default=True, show_default=True, help="Write a plot per varied factor.")
 @click.option("--progress/--no-progress", default=True, show_default=True, help="Show the progress bar.")
 def sweep(
@@ -221,6 +258,7 @@ def sweep(
     out: str | None,
     resume: bool,
     check_invariants: bool,
+    baseline: str | None,
     plots: bool,
     progress: bool,
 ) -> None:
@@ -228,6 +266,7 @@ def sweep(
     from game.rules import RULESET_NAMES
     from game.tools import batch, results
     from game.tools import sweep as sw
+    from game.tools.paired import cells
     from game.tools.stats import summarize, summary_records
 
     count(n, "-n", "the number of battles")
@@ -240,6 +279,7 @@ def sweep(
     policy_options = parse_policy_options(policy_option)
     arms = _arms(scenarios, ruleset_list, _values(red, "--red"), _values(blue, "--blue"), option_values)
     _option_keys(sorted({a.ruleset for a in arms}), option_values)
+    base_label = _baseline(arms, baseline)
     run_size(len(arms) * n * (2 if swap_sides else 1))
     if check_invariants:
         batch.invariant_checker(True)
@@ -263,7 +303,7 @@ def sweep(
             policy_options=policy_options,
             policy_timeout=policy_timeout,
         )
-        factors = tuple((k, v) for k, v in arm.factors.items() if k.startswith("option_"))
+        factors = tuple((k, v) for k, v in arm.factors.items() if k.startswith("option."))
         planned += [
             results.Planned(job, arm.label, arm.spec.name, arm.ruleset, arm.sides, factors) for job in jobs
         ]
@@ -306,16 +346,27 @@ def sweep(
     for row in rows:
         by_arm.setdefault(row["variant"], []).append(row)
     summaries = {a.label: summarize(by_arm[a.label], a.sides, a.label) for a in arms if a.label in by_arm}
+    comparisons = _comparisons(arms, by_arm, base_label)
     records: list[dict[str, Any]] = []
     for a in arms:
         if a.label in summaries:
             head = {"variant": a.label, **a.factors}
-            records += summary_records(summaries[a.label], {} if swap_sides else a.policies, head)
+            for r in summary_records(summaries[a.label], {} if swap_sides else a.policies, head):
+                c = comparisons.get(a.label) if r["side"] == a.sides[0] else None
+                records.append({**r, **cells(c, base_label)} if len(arms) > 1 else r)
     summary_path = batch.write_csv(records, out_dir / SUMMARY)
+    profiles_path = write_profiles(kept, planned, out_dir, resume)
     varying = sw.varied(arms)
     swapped = " x 2 (swapped sides)" if swap_sides else ""
     click.echo(f"{len(arms)} arm(s) x {n} seed(s){swapped}, 95% Wilson intervals")
-    click.echo(sw.table(arms, summaries, varying))
+    if len(arms) > 1:
+        click.echo(
+            f"diff: the first side's win share minus the baseline's ({base_label!r}) on the same seeds, "
+            f"95% paired interval; p_holm: McNemar exact, Holm-adjusted over {len(arms) - 1} comparison(s)"
+        )
+        click.echo(sw.table(arms, summaries, varying, comparisons, base_label))
+    else:
+        click.echo(sw.table(arms, summaries, varying))
     click.echo("")
     written: list[Path] = []
     if plots:
@@ -324,6 +375,7 @@ def sweep(
             written.append(sw.factor_plot(factor, values, series, out_dir / sw.plot_name(factor)))
     click.echo(f"results: {csv_path}")
     click.echo(f"summary: {summary_path}")
+    click.echo(f"profiles: {profiles_path}")
     if written:
         click.echo(f"plots: {', '.join(str(p) for p in written)}")
     if kept.interrupted:

@@ -28,10 +28,13 @@ from game.cli.battle import BadInput, _writable_dir, lock_outputs, parse_policy_
 from game.cli.params import (
     POLICY_OPTIONS,
     POLICY_TIMEOUT,
+    RULESET_OPTIONS,
     SEED,
     WORKERS,
     count,
     default_workers,
+    options_by_ruleset,
+    parse_options,
     policy_problem,
     run_size,
     seeds_fit,
@@ -52,6 +55,7 @@ DEFAULT_OUT = Path("out") / "tournament"
 @click.option("--ruleset", "rulesets", multiple=True, help="Ruleset to play (repeatable) [default: all].")
 @click.option("-n", "n", type=int, default=2, show_default=True, help="Seeds per scenario and ruleset.")
 @click.option("--seed", type=SEED, default=1, show_default=True, help="First seed (seeds S..S+N-1).")
+@RULESET_OPTIONS
 @POLICY_OPTIONS
 @POLICY_TIMEOUT
 @click.option(
@@ -72,6 +76,7 @@ def tournament(
     rulesets: tuple[str, ...],
     n: int,
     seed: int,
+    option: tuple[str, ...],
     policy_option: tuple[str, ...],
     policy_timeout: float,
     round_limit: int | None,
@@ -103,6 +108,7 @@ def tournament(
         if r not in RULESET_NAMES:
             raise BadInput("--ruleset", f"unknown ruleset {r!r}; choose one of {', '.join(RULESET_NAMES)}")
     options = parse_policy_options(policy_option)
+    ruleset_opts = options_by_ruleset(list(rulesets) or list(RULESET_NAMES), parse_options(option))
     # a shipped scenario may be named (``duel``); without any, every shipped one
     paths = [str(resolve_scenario(s)) for s in scenarios] or [
         str(p) for _, p in sorted(shipped_scenarios().items())
@@ -119,6 +125,7 @@ def tournament(
         policy_options=options,
         round_limit=round_limit,
         policy_timeout=policy_timeout,
+        options=ruleset_opts,
     )
     try:
         played = tm.run_tournament(jobs, chosen, workers=workers or default_workers(), progress=progress)

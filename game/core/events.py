@@ -86,10 +86,12 @@ class EventLog:
     dicts are shared with forks). :meth:`lines` / :meth:`text` serialise them, remembering the
     lines already written, so writing a growing log again (a snapshot after each decision)
     serialises only the new events. A log read back from its lines (:meth:`from_lines`) parses
-    them only when ``events`` is first read.
+    them only when ``events`` is first read; one read back from its text (:meth:`from_text`)
+    does not even split the text until it is first read (a restored snapshot read only for its
+    state never is).
     """
 
-    __slots__ = ("_events", "_raw", "_text")
+    __slots__ = ("_blob", "_events", "_raw", "_text", "_utf8", "_utf8_lines")
 
     def __init__(self) -> None:
         self._events: list[dict[str, Any]] = []
@@ -97,6 +99,11 @@ class EventLog:
         self._raw: list[str] | None = None
         #: The JSON lines of the first ``len(_text)`` events.
         self._text: list[str] = []
+        #: The text of a log read back and not split yet (then ``_events`` and ``_text`` are empty).
+        self._blob: str | None = None
+        #: :meth:`utf8` of the first ``_utf8_lines`` lines (not copied by :meth:`fork`).
+        self._utf8 = bytearray()
+        self._utf8_lines = 0
 
     @classmethod
     def from_lines(cls, lines: list[str]) -> EventLog:
@@ -106,8 +113,27 @@ class EventLog:
         log._text = list(lines)
         return log
 
+    @classmethod
+    def from_text(cls, text: str) -> EventLog:
+        """The log whose lines are ``text.splitlines()``: split when first read, each line parsed
+        when ``events`` is first read (:meth:`from_lines`)."""
+        log = cls()
+        log._blob = text
+        return log
+
+    def _split(self) -> None:
+        """Split the text of :meth:`from_text` into lines (once, on the first read)."""
+        blob = self._blob
+        if blob is not None:
+            self._blob = None
+            lines = blob.splitlines()
+            self._raw = lines
+            self._text = lines.copy()
+
     @property
     def events(self) -> list[dict[str, Any]]:
+        if self._blob is not None:
+            self._split()
         if self._raw is not None:
             self._events = [json.loads(line) for line in self._raw] + self._events
             self._raw = None
@@ -128,12 +154,17 @@ class EventLog:
         """An independent log with the same events so far (the event dicts are shared: a logged
         event is never changed)."""
         twin = EventLog()
+        if self._blob is not None:  # not split yet: share the text (a str never changes)
+            twin._blob = self._blob
+            return twin
         twin._events = self._events.copy()
         twin._raw = self._raw  # never changed: replaced when parsed
         twin._text = self._text.copy()
         return twin
 
     def __len__(self) -> int:
+        if self._blob is not None:
+            self._split()
         raw = self._raw
         return len(self._events) + (0 if raw is None else len(raw))
 
@@ -145,6 +176,8 @@ class EventLog:
 
     def lines(self) -> list[str]:
         """Every event as its JSON line (the lines written before are remembered)."""
+        if self._blob is not None:
+            self._split()
         text = self._text
         n = len(self)
         if len(text) < n:
@@ -153,6 +186,16 @@ class EventLog:
             dumps = json.dumps
             text.extend(dumps(e, separators=(",", ":")) for e in self._events[len(text) - offset :])
         return text
+
+    def utf8(self) -> bytes:
+        """:meth:`text` encoded as UTF-8; the bytes of the lines encoded before are remembered, so
+        writing a growing log again (a snapshot after each decision) encodes only the new ones."""
+        lines = self.lines()
+        done = self._utf8_lines
+        if done < len(lines):
+            self._utf8 += ("\n".join(lines[done:]) + "\n").encode("utf-8")
+            self._utf8_lines = len(lines)
+        return bytes(self._utf8)
 
     def text(self) -> str:
         """The log as JSON lines, each ended by a newline."""

@@ -16,7 +16,7 @@ from typing import Any
 
 from components.battle import AiMemory, Journal, Randomness, RulesetState
 from components.changes import Revisions, TableChanges
-from components.decisions import FlowStack, Inbox, PendingDecision, RunningFlow
+from components.decisions import FlowStack, Inbox, PendingDecision
 from components.identity import Controller, Identity
 from components.spatial import Body, Facing, Position, Posture, Stance, normalize_degrees
 from components.specs import ScenarioSpec, UnitSpec
@@ -65,7 +65,6 @@ def build_store(
             PendingDecision(),
             Inbox(),
             FlowStack(),
-            RunningFlow(),
             Revisions(MappingProxyType({u.id: 0 for u in spec.units})),
             TableChanges(),
             RulesetState(),

@@ -163,7 +163,7 @@ class Match:
         """The match :meth:`snapshot` wrote (``SnapshotError`` naming ``source`` if it is not one)."""
         from game.engine.snapshot import read_snapshot
 
-        return read_snapshot(data, source)
+        return read_snapshot(data, source, (cls, MatchDice))
 
     # ------------------------------------------------------------------ world
     @contextmanager

@@ -18,9 +18,10 @@ Contract:
   Anything else raises :class:`SnapshotError` naming the source and what is wrong, and no
   half-built match is left behind.
 - A match whose scenario was built in code (no text to embed) cannot be written down.
-- Writing is cheap where it can be: the log keeps the JSON lines it has already written
-  (``EventLog.lines``), and a read match parses its log lines only when someone reads the
-  events.
+- Writing is cheap where it can be: the log keeps the JSON lines it has already written and
+  their UTF-8 bytes (``EventLog.lines``, ``EventLog.utf8``), and a read match splits its log
+  into lines and parses them only when someone reads the events (a snapshot read back only
+  for its state never splits the log).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from typing import Any
 
 from components.battle import AiMemory, Journal, Randomness, RulesetState
 from components.changes import Revisions, TableChanges
-from components.decisions import FlowStack, Inbox, PendingDecision, RunningFlow
+from components.decisions import FlowStack, Inbox, PendingDecision
 from components.identity import Controller, Identity
 from components.outcome import Outcome
 from components.spatial import Body, Facing, Position, Posture, Stance, normalize_degrees
@@ -67,19 +68,18 @@ def write_snapshot(match: Any) -> bytes:
     log: EventLog = match.log
     if not log.events or not has_embedded(log.events[0]):
         raise SnapshotError("a match of a scenario built in code cannot be written down (no text to embed)")
-    if match.store.battle(RunningFlow).flow is not None:
-        raise SnapshotError(
-            f"the {match.ruleset_name} ruleset still runs generator flows: no snapshot mid-flow"
-        )
     state = json.dumps(_state(match), separators=(",", ":"), ensure_ascii=False).encode("utf-8")
-    body = state + b"\n" + log.text().encode("utf-8")
+    text = log.utf8()  # the log's text, its earlier lines encoded once (EventLog.utf8)
+    digest = hashlib.sha256(state)
+    digest.update(b"\n")
+    digest.update(text)  # the body's hash without building the body twice
     header = {
         "format": FORMAT,
         "version": VERSION,
-        "sha256": hashlib.sha256(body).hexdigest(),
+        "sha256": digest.hexdigest(),
         "state_bytes": len(state),
     }
-    return json.dumps(header, separators=(",", ":")).encode("ascii") + b"\n" + body
+    return b"".join((json.dumps(header, separators=(",", ":")).encode("ascii"), b"\n", state, b"\n", text))
 
 
 def _state(match: Any) -> dict[str, Any]:
@@ -124,7 +124,8 @@ def _state(match: Any) -> dict[str, Any]:
 @dataclass(frozen=True)
 class _Parts:
     state: dict[str, Any]
-    lines: list[str]
+    first: str  # the log's first line (its match_start)
+    log: str  # the log's lines, split when first read (EventLog.from_text)
 
 
 @dataclass(frozen=True)
@@ -166,11 +167,11 @@ def _family(line: str, source: str) -> _Family:
     return got
 
 
-def read_snapshot(data: bytes, source: str = "<snapshot>") -> Any:
+def read_snapshot(data: bytes, source: str, kinds: tuple[type, type]) -> Any:
     """The match ``data`` holds (see the module docstring); :class:`SnapshotError` if none."""
     parts = _split(data, source)
     try:
-        return _restore(parts, source)
+        return _restore(parts, source, kinds)
     except SnapshotError:
         raise
     except (KeyError, TypeError, ValueError, IndexError, AttributeError, SkirmishError) as e:
@@ -202,14 +203,18 @@ def _split(data: bytes, source: str) -> _Parts:
         raise SnapshotError(f"{source}: the header's state_bytes does not fit the snapshot")
     try:
         state = json.loads(body[:n].decode("utf-8"))
-        lines = body[n + 1 :].decode("utf-8").splitlines()
+        log = body[n + 1 :].decode("utf-8")
     except (UnicodeDecodeError, ValueError, RecursionError):
         raise SnapshotError(f"{source}: the state is not UTF-8 JSON") from None
     if not isinstance(state, dict):
         raise SnapshotError(f"{source}: the state is not a JSON object")
-    if not lines:
+    if not log:
         raise SnapshotError(f"{source}: the snapshot holds no event log")
-    return _Parts(state, lines)
+    # The log's first line as ``log.splitlines()[0]``, without splitting the rest: splitting a
+    # long log cost more than restoring the state (the lines are split when first read).
+    end = log.find("\n")
+    first = log if end < 0 else log[:end]
+    return _Parts(state, first.splitlines()[0] if first else "", log)
 
 
 def _header(line: str, source: str) -> dict[str, Any]:
@@ -248,10 +253,10 @@ def _counts(v: Any, what: str) -> dict[str, int]:
     return {_str(k, what): _int(x, f"{what}.{k}") for k, x in v.items()}
 
 
-def _restore(parts: _Parts, source: str) -> Any:
-    from game.engine.match import Match, MatchDice
+def _restore(parts: _Parts, source: str, kinds: tuple[type, type]) -> Any:
+    Match, MatchDice = kinds  # the caller's classes (game.engine.match): no import cycle
 
-    family = _family(parts.lines[0], source)
+    family = _family(parts.first, source)
     start, spec, rules = family.start, family.spec, family.rules
     state = parts.state
     ruleset = start["ruleset"]
@@ -317,14 +322,13 @@ def _restore(parts: _Parts, source: str) -> Any:
                 memory = memory.remembered(
                     _str(topic, "ai_memory"), _str(unit, "ai_memory"), _str(value, "ai_memory")
                 )
-        log = EventLog.from_lines(parts.lines)
+        log = EventLog.from_text(parts.log)
         store.add_battle(
             Round(_int(rnd["number"], "round.number"), _int(rnd["limit"], "round.limit"), tuple(order)),
             ActiveTurn(active, bool(turn["over"]), _int(turn["commands"], "turn.commands")),
             PendingDecision(),
             Inbox(),
             FlowStack(frames, asking),
-            RunningFlow(),
             Revisions(MappingProxyType(dict.fromkeys(units, 0))),
             TableChanges(),
             RulesetState(decode(state["rules_state"])),
@@ -341,7 +345,7 @@ def _restore(parts: _Parts, source: str) -> Any:
                     _int(outcome["rounds"], "rounds"),
                 )
             )
-        match = object.__new__(Match)
+        match: Any = object.__new__(Match)
         match.spec = spec
         match.ruleset_name = ruleset
         match.rules = rules

@@ -8,7 +8,7 @@ field (visible, level, hidden, arc, intervening, distance) is equal.
 
 Built once per scenario: obstacles are split into convex pieces (a convex polygon is its own
 piece; a concave one is cut into constrained-Delaunay triangles) and packed into a
-:class:`game.geometry.kernel.Scene` (edges with outward normals, bounding circles, a uniform
+:class:`game.geometry.kernel.ObstacleGrid` (edges with outward normals, bounding circles, a uniform
 grid). Every query is one or three calls of the compiled kernels of
 :mod:`game.geometry.kernel`, which work pair by pair; this module only converts arrays and
 builds the results.
@@ -212,8 +212,8 @@ class SightIndex:
                 rings.append(ring)
                 owner.append(i)
         self.n_pieces = len(rings)
-        self.scene = kernel.build_scene(rings, owner, self.obstacle_height, self.obstacle_size)
-        self._scene_args = self.scene.args()
+        self.obstacle_grid = kernel.build_obstacles(rings, owner, self.obstacle_height, self.obstacle_size)
+        self._obstacle_args = self.obstacle_grid.args()
 
     # ------------------------------------------------------------------ kernels
     def cover_kernel(
@@ -307,7 +307,7 @@ class SightIndex:
                 raise ValueError(f"screen_mask must have shape ({n_pairs},)")
         if not contributions:
             frac, screen, _ = kernel.cover_pairs(
-                *self._scene_args,
+                *self._obstacle_args,
                 src_xy,
                 src_eye,
                 pair_src,
@@ -329,7 +329,7 @@ class SightIndex:
         for k in range(n_pairs):
             one = slice(k, k + 1)
             f, scr, shares = kernel.cover_pairs(
-                *self._scene_args,
+                *self._obstacle_args,
                 src_xy,
                 src_eye,
                 pair_src[one],

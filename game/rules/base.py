@@ -51,7 +51,6 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar
-from weakref import WeakKeyDictionary
 
 from pydantic import BaseModel, ConfigDict
 
@@ -172,15 +171,6 @@ class Ruleset(ABC, Stepper, Generic[StatsT, OptionsT]):
 
     def __init__(self, options: dict[str, Any] | None = None) -> None:
         self.options: OptionsT = self.Options.model_validate(options or {})  # type: ignore[assignment]
-        self._per_battle: WeakKeyDictionary[Any, Any] = WeakKeyDictionary()
-
-    def battle_state(self, battle: Battle, factory: Callable[[], T]) -> T:
-        """Legacy scratch state per battle; being replaced by ``Battle.rules_state``."""
-        try:
-            state: T = self._per_battle[battle]
-        except KeyError:
-            state = self._per_battle[battle] = factory()
-        return state
 
     # ---- flows (game.core.flow) ------------------------------------------
     def run_step(self, battle: Battle, frame: Frame, answer: Any) -> Outcome:
@@ -206,11 +196,6 @@ class Ruleset(ABC, Stepper, Generic[StatsT, OptionsT]):
     def maneuver_frame(self, cmd: Maneuver) -> Frame:
         """The first frame of a maneuver: the step ``"maneuver"`` given the command."""
         return Frame("maneuver", cmd)
-
-    @property
-    def stepped(self) -> bool:
-        """Whether this ruleset's flows are steps (else: legacy generators, being converted)."""
-        return "attack" in self._flow_steps
 
     # ---- set-up ----------------------------------------------------------
     @classmethod

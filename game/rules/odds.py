@@ -59,7 +59,10 @@ class OddsAnswer:
 @dataclass(frozen=True)
 class OddsQuery:
     """A ruleset's odds query: ``help`` (the first sentence summarises it), its arguments,
-    the function that answers, and what ``--json`` is said to print."""
+    the function that answers, and what ``--json`` is said to print. An ``answer`` with an
+    ``options`` keyword is given the ruleset's validated ``Options`` (``--option``), so its odds
+    follow the numbers set there; a query without one gets only the options that are also its
+    parameters, and the CLI refuses the others when changed from their defaults."""
 
     help: str
     params: tuple[OddsParam, ...]

@@ -38,21 +38,3 @@ def set_turn_record(battle: Battle, uid: str, record: Any) -> None:
 def set_defence_record(battle: Battle, uid: str, record: Any) -> None:
     """Replace ``uid``'s defence record (its ``DefenceState`` otherwise unchanged)."""
     battle.set_defence(uid, replace(battle.defence(uid), record=record))
-
-
-def mutable_record(battle: Battle, uid: str, which: str, kind: type[R]) -> R:
-    """Interim, for rulesets not yet on frozen records: ``uid``'s record of type ``kind`` on its
-    ``"turn"`` or ``"defence"`` state, made (and put on the state) if none yet, changed in place
-    by the caller. Being replaced by :func:`record_of` with frozen records."""
-    state = battle.turn(uid) if which == "turn" else battle.defence(uid)
-    record = state.record
-    if type(record) is kind:
-        return record  # type: ignore[no-any-return]
-    if record is not None:
-        raise TypeError(f"{type(state).__name__} holds a {type(record).__name__}, not a {kind.__name__}")
-    made = kind()
-    if which == "turn":
-        battle.set_turn(uid, replace(state, record=made))  # type: ignore[arg-type]
-    else:
-        battle.set_defence(uid, replace(state, record=made))  # type: ignore[arg-type]
-    return made

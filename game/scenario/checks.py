@@ -426,7 +426,11 @@ class ScenarioChecker:
             try:
                 cls.Options.model_validate(block)
             except ValidationError as e:
-                self.problems += validation_problems(self.doc, e, ("options", rs), cls.Options)
+                # one line per option: what it cannot be, its type, range and default, the ruleset
+                from game.rules.options import located_text
+
+                for err in e.errors():
+                    self.add(("options", rs, *err.get("loc", ())), located_text(rs, cls.Options, err))
             except RULESET_BUGS as e:
                 self.add(("options", rs), ruleset_bug(rs, e))
 

@@ -39,7 +39,6 @@ from __future__ import annotations
 import csv
 import functools
 import gc
-import io
 import itertools
 import os
 import sys
@@ -54,6 +53,8 @@ from game.ai.errors import PolicyFailed
 from game.core.errors import ScenarioError, SkirmishError
 from game.core.events import atomic_write_text
 from game.rules.mechanics import LEGACY, Facts, Mechanic, count_all
+from game.tools.csvtext import FORMULA_STARTS, columns, neutralised, rows_to_csv  # noqa: F401  (re-exported)
+from game.tools.failures import BattleFailed
 from game.tools.session import Session, Setup, StuckMatch
 
 #: Per-side counters every row has, whatever the ruleset (from the logged commands), in column order.
@@ -81,21 +82,9 @@ ROW_DOC = {
     "(Ruleset.mechanics; docs/batch.md lists them)",
     "damage_taken_<side>": "damage the side's units took, from anyone (friends in the way included) "
     "or nothing (no source)",
+    "profiles": "per side and unit profile: units, survivors, damage dealt and taken, mechanics, as "
+    "JSON (game.tools.profiles; profiles.csv)",
 }
-
-
-class BattleFailed(RuntimeError):
-    """A battle could not be played to the end; the message names the seed and step."""
-
-    def __init__(self, message: str, seed: int = 0, step: int = 0, detail: str = "") -> None:
-        super().__init__(message)
-        self.seed = seed
-        self.step = step
-        self.detail = detail  # the formatted traceback, for --verbose style reports
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        # Keep the fields when the exception crosses a process boundary.
-        return (type(self), (str(self), self.seed, self.step, self.detail))
 
 
 class InvariantViolation(BattleFailed):
@@ -417,6 +406,9 @@ def battle_row(match: Any, job: BattleJob, commands: int) -> dict[str, Any]:
         put(m)
     for s in sides:
         row[f"damage_taken_{s}"] = taken[s]
+    from game.tools.profiles import battle_profiles, encode
+
+    row["profiles"] = encode(battle_profiles(match, fired, [m.name for m in mechanics]))
     return row
 
 
@@ -659,38 +651,6 @@ def _run_dask(jobs: Sequence[BattleJob], address: str, workers: int) -> Iterator
 
 
 # --------------------------------------------------------------------------- output
-def columns(rows: Sequence[Mapping[str, Any]]) -> list[str]:
-    """CSV columns: the union of the rows' keys in order of first appearance."""
-    seen: dict[str, None] = {}
-    for row in rows:
-        for k in row:
-            seen.setdefault(k, None)
-    return list(seen)
-
-
-def rows_to_csv(rows: Sequence[Mapping[str, Any]]) -> str:
-    """The rows as CSV text (missing cells empty; text cells that start like a spreadsheet
-    formula are :func:`neutralised`)."""
-    buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=columns(rows), restval="", lineterminator="\n")
-    writer.writeheader()
-    for row in rows:
-        writer.writerow({k: neutralised(v) for k, v in row.items()})
-    return buf.getvalue()
-
-
-#: First characters that make a spreadsheet read a cell as a formula.
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
-
-def neutralised(value: Any) -> Any:
-    """A text cell starting like a formula (``=HYPERLINK(...)``, ``+1``, ``-x``, ``@x``) prefixed
-    with ``'`` so spreadsheets show it as text; numbers (negative ones too) are left alone."""
-    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
-        return "'" + value
-    return value
-
-
 def write_csv(rows: Sequence[Mapping[str, Any]], path: str | os.PathLike[str]) -> Path:
     """Write ``rows`` to ``path`` atomically (never a half-written file)."""
     return atomic_write_text(Path(path), rows_to_csv(rows))

@@ -10,7 +10,8 @@ Contract:
   over canonical JSON (sorted keys, compact, ASCII), so reformatting a file is no edit and any
   change of a value is. :func:`digested` says which fields a version covers: version 5 covers
   *every* field (:data:`EVERY_FIELD`, the ``check`` block's event count and state hash
-  included); versions 3 and 4 covered the fields that decide how the game continues
+  included), version 6 every field and the engine snapshot (:data:`EVERY_FIELD_6`);
+  versions 3 and 4 covered the fields that decide how the game continues
   (:data:`DECIDING`, the scenario by its sha256 only), and still load.
 - **Players** (:func:`trusted_players`): a file never makes code run. A side that a file
   (save, log) says was played by a user policy (``FILE.py:FUNCTION``, ``MODULE:FUNCTION``) is
@@ -62,6 +63,10 @@ EVERY_FIELD = (
 )
 #: The first save version whose digests cover every field.
 EVERY_FIELD_SINCE = 5
+#: Every field of a version 6 save: those of version 5 and the match's engine snapshot.
+EVERY_FIELD_6 = (*EVERY_FIELD, "snapshot")
+#: The first save version that holds the match's snapshot (game.engine.snapshot).
+SNAPSHOT_SINCE = 6
 #: Fields checked after the commands are replayed (a command refused on replay is named by its
 #: index before its digest says the list was edited); the others before anything is built.
 AFTER_REPLAY = frozenset({"ai_rng", "ai_memory", "commands"})
@@ -69,6 +74,8 @@ AFTER_REPLAY = frozenset({"ai_rng", "ai_memory", "commands"})
 
 def digested(version: int) -> tuple[str, ...]:
     """The fields the digests of a save of ``version`` cover (``()`` before version 3)."""
+    if version >= SNAPSHOT_SINCE:
+        return EVERY_FIELD_6
     if version >= EVERY_FIELD_SINCE:
         return EVERY_FIELD
     if version >= 3:

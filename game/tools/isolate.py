@@ -146,7 +146,7 @@ def _play_in_child(
 def _reply_for(e: BaseException) -> tuple[str, Any]:
     from game.ai.errors import PolicyFailed
     from game.core.errors import SkirmishError
-    from game.tools.batch import BattleFailed
+    from game.tools.failures import BattleFailed
 
     if isinstance(e, (PolicyFailed, BattleFailed)):
         return "error", str(e)

@@ -3,7 +3,7 @@
 Contract:
 - :func:`side_rows` turns the row of one battle (:func:`game.tools.batch.run_battle`, one
   ``<field>_<side>`` column per side) into tidy rows, one per side: :data:`LEADING` columns,
-  one ``option_<key>`` column per option a sweep varies, :data:`TRAILING` columns, then one
+  one ``option.<key>`` column per option a sweep varies, :data:`TRAILING` columns, then one
   column per mechanic of the rulesets played (:func:`columns`). Side names are values of the
   ``side`` column, never parts of column names, so the file loads with ``pandas.read_csv`` as
   it is and battles of scenarios with other side names stack in one table.
@@ -41,9 +41,9 @@ from game.core.events import atomic_write_text, naming
 from game.tools import batch
 from game.tools.stats import DRAW
 
-#: Columns before the ``option_<key>`` ones.
+#: Columns before the ``option.<key>`` ones.
 LEADING = ("variant", "scenario", "ruleset", "options")
-#: Columns after the ``option_<key>`` ones, before the mechanic counts.
+#: Columns after the ``option.<key>`` ones, before the mechanic counts.
 TRAILING = (
     "seed",
     "swapped",
@@ -70,7 +70,7 @@ COLUMN_DOC = {
     "ruleset": "ruleset played",
     "options": "the ruleset options played (the scenario's, overridden by --option): "
     "key=value;... sorted by key, values as JSON (strings bare); 'none' for none",
-    "option_<key>": "(sweep) the value of each option the sweep varies; "
+    "option.<key>": "(sweep) the value of each option the sweep varies; "
     "empty where the ruleset has no such option",
     "seed": "match seed",
     "swapped": "1 for the swapped game of a seed under --swap-sides",
@@ -110,7 +110,7 @@ class Planned:
         scenario: the scenario's name.
         ruleset: the ruleset played.
         sides: the scenario's sides in order.
-        factors: ``option_<key>`` column -> cell, the options a sweep varies.
+        factors: ``option.<key>`` column -> cell, the options a sweep varies.
     """
 
     job: batch.BattleJob
@@ -145,7 +145,7 @@ def mechanic_names(rulesets: Sequence[str]) -> list[str]:
 
 def columns(rulesets: Sequence[str], option_keys: Sequence[str] = ()) -> list[str]:
     """The header of a results file (see the module docstring)."""
-    return [*LEADING, *(f"option_{k}" for k in option_keys), *TRAILING, *mechanic_names(rulesets)]
+    return [*LEADING, *(f"option.{k}" for k in option_keys), *TRAILING, *mechanic_names(rulesets)]
 
 
 #: ``result`` of the rows of a battle that ended in an error (``reason`` says which).

@@ -8,7 +8,8 @@ Contract:
   options, the seed, the round limit, the controllers, every applied command
   (``match.commands``), the state of ``match.ai_rng``, the AI's memory
   (``match.ai_memory``: each unit's quarry) and, for verification, the number of events, the
-  state hash and a sha256 of every field (:data:`DIGESTED`) over its canonical JSON
+  state hash, the match's engine snapshot (``snapshot``: :meth:`Match.snapshot`, as text; version
+  6) and a sha256 of every field (:data:`DIGESTED`) over its canonical JSON
   (:mod:`game.tools.integrity`). It writes through :func:`game.core.events.atomic_write_text`
   (temp file + rename), so a crash never leaves a half-written save and an older save at
   ``path`` survives a failed write.
@@ -21,12 +22,16 @@ Contract:
   :func:`game.scenario.locate.find_scenario` (``scenario_path``, else the saved absolute
   path, else the saved path relative to the save's folder, else a file with the saved
   sha256 in the usual folders; a file whose sha256 differs from the saved one is refused).
-  It rebuilds the match through :meth:`game.tools.session.Setup.build` with the
-  same seed and re-applies the commands, then restores ``ai_rng`` and the AI's memory.
+  A version 6 save is restored from its snapshot (:meth:`Match.from_snapshot`: exact, no
+  replay, nothing imported or run) and every other field must agree with the restored match
+  (ruleset, options, seed, round limit, controllers, commands, AI generator and memory, event
+  count and state hash), else it is refused naming the field. Older saves are rebuilt through
+  :meth:`game.tools.session.Setup.build` with the same seed and the commands re-applied, then
+  ``ai_rng`` and the AI's memory restored.
   Play it on with ``game.tools.session.Session(match, players)``, the players chosen by
   :func:`game.tools.integrity.trusted_players`: loading never runs code, and a side the save
   gives to a user policy is a person's unless the command line names it again. Saves of
-  versions 1 to 4 still load. A replay that does not end with the saved event count and state
+  versions 1 to 5 still load. A replay that does not end with the saved event count and state
   hash is refused too (the rules changed since the save).
 - Integrity (version 3 and later): the digests are checked first, before anything is built from
   the fields, except ``ai_rng``, ``ai_memory`` and ``commands``, checked after the replay (a
@@ -69,30 +74,32 @@ from game.scenario.locate import ScenarioNotFound, find_scenario, resolve_scenar
 from game.scenario.schema import MAX_ROUNDS
 from game.scenario.yaml_source import KeyPath, format_path, parse_yaml
 from game.tools.headers import MAX_SEED, controllers_problem, header_problem
-from game.tools.integrity import AFTER_REPLAY, EVERY_FIELD, digested, edited
+from game.tools.integrity import AFTER_REPLAY, EVERY_FIELD_6, SNAPSHOT_SINCE, digested, edited
 from game.tools.integrity import digests as field_digests
 from game.tools.session import Setup
 
 #: The ``format`` field of every save.
 SAVE_FORMAT = "skirmish-save"
 #: Version of the save layout written (2: adds ``ai_memory``; 3: adds ``check.digests``; 4: the
-#: scenario's text and the profiles its units use; 5: the digests cover every field).
-SAVE_VERSION = 5
+#: scenario's text and the profiles its units use; 5: the digests cover every field; 6: the
+#: match's engine snapshot, restored instead of replayed).
+SAVE_VERSION = 6
 #: Versions read; any other is refused. A version 1 save loads with an empty AI memory;
 #: versions 1 and 2 have no digests (their fields are checked by the replay only); saves before
 #: version 4 find their scenario file; versions 3 and 4 have digests of the fields that decide
 #: how the game continues only (:data:`game.tools.integrity.DECIDING`).
-READABLE_VERSIONS = (1, 2, 3, 4, 5)
+READABLE_VERSIONS = (1, 2, 3, 4, 5, 6)
 #: The first version that embeds its scenario's text and profiles.
 EMBEDDED_SINCE = 4
 #: The first version whose ``check`` holds ``digests``.
 DIGESTS_SINCE = 3
 #: The fields the digests of this version's saves cover: every one
-#: (:data:`game.tools.integrity.EVERY_FIELD`), checked in this order on load, so any edit (a
+#: (:data:`game.tools.integrity.EVERY_FIELD_6`: version 5's and the snapshot), checked in this
+#: order on load, so any edit (a
 #: round limit, a controller, the AI generator, a move nudged so that it still ends in the same
 #: place, the embedded profiles with their hash recomputed, the recorded path, the game version)
 #: is refused naming the first field that differs.
-DIGESTED = EVERY_FIELD
+DIGESTED = EVERY_FIELD_6
 #: Largest save accepted (bytes): far above any real match, small enough to refuse junk quickly.
 MAX_SAVE_BYTES = LIMITS["save"]
 
@@ -166,6 +173,9 @@ class SaveFile(_Model):
     profiles_sha256: Annotated[str, Strict(), Field(pattern=r"^[0-9a-f]{64}$")] | None = None
     commands: list[dict[str, Any]]
     check: Verification
+    snapshot: StrictStr | None = Field(
+        None, description="version 6: the match's engine snapshot (game.engine.snapshot), as text"
+    )
 
     def embedded(self) -> dict[str, Any] | None:
         """The save's scenario as :func:`game.scenario.embed.rebuild` takes it (None before version 3)."""
@@ -231,6 +241,7 @@ def save_dict(match: Match, save_dir: Path | None = None) -> dict[str, Any]:
         "ai_memory": {"quarry": dict(match.ai_memory.get("quarry", {}))},
         "commands": list(match.commands),
         "check": {"events": len(match.log), "state_hash": match.state_hash()},
+        "snapshot": match.snapshot().decode("utf-8"),
     }
     data["check"]["digests"] = digests(data, SAVE_VERSION)
     return data
@@ -449,6 +460,11 @@ def load_match(path: str | os.PathLike[str], scenario_path: str | os.PathLike[st
     raw, data, save = _parse_save(save_path)
     probs = _Problems(str(save_path), raw)
     _check_digests(data, save, probs, after=False)  # before anything is built from the fields
+    if (save.version >= SNAPSHOT_SINCE) != (save.snapshot is not None):
+        has = save.snapshot is not None
+        raise probs.error(
+            ("snapshot",), f"version {save.version} saves {'have no' if has else 'must have a'} snapshot"
+        )
     if save.ruleset not in RULESET_NAMES:
         raise probs.error(
             ("ruleset",), f"unknown ruleset {save.ruleset!r}; choose one of {', '.join(RULESET_NAMES)}"
@@ -509,6 +525,8 @@ def load_match(path: str | os.PathLike[str], scenario_path: str | os.PathLike[st
             raise probs.error(
                 ("commands", i), why if why.startswith("not a command") else f"not a command: {why}"
             ) from None
+    if save.snapshot is not None:
+        return _restore(save, commands, data, probs)
     setup = Setup(
         ruleset=save.ruleset,
         seed=save.seed,
@@ -551,4 +569,43 @@ def load_match(path: str | os.PathLike[str], scenario_path: str | os.PathLike[st
     except BaseException:
         match.close()
         raise
+    return match
+
+
+def _restore(save: SaveFile, commands: list[Any], data: dict[str, Any], probs: _Problems) -> Match:
+    """A version 6 save: the match restored from its engine snapshot (no replay), then held to
+    every claim of the save's other fields (setup, commands, AI generator and memory, events and
+    state hash): a save whose snapshot and fields disagree is refused naming the field."""
+    from game.engine.snapshot import SnapshotError
+
+    assert save.snapshot is not None
+    try:
+        match = Match.from_snapshot(save.snapshot.encode("utf-8"), f"{probs.source}: snapshot")
+    except SnapshotError as e:
+        raise probs.error(("snapshot",), str(e)) from None
+    try:
+        _check_digests(data, save, probs, after=True)
+        units = set(match.units(alive=False))
+        for uid, quarry in save.ai_memory.quarry.items():
+            if uid not in units or quarry not in units:
+                bad = uid if uid not in units else quarry
+                raise probs.error(("ai_memory", "quarry", uid), f"no unit {bad!r} in the scenario")
+        claims: tuple[tuple[str, Any, Any], ...] = (
+            ("ruleset", match.ruleset_name, save.ruleset),
+            ("options", match.rules.options.model_dump(mode="json"), save.options),
+            ("seed", match.seed, save.seed),
+            ("round_limit", match.round_limit, save.round_limit),
+            ("controllers", dict(match.controllers), save.controllers),
+            ("commands", list(match.commands), save.commands),
+            ("ai_rng", match.ai_rng.bit_generator.state, save.ai_rng.model_dump()),
+            ("ai_memory", {"quarry": dict(match.ai_memory.get("quarry", {}))}, save.ai_memory.model_dump()),
+            ("check", (len(match.log), match.state_hash()), (save.check.events, save.check.state_hash)),
+        )
+        for key, got, claimed in claims:
+            if got != claimed:
+                raise probs.error((key,), "differs from the match in the save's snapshot")
+    except BaseException:
+        match.close()
+        raise
+    del commands  # parsed above only to name a malformed one by its index
     return match

@@ -3,7 +3,7 @@
 Contract:
 - An :class:`Arm` is one variant of a sweep: a scenario under a ruleset with its options and the
   policy of each side, and its value of every factor (:data:`FACTORS` then one
-  ``option_<key>`` per swept option; ``""`` where the arm's ruleset has no such option).
+  ``option.<key>`` per swept option; ``""`` where the arm's ruleset has no such option).
   Its label names the factors that vary in the sweep (``ruleset=gurps red=cautious
   ground_retreat_roll=true``), or is the scenario's stem when nothing varies.
 - :func:`split_values` reads a comma-separated list of values (commas inside brackets or quotes
@@ -25,7 +25,7 @@ from typing import Any
 
 from game.tools.stats import DRAW, Proportion, Summary, wilson
 
-#: The factors every arm has, in column order (then ``option_<key>`` per swept option).
+#: The factors every arm has, in column order (then ``option.<key>`` per swept option).
 FACTORS = ("scenario", "ruleset", "red", "blue")
 
 
@@ -83,8 +83,8 @@ def varied(arms: Sequence[Arm]) -> list[str]:
 
 
 def label(factors: Mapping[str, str], varying: Sequence[str], fallback: str) -> str:
-    """An arm's label: ``name=value`` of its varying factors (options without ``option_``)."""
-    parts = [f"{f.removeprefix('option_')}={factors[f]}" for f in varying if factors.get(f, "") != ""]
+    """An arm's label: ``name=value`` of its varying factors (options without ``option.``)."""
+    parts = [f"{f.removeprefix('option.')}={factors[f]}" for f in varying if factors.get(f, "") != ""]
     return " ".join(parts) or fallback
 
 
@@ -135,7 +135,7 @@ def factor_plot(
         err = [[p.p - p.lo for p in props], [p.hi - p.p for p in props]]
         shown = name if name == "draws" else f"{name} wins"
         ax.errorbar(xs, ps, yerr=err, fmt="o", capsize=4, label=shown)
-    name = factor.removeprefix("option_")
+    name = factor.removeprefix("option.")
     counts = [p.n for p in next(iter(series.values()), [])]
     shown_values = tick_labels(values)
     ax.set_xticks(
@@ -158,15 +158,26 @@ def tick_labels(values: Sequence[str]) -> list[str]:
 
 def plot_name(factor: str) -> str:
     """File name of a factor's plot: ``win_rate_by_<factor>.png`` (options by their key)."""
-    safe = "".join(ch if ch.isalnum() or ch in "_-" else "-" for ch in factor.removeprefix("option_"))
+    safe = "".join(ch if ch.isalnum() or ch in "_-" else "-" for ch in factor.removeprefix("option."))
     return f"win_rate_by_{safe}.png"
 
 
-def table(arms: Sequence[Arm], summaries: Mapping[str, Summary], varying: Sequence[str]) -> str:
-    """The per-arm summaries as aligned text: the varying factors, battles, win rates, draws."""
+def table(
+    arms: Sequence[Arm],
+    summaries: Mapping[str, Summary],
+    varying: Sequence[str],
+    comparisons: Mapping[str, Any] | None = None,
+    baseline: str | None = None,
+) -> str:
+    """The per-arm summaries as aligned text: the varying factors, battles, win rates, draws; with
+    ``comparisons`` (arm label -> :class:`game.tools.paired.Comparison`) also each arm's paired
+    difference from the ``baseline`` arm in the first side's win share, its 95 % interval and
+    Holm-adjusted p-value (the baseline's row says ``baseline``)."""
     shown = list(varying) or ["scenario"]
     names = side_names(arms)
-    head = [f.removeprefix("option_") for f in shown] + ["battles"] + [f"{n} wins" for n in names] + ["draws"]
+    head = [f.removeprefix("option.") for f in shown] + ["battles"] + [f"{n} wins" for n in names] + ["draws"]
+    if comparisons is not None:
+        head += ["diff [95% paired CI]", "p_holm"]
     body = []
     for a in arms:
         sm = summaries.get(a.label)
@@ -176,6 +187,18 @@ def table(arms: Sequence[Arm], summaries: Mapping[str, Summary], varying: Sequen
         cells += [str(sm.wins[s]).strip() if i < len(a.sides) else "" for i, s in enumerate(a.sides)]
         cells += [""] * (len(names) - len(a.sides))
         cells.append(str(sm.draws).strip())
+        if comparisons is not None:
+            c = comparisons.get(a.label)
+            if a.label == baseline:
+                cells += ["baseline", ""]
+            elif c is None:
+                cells += ["", ""]
+            else:
+                mark = " *" if c.significant else ""
+                cells += [
+                    f"{100 * c.diff:+.1f} [{100 * c.lo:+.1f}, {100 * c.hi:+.1f}]",
+                    f"{c.p_holm:.3g}{mark}",
+                ]
         body.append(cells)
     widths = [max(len(r[i]) for r in [head, *body]) for i in range(len(head))]
     lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in [head, *body]]

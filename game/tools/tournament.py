@@ -85,8 +85,10 @@ def plan_tournament(
     policy_options: Mapping[str, Mapping[str, Any]] | None = None,
     round_limit: int | None = None,
     policy_timeout: float | None = None,
+    options: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> list[batch.BattleJob]:
-    """The battles of the round robin (see the module docstring), pair-major.
+    """The battles of the round robin (see the module docstring), pair-major; ``options``: ruleset
+    name -> its options (``--option``, over each scenario's own), checked by the caller.
 
     Raises:
         ValueError: fewer than two distinct policies, or none of scenarios, rulesets, seeds.
@@ -113,6 +115,7 @@ def plan_tournament(
                     round_limit=round_limit,
                     policy_options=policy_options,
                     policy_timeout=policy_timeout,
+                    options={**spec.options.get(ruleset, {}), **(options or {}).get(ruleset, {})},
                 )
     return jobs
 

@@ -38,7 +38,15 @@ if TYPE_CHECKING:
     from game.tools.session import Session
 
 #: Modules that define numba kernels (a test checks that no other module imports numba).
-KERNEL_MODULES = ("game.geometry.envelope", "game.geometry.kernel", "game.movement._kernels")
+KERNEL_MODULES = (
+    "game.geometry.envelope",
+    "game.geometry.kernel.common",
+    "game.geometry.kernel.pieces",
+    "game.geometry.kernel.cover",
+    "game.geometry.kernel.units",
+    "game.geometry.kernel.assembly",
+    "game.movement._kernels",
+)
 #: Commands played on each shipped scenario: enough to move, see and fight on every map.
 STEPS = 80
 #: Seed of the warm-up matches.

@@ -151,4 +151,6 @@ def test_heap_is_settled_once_per_process(monkeypatch):
     frozen = gc.get_freeze_count()
     assert frozen > 0 and batch._SETTLED_IN is not None
     assert run_battle(job) == row  # the second battle neither refreezes nor plays differently
-    assert gc.get_freeze_count() == frozen
+    # no refreeze: the count does not grow (it may shrink: a bounded process-wide cache, such as
+    # the movement path cache, may evict entries frozen with the first battle)
+    assert gc.get_freeze_count() <= frozen

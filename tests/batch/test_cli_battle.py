@@ -83,7 +83,13 @@ def test_compare_two_rulesets_reports_the_difference(tmp_path, capsys):
         [*argv, "--out", str(tmp_path), "--no-plots", "--no-progress", "--workers", "1"], capsys
     )
     assert code == 0
-    assert "difference in red win rate, aff - gurps:" in stdout and "Newcombe" in stdout
+    # gurps paired against the baseline, aff (the first arm), on the same two seeds
+    assert "paired against the baseline 'aff'" in stdout and "McNemar exact" in stdout
+    assert [line.split()[:2] for line in stdout.splitlines() if line.startswith("gurps ")] == [["gurps", "2"]]
+    with open(tmp_path / "summary.csv", newline="") as fh:
+        summary = {(r["variant"], r["side"]): r for r in csv.DictReader(fh)}
+    assert summary[("gurps", "red")]["baseline"] == "aff" and summary[("gurps", "red")]["pairs"] == "2"
+    assert summary[("aff", "red")]["diff"] == "" and summary[("gurps", "blue")]["p_holm"] == ""
     with open(tmp_path / "battles.csv", newline="") as fh:
         rows = list(csv.DictReader(fh))
     assert [(r["variant"], r["ruleset"], r["seed"], r["side"]) for r in rows] == [

@@ -176,6 +176,7 @@ def test_rows_keep_the_old_columns_and_add_the_rulesets_mechanics(stem, tmp_path
         *(f"{n}_{s}" for n in extra for s in ("red", "blue")),
         "damage_taken_red",
         "damage_taken_blue",
+        "profiles",  # per side and unit profile, JSON (profiles.csv)
     ]
     assert set(extra) == {m.name for m in rules.mechanics} - set(batch.COUNTERS)
     # The row's counts are the tallies of the log read back from disk.

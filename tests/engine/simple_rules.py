@@ -11,8 +11,9 @@ from typing import Any
 
 from components.spatial import Posture
 from components.state import Health
-from game.core.battle import Battle, Flow
+from game.core.battle import Battle
 from game.core.commands import Attack, Decision, Defend, Modifier, Option
+from game.core.flow import Ask, Frame, Outcome, asks, step
 from game.rules import REGISTRY
 from game.rules.ap_pool.commands import DodgeMove
 from game.rules.base import Ruleset, StrictModel, UnitSetup
@@ -68,14 +69,21 @@ class SimpleRuleset(Ruleset):
                 )
         return out
 
-    def attack(self, battle: Battle, cmd: Attack) -> Flow:
+    # The attack flow as steps (game.core.flow): the frames' data are the Attack command.
+    @step("attack")
+    def _attack(self, battle: Battle, cmd: Attack, _: Any) -> Outcome:
         t = cmd.target
         roll = battle.dice.total(1, 6, "attack", cmd.unit)
         battle.emit("attack", attacker=cmd.unit, target=t, weapon=cmd.weapon, roll=roll, hit=roll >= 4)
         if roll < 4:
-            return
+            return None
+        return Ask("defence", cmd, Frame("attack.defended", cmd))
+
+    @asks("defence")
+    def _ask_defence(self, battle: Battle, cmd: Attack) -> Decision:
+        t = cmd.target
         region = battle.retreat_region(t, cmd.unit, 1.0, 1.0)
-        choice = yield Decision(
+        return Decision(
             t,
             "defence",
             (
@@ -92,33 +100,45 @@ class SimpleRuleset(Ruleset):
             ),
             {"attacker": cmd.unit},
         )
+
+    @step("attack.defended")
+    def _defended(self, battle: Battle, cmd: Attack, choice: Any) -> Outcome:
+        t = cmd.target
         if choice.retreat_to is not None:
             battle.move_unit(t, choice.retreat_to, "retreat")
         if choice.kind == "dodge":
             ok = battle.dice.total(1, 6, "dodge", t) >= 5
             battle.emit("defence", unit=t, kind="dodge", success=ok)
             if ok:
-                disc = battle.dodge_region(t, 2.0)
-                mv = yield Decision(
-                    t,
-                    "dodge_move",
-                    (
-                        Option(DodgeMove(t, None), "stay"),
-                        Option(
-                            DodgeMove(t, None),
-                            "dodge move",
-                            point_field="to",
-                            region=disc.geometry,
-                            validate=disc.validate,
-                        ),
-                    ),
-                )
-                if mv.to is not None:
-                    battle.move_unit(t, mv.to, "dodge_move")
-                return
+                return Ask("dodge_move", t, Frame("attack.dodge_moved", t))
         battle.damage(t, {"hp": -1}, cmd.unit)
         if battle.health(t).tracks["hp"] <= 0:
             battle.set_status(t, "dead", True, f"shot by {cmd.unit}")
+        return None
+
+    @asks("dodge_move")
+    def _ask_dodge_move(self, battle: Battle, t: str) -> Decision:
+        disc = battle.dodge_region(t, 2.0)
+        return Decision(
+            t,
+            "dodge_move",
+            (
+                Option(DodgeMove(t, None), "stay"),
+                Option(
+                    DodgeMove(t, None),
+                    "dodge move",
+                    point_field="to",
+                    region=disc.geometry,
+                    validate=disc.validate,
+                ),
+            ),
+        )
+
+    @step("attack.dodge_moved")
+    def _dodge_moved(self, battle: Battle, t: str, mv: Any) -> Outcome:
+        if mv.to is not None:
+            battle.move_unit(t, mv.to, "dodge_move")
+        return None
 
 
 REGISTRY.setdefault("test-simple", "tests.engine.simple_rules:SimpleRuleset")

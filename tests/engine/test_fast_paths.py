@@ -405,3 +405,64 @@ def test_segment_clear_is_the_segment_reason_verdict(spec):
             assert arena.nav.segment_clear(a, b, r, blk) is (why is None)
             seen.add(True if why is None else why.split()[0])
     assert {True, "destination", "the"} <= seen  # clear, refused at the end, blocked on the way
+
+
+def _played_log(spec, commands: int = 40):
+    m = Match(spec, seed=5, controllers={s: "random" for s in spec.sides})
+    from game.ai import get_policy
+
+    view, policy = MatchView(m), get_policy("random")
+    for _ in range(commands):
+        if m.outcome is not None:
+            break
+        m.apply(policy(view, m.pending, m.ai_rng))
+    return m
+
+
+def test_a_log_read_from_its_text_is_the_log_read_from_its_lines(spec):
+    """EventLog.from_text (split when first read) reads as EventLog.from_lines of the same lines:
+    events, length, lines, text, UTF-8 bytes, forks and appends."""
+    from game.core.events import EventLog
+
+    m = _played_log(spec)
+    text = m.log.text()
+    for read in (
+        lambda lg: lg.events,
+        len,
+        lambda lg: lg.lines(),
+        lambda lg: lg.utf8(),
+        lambda lg: lg.fork().lines(),
+    ):
+        lazy, plain = EventLog.from_text(text), EventLog.from_lines(text.splitlines())
+        assert read(lazy) == read(plain)
+        lazy.append(3, "note", {"x": 1})
+        plain.append(3, "note", {"x": 1})
+        assert lazy.lines() == plain.lines() and lazy.utf8() == plain.utf8() == plain.text().encode()
+    # an unsplit log's fork shares the text and stays independent
+    lazy = EventLog.from_text(text)
+    twin = lazy.fork()
+    twin.append(1, "note", {})
+    assert len(twin) == len(lazy) + 1 and lazy.text() == text
+
+
+def test_log_bytes_grow_with_the_log_and_a_fork_starts_afresh(spec):
+    m = _played_log(spec, 10)
+    first = m.log.utf8()
+    assert first == m.log.text().encode()
+    twin = m.clone()
+    m.log.append(m.round, "note", {"y": "é"})
+    assert m.log.utf8() == m.log.text().encode() and m.log.utf8().startswith(first)
+    assert twin.log.utf8() == first
+
+
+def test_a_snapshot_read_back_and_written_again_is_the_same_bytes():
+    """A restored match writes the snapshot it was read from (its log split on that write), and
+    reads the same log."""
+    from game.scenario import load_scenario
+
+    m = _played_log(load_scenario("scenarios/duel.yaml", ruleset="gurps"), 30)
+    data = m.snapshot()
+    back = Match.from_snapshot(data)
+    assert back.snapshot() == data
+    m2 = Match.from_snapshot(data)
+    assert len(m2.log) == len(m.log) and m2.log.events == m.log.events

@@ -73,6 +73,10 @@ def play_saved(scenario: str, ruleset: str, seed: int, pols: tuple[str, str], n:
         # The save names its scenario by absolute path: keep only the repository-relative one.
         data["scenario"]["path"] = scenario
         data["scenario"]["relative"] = None
+        if "digests" in data["check"]:  # a version-5 save's digests cover those fields too
+            from game.tools.saves import digests
+
+            data["check"]["digests"] = digests(data, data["version"])
         _play(match, policies, MatchView)
         return json.dumps(data, indent=1) + "\n", _log_text(match)
     finally:

@@ -25,7 +25,7 @@ def _registry() -> tuple[str, ...]:
 
 #: Every registered ruleset (the registry is the one list: a new ruleset is recorded at once).
 RULESETS = _registry()
-SCENARIOS = ("duel", "firing-line", "hedgerows", "skirmish-5v5", "street")
+SCENARIOS = ("duel", "firing-line", "hedgerows", "night-raid", "roadblock", "skirmish-5v5", "street")
 #: seed -> (red policy, blue policy): the three built-in policies all play.
 SEEDS = {1: ("cautious", "aggressive"), 2: ("aggressive", "cautious"), 3: ("random", "cautious")}
 #: The saved game: scenario, ruleset, seed, policies, commands played before saving.

@@ -54,6 +54,7 @@ def test_compare_of_two_files_of_one_name_stays_in_its_folders(tmp_path: Path) -
         "logs/a-duel/battle-1.jsonl",
         "logs/b-duel/battle-1.jsonl",
         "out/battles.csv",
+        "out/profiles.csv",
         "out/run.json",
         "out/summary.csv",
     ]

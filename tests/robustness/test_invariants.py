@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -49,8 +50,8 @@ def test_check_is_repeatable_and_cheap_to_call_twice(match):
 
 def _teleport(m: Match, uid: str, to: tuple[float, float]) -> None:
     """Move a unit behind the engine's back (no event): what a buggy ruleset might do."""
-    p = m.world.unit(uid)[Position]
-    p.x, p.y = to
+    p = m.store.get(uid, Position)
+    m.store.put(uid, replace(p, x=to[0], y=to[1]))
 
 
 def test_overlapping_bases_and_unlogged_moves_are_reported(match):
@@ -72,13 +73,14 @@ def test_base_inside_a_wall_or_off_the_map_is_reported(match):
 
 
 def test_negative_ap_is_reported(match):
-    match.ap("blue-2").current = -1
+    match.store.put("blue-2", replace(match.ap("blue-2"), current=-1))
     got = check(match)
     assert got == ["[ap-negative] blue-2: has -1 AP"]
 
 
 def test_health_change_without_damage_event_breaks_the_ledger(match):
-    match.health("red-2").tracks["hp"] -= 1
+    h = match.health("red-2")  # behind the engine's back: no damage event
+    match.store.put("red-2", replace(h, tracks={**h.tracks, "hp": h.tracks["hp"] - 1}))
     got = check(match)
     assert got == [
         "[health-ledger] red-2: live tracks differ from the damage events (log, live): {'hp': (3, 2)}"
@@ -91,7 +93,8 @@ def test_logged_damage_keeps_the_ledger_balanced(match):
 
 
 def test_out_of_action_without_casualty_event(match):
-    match.health("blue-1").status.add("dead")  # behind the engine's back: no status/casualty event
+    h = match.health("blue-1")  # behind the engine's back: no status/casualty event
+    match.store.put("blue-1", replace(h, status=h.status | {"dead"}))
     assert "casualty-ledger" in _names(check(match))
 
 

@@ -53,7 +53,10 @@ HOSTILE: dict[str, tuple[str, str | tuple[str, ...]]] = {
     # RLIMIT_CPU or the wall clock, whichever comes first on a busy machine
     "stuck-in-c": ("sum(range(10**15))", ("without returning to Python", "did not return within 6 s")),
     "catastrophic-regex": ('re.match(r"(a|aa)+$", "a" * 64 + "b")', "took more than 0.5 s of CPU time"),
-    "changes-the-match": ("view._m.commands.append(None)", "changed the match it was shown"),
+    "changes-the-match": (
+        "view._m.set_status(decision.unit, 'dead', True, 'hostile')",
+        "changed the match it was shown",
+    ),
     "returns-junk": ("return object()", "returned an illegal command"),
     "returns-a-subclass": (
         "cmd = decision.options[0].command\n"

@@ -204,10 +204,13 @@ def test_bad_saves_name_file_line_key_and_cause(
     tmp_path: Path, scenario: Path, change, where: str, what: str
 ):
     data = _save_data(tmp_path, scenario)
+    if what in ("refused on replay", "the commands replay to"):
+        data = age_save(data, 5)  # a save rebuilt by replay (version 6 is restored from its snapshot)
     change(data)
     if isinstance(data.get("check"), dict) and isinstance(data.get("version"), int):
         # Digests recomputed, as a careful forger would: each deeper check must still refuse.
-        data["check"]["digests"] = digests(data, SAVE_VERSION)
+        version = data["version"] if data["version"] in (3, 4, 5, 6) else SAVE_VERSION
+        data["check"]["digests"] = digests(data, version)
     bad = _broken(tmp_path, data)
     with pytest.raises(ScenarioError) as info:
         load_match(bad)
@@ -301,6 +304,6 @@ def test_a_version_1_save_still_loads(tmp_path: Path, scenario: Path):
     data = age_save(_save_data(tmp_path, scenario), version=1)
     m = load_match(_broken(tmp_path, data, "v1.json"))
     try:
-        assert len(m.commands) == 4 and m.ai_memory == {"quarry": {}}
+        assert len(m.commands) == 4 and not m.ai_memory.get("quarry")
     finally:
         m.close()

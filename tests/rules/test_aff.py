@@ -26,10 +26,7 @@ from game.core.commands import Attack, Decision
 from game.dice.aff import DODGE_TRACK, NO_PROTECTION, expected_damage, p_no_damage, p_opposed, p_roll_under
 from game.rules import get_ruleset
 from game.rules.aff.ruleset import (
-    COVER_MODIFIER,
-    MAX_AP,
-    RANGE_MODIFIER,
-    REAR_DEFENCE_MODIFIER,
+    COVER_STEPS,
     AffRuleset,
     AffState,
     AffStats,
@@ -69,6 +66,9 @@ def duel(
     seed: int = 0,
     **opts: Any,
 ) -> tuple[AffRuleset, FakeBattle]:
+    # The melee stance (the Defensive choice) is tested in test_aff_options.py; here it is off
+    # unless asked for, so these flows show the protection decisions alone.
+    opts.setdefault("defensive", False)
     r = AffRuleset(opts)
     b = FakeBattle(r, seed=seed)
     b.add("a", "red", (0.0, 0.0), stats=attacker or stats())
@@ -80,8 +80,13 @@ def script(b: FakeBattle, faces: list[int]) -> None:
     b.dice = ScriptedDice(faces, lambda e: b.emit("roll", **e))
 
 
-def protect(kind: str) -> Any:
+def protect(kind: str, stance: str = "normal") -> Any:
+    """Answer protection decisions with ``kind`` and a melee defender's stance with ``stance``."""
+
     def choose(d: Decision) -> Any:
+        if {o.command.kind for o in d.options} == {"normal", "defensive"}:
+            kind_ = stance
+            return next(o.command for o in d.options if o.command.kind == kind_)
         for o in d.options:
             if o.command.kind == kind:
                 return o.command
@@ -285,7 +290,7 @@ def test_defender_win_strikes_back(facing: float, riposte: bool, struck_back: bo
         assert b.u["a"].health.tracks["stamina"] == 12 - 4  # sword rolls 5 -> 4
     defence = next(e for e in b.events if e["type"] == "defence")
     rear = [m for m in defence["modifiers"] if m["source"] == "attacked from the rear"]
-    assert [m["value"] for m in rear] == ([REAR_DEFENCE_MODIFIER] if facing == 0.0 else [])
+    assert [m["value"] for m in rear] == ([-2] if facing == 0.0 else [])
 
 
 def test_no_riposte_without_reach() -> None:
@@ -307,7 +312,7 @@ def test_melee_odds_in_options() -> None:
 
 def test_one_attack_a_turn_and_turn_economy() -> None:
     r, b = duel()
-    assert MAX_AP == 2 and r.action_costs(b, "a") == {"attack": 1, "posture": 1, "face": 0}
+    assert r.options.ap_per_round == 2 and r.action_costs(b, "a") == {"attack": 1, "posture": 1, "face": 0}
     assert r.inches_per_ap(b, "a") == 5.0
     assert r.attack_options(b, "a")
     b.u["a"].turn = replace(b.u["a"].turn, attacked_with=frozenset({"sword"}))
@@ -327,7 +332,7 @@ def test_missile_range_bands(dist: float, band: str | None) -> None:
     if band is None:
         assert o is None
         return
-    tn = 8 + 1 + RANGE_MODIFIER[band]
+    tn = 8 + 1 + {"short": 0, "medium": -1, "long": -2}[band]
     assert o.p_success == pytest.approx(p_roll_under(tn))
 
 
@@ -335,7 +340,7 @@ def test_missile_range_bands(dist: float, band: str | None) -> None:
 def test_missile_cover(level: CoverLevel) -> None:
     r, b = duel(gap_in=5.0)
     b.set_sight("a", "t", cover=level)
-    assert option(r, b, "bow").p_success == pytest.approx(p_roll_under(9 + COVER_MODIFIER[level]))
+    assert option(r, b, "bow").p_success == pytest.approx(p_roll_under(9 - COVER_STEPS[level]))
 
 
 def test_no_attack_without_line_of_sight() -> None:

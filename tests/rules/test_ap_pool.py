@@ -25,8 +25,6 @@ from components.state import ActionPoints
 from game.core.commands import Attack, Decision
 from game.dice.pools import p_at_least, p_at_least_exact
 from game.rules.ap_pool.ruleset import (
-    ACTION_COSTS,
-    DODGE_AP,
     ApPoolRuleset,
     ApPoolStats,
     hurt_odds,
@@ -150,7 +148,7 @@ def test_worked_example_melee() -> None:
     assert body.p_success == pytest.approx(1697 / 6561)
     ev = events(b, "defence")[0]
     assert (ev["dice"], ev["successes"], ev["vs"], ev["success"]) == (8, 5, 4, True)
-    assert b.ap("d").current == 4 - DODGE_AP
+    assert b.ap("d").current == 4 - rules.options.dodge_ap
     assert math.dist(b.pos("d"), (1.0, 0.0)) <= 2.0 + 1e-9 and b.pos("d") != (1.0, 0.0)
     assert not events(b, "damage")
 
@@ -320,7 +318,7 @@ def test_hurt_odds_failed_dodge_as_normal_against_enumeration() -> None:
 def test_turn_economy() -> None:
     rules, b = duel(d=mk(move=4.0))
     assert rules.setup_unit(mk()).ap_max == 4
-    assert rules.action_costs(b, "a") == ACTION_COSTS == {"attack": 2, "posture": 1, "face": 0}
+    assert rules.action_costs(b, "a") == {"attack": 2, "posture": 1, "face": 0}
     assert rules.inches_per_ap(b, "d") == 4.0
     b.u["d"].posture = Posture.PRONE
     assert rules.inches_per_ap(b, "d") == 2.0

@@ -264,15 +264,29 @@ def test_hidden_attacker_gets_an_extra_die() -> None:
     assert o.p_success == pytest.approx(land_odds(10, 2, frozenset(), 1).p_land)
 
 
-def test_hidden_costs_insight_and_resolve_on_initiative() -> None:
-    r, b = make()
+def hidden_trio(**options: Any) -> tuple[DefenceDiceRuleset, FakeBattle]:
+    """a and t, t hiding from a; x, a friend of a, sees everyone plainly."""
+    r, b = make(**options)
     b.add("a", "red", (0.0, 0.0), stats=stats(insight=3, resolve=3))
     b.add("t", "blue", (5.0, 0.0), stats=stats(insight=3, resolve=2))
     b.add("x", "red", (0.0, 9.0), stats=stats(insight=3, resolve=2))
-    b.set_sight("a", "t", hidden=True)  # t hides from a: both a and t check at -1
-    assert r.info_scores(b, "a")[:2] == (3 + HIDDEN_INFO_MODIFIER, 3 + HIDDEN_INFO_MODIFIER)
-    assert r.info_scores(b, "t")[:2] == (2, 1)
-    assert r.info_scores(b, "x")[:2] == (3, 2)
+    b.set_sight("a", "t", hidden=True)  # t hides from a: both a and t check at -1 about each other
+    return r, b
+
+
+def test_hidden_costs_insight_and_resolve_on_checks_about_the_other_unit_only() -> None:
+    r, b = hidden_trio()
+    assert r.info_scores(b, "a", "t")[:2] == (3 + HIDDEN_INFO_MODIFIER, 3 + HIDDEN_INFO_MODIFIER)
+    assert r.info_scores(b, "t", "a")[:2] == (2, 1)
+    assert r.info_scores(b, "x", "t")[:2] == (3, 2)  # x is not party to the hiding
+    # Initiative is no check about another unit: no -1. Rolls 5, 5, 5: a 8 (Resolve 3), t and x 8
+    # (Resolve 2) tie: roll-off 4 (t) and 6 (x).
+    script(b, [5, 5, 5, 4, 6])
+    assert r.initiative(b, ["a", "t", "x"]) == ["a", "x", "t"]
+
+
+def test_old_reading_hidden_costs_insight_and_resolve_on_initiative() -> None:
+    r, b = hidden_trio(hidden_initiative_penalty=True)
     # Rolls 5, 5, 5: a 7 (Resolve 2), t 7 (Resolve 1), x 8.
     script(b, [5, 5, 5])
     assert r.initiative(b, ["a", "t", "x"]) == ["x", "a", "t"]

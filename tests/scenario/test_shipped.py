@@ -31,7 +31,16 @@ from game.scenario import (
 from game.scenario.yaml_source import parse_yaml
 
 SCENARIOS_DIR = DEFAULT_PROFILES_PATH.parent
-SHIPPED = ["duel", "street", "hedgerows", "firing-line", "village-battle", "skirmish-5v5"]
+SHIPPED = [
+    "duel",
+    "street",
+    "hedgerows",
+    "firing-line",
+    "village-battle",
+    "night-raid",
+    "roadblock",
+    "skirmish-5v5",
+]
 SHIPPED_PATHS = [SCENARIOS_DIR / f"{name}.yaml" for name in SHIPPED]
 PROFILE_NAMES = {"trooper", "recruit", "veteran", "swashbuckler", "heavy", "marksman"}
 

@@ -24,12 +24,13 @@ def age_log(path: Path, to: Path | None = None) -> Path:
 
 
 def age_save(data: dict[str, Any], version: int = 3) -> dict[str, Any]:
-    """A save's data as ``version`` (1 to 4) wrote it: digests of the fields that decide how the
-    game continues only (4), no embedded scenario text or profiles either (3), no digests either
-    (2), no AI memory either (1). The layout was the same otherwise."""
+    """A save's data as ``version`` (1 to 5) wrote it: no engine snapshot (5), digests of the
+    fields that decide how the game continues only (4), no embedded scenario text or profiles
+    either (3), no digests either (2), no AI memory either (1). The layout was the same otherwise."""
     from game.tools.integrity import digests
 
     data = dict(data, version=version)
+    data.pop("snapshot", None)  # version 6 on: the match's engine snapshot
     if version < 4:
         data.pop("profiles", None)
         data.pop("profiles_sha256", None)

@@ -50,7 +50,7 @@ def test_sweep_plays_the_cross_product_on_the_same_seeds(tmp_path: Path, capsys)
     rows = _rows(tmp_path / "results.csv")
     # gurps: 2 red policies x 2 option values; ap-pool has no such option: 2 red policies, once.
     reds = [r for r in rows if r["side"] == "red"]
-    assert {(r["ruleset"], r["policy"], r["option_ground_retreat_roll"]) for r in reds} == {
+    assert {(r["ruleset"], r["policy"], r["option.ground_retreat_roll"]) for r in reds} == {
         ("gurps", "aggressive", "true"),
         ("gurps", "aggressive", "false"),
         ("gurps", "cautious", "true"),
@@ -77,7 +77,7 @@ def test_sweep_plays_the_cross_product_on_the_same_seeds(tmp_path: Path, capsys)
     assert "ground_retreat_roll" in out and "red wins" in out
     assert f"results: {tmp_path / 'results.csv'}" in out
     # The same battle as `skirmish battle` plays: the sweep's rows are batch rows.
-    one = next(r for r in gurps if r["policy"] == "cautious" and r["option_ground_retreat_roll"] == "true")
+    one = next(r for r in gurps if r["policy"] == "cautious" and r["option.ground_retreat_roll"] == "true")
     job = batch.plan(
         seeds=[int(one["seed"])],
         scenario=DUEL,

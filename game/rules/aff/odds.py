@@ -6,12 +6,15 @@ and the expected damage. The standard Dodge restrictions apply unless ``--ubiqui
 forbidden dodge (no Swashbuckler talent, wearing armour, no Dodge skill) is an
 :class:`~game.rules.odds.OddsUsageError`, as are unreadable tracks and rolls that do not go
 together. Optional ``--attack-score/--defence-score`` (melee) or ``--missile-target`` add
-the chance to hit and to hurt. ``--json`` prints one object.
+the chance to hit and to hurt. ``--json`` prints one object. The talents' bonuses are the
+ruleset's options (``--option``: ``armour_training_bonus``, ``swashbuckler_dodge_bonus``;
+``ubiquitous`` as the flag), given to ``answer`` as ``options``.
 """
 
 from __future__ import annotations
 
 from game.dice.aff import damage_pmf, expected_damage, p_no_damage, p_opposed, p_roll_under, parse_track
+from game.rules.aff.options import DEFAULTS, AffOptions
 from game.rules.aff.ruleset import ARMOUR_TRAINING, SWASHBUCKLER, AffArmour, AffStats, AffWeapon, protections
 from game.rules.odds import OddsAnswer, OddsParam, OddsQuery, OddsUsageError
 
@@ -38,8 +41,11 @@ def answer(
     attack_score: int | None,
     defence_score: int | None,
     missile_target: int | None,
+    options: AffOptions = DEFAULTS,
 ) -> OddsAnswer:
-    """The query's answer (see the module docstring)."""
+    """The query's answer (see the module docstring), under the ruleset's ``options``."""
+    ubiquitous = ubiquitous or options.ubiquitous
+    bonuses = (options.armour_training_bonus, options.swashbuckler_dodge_bonus)
     track = _track(weapon_track, "--weapon-track")
     talents = tuple(t for t, on in ((SWASHBUCKLER, swashbuckler), (ARMOUR_TRAINING, armour_training)) if on)
     stats = AffStats(
@@ -54,7 +60,7 @@ def answer(
         shield_bonus=shield_bonus,
         weapons=(AffWeapon(name="weapon", kind="melee", skill="weapon", track=track),),
     )
-    choices, forbidden = protections(stats, ubiquitous)
+    choices, forbidden = protections(stats, ubiquitous, bonuses=bonuses)
     wanted = protection or ("dodge" if dodge_skill else "armour" if (armour_track or shield) else "none")
     if wanted in forbidden:
         rules = "ubiquitous dodging" if ubiquitous else "standard rules"

@@ -52,8 +52,11 @@ Where the text is silent (standard AFF practice; decisions marked so):
   yards (``Weapon.reach``, default 1).
 - Initiative (decision; AFF fights are simultaneous): 2d6 + SKILL each round,
   highest first; ties by higher SKILL, then a 1d6 roll-off.
-- LUCK, talents other than Swashbuckler and Armour Training, and the
-  "Defensive" combat option are not modelled.
+- The "Defensive" combat option the text points to (+2 to the combat total, no damage dealt)
+  is the melee defender's stance, a ``defence`` decision asked before the dice (option
+  ``defensive``, default on; ``defensive_bonus``): fighting defensively, a win wards off the
+  blow and never strikes back.
+- LUCK and talents other than Swashbuckler and Armour Training are not modelled.
 """
 
 from __future__ import annotations
@@ -84,6 +87,7 @@ from game.dice.aff import (
     track_value,
 )
 from game.rules import mechanics as mech
+from game.rules.aff.options import AffOptions
 from game.rules.base import BlockMemo, Ruleset, StrictModel, UnitSetup
 from game.rules.limits import Binding
 from game.rules.sheet import HarmLeft, RangeBand, UnitSheet, WeaponLine, in_inches
@@ -92,31 +96,26 @@ from game.rules.sheet import HarmLeft, RangeBand, UnitSheet, WeaponLine, in_inch
 
 #: Swashbuckler talent: required to dodge (standard), +1 to dodge rolls (ubiquitous).
 SWASHBUCKLER = "swashbuckler"
-SWASHBUCKLER_DODGE_BONUS = 1
 #: The special skill that dodges.
 DODGE_SKILL = "dodge"
 
 # ---- decisions where the text is silent (see the module docstring) -------------------------------
 
-#: Armour Training talent: +1 to armour rolls.
+# The numbers (talent bonuses, AP and costs, range, cover and rear modifiers) are the ruleset's
+# options (game/rules/aff/options.py), read from ``self.options``.
+
+#: Armour Training talent: a bonus to armour rolls (option ``armour_training_bonus``).
 ARMOUR_TRAINING = "armour training"
-ARMOUR_TRAINING_BONUS = 1
-#: AP a round, movement and action costs.
-MAX_AP = 2
-MOVE_YARDS_PER_AP = 5.0
-ACTION_COSTS: dict[str, int] = {"attack": 1, "posture": 1, "face": 0}
-#: Missile modifiers by range band and by cover level.
+#: Missile range bands.
 RANGE_BANDS: tuple[str, ...] = ("short", "medium", "long")
-RANGE_MODIFIER: dict[str, int] = {"short": 0, "medium": -1, "long": -2}
-COVER_MODIFIER: dict[CoverLevel, int] = {
+#: Cover levels, in steps of ``cover_penalty_step`` off a missile's target.
+COVER_STEPS: dict[CoverLevel, int] = {
     CoverLevel.NONE: 0,
-    CoverLevel.LIGHT: -1,
-    CoverLevel.MEDIUM: -2,
-    CoverLevel.HEAVY: -3,
-    CoverLevel.NEAR_TOTAL: -4,
+    CoverLevel.LIGHT: 1,
+    CoverLevel.MEDIUM: 2,
+    CoverLevel.HEAVY: 3,
+    CoverLevel.NEAR_TOTAL: 4,
 }
-#: A defender attacked from its rear arc.
-REAR_DEFENCE_MODIFIER = -2
 #: The damage track.
 STAMINA = "stamina"
 
@@ -236,19 +235,6 @@ TROOPER = AffStats(
 )
 
 
-class AffOptions(StrictModel):
-    """``ubiquitous``: Ubiquitous Dodging; ``riposte``: a winning melee defender strikes back;
-    ``optional_protection``: "no protection" is always offered (old variant)."""
-
-    ubiquitous: bool = Field(default=False, description="the text's alternative rule Ubiquitous Dodging")
-    riposte: bool = Field(default=True, description="a defender who wins a melee exchange strikes back")
-    optional_protection: bool = Field(
-        default=False,
-        description='"no protection" is always offered, even to a unit wearing armour '
-        "(the text: worn armour always protects)",
-    )
-
-
 @dataclass(frozen=True)
 class ProtectionRoll:
     """One protection choice: the track rolled and the bonus added to the roll."""
@@ -264,7 +250,11 @@ NO_PROTECTION_ROLL = ProtectionRoll("none", NO_PROTECTION, 0, (), "no protection
 
 
 def protections(
-    stats: AffStats, ubiquitous: bool, locked: str | None = None, optional: bool = False
+    stats: AffStats,
+    ubiquitous: bool,
+    locked: str | None = None,
+    optional: bool = False,
+    bonuses: tuple[int, int] = (1, 1),
 ) -> tuple[list[ProtectionRoll], dict[str, str]]:
     """The protection choices a unit has, and why any other is forbidden.
 
@@ -273,6 +263,8 @@ def protections(
         ubiquitous: the Ubiquitous Dodging option.
         locked: under Ubiquitous Dodging, the armour-or-dodge choice this round binds to.
         optional: the ``optional_protection`` option: ``none`` is always a choice.
+        bonuses: (Armour Training's armour bonus, Swashbuckler's dodge bonus): the options
+            ``armour_training_bonus`` and ``swashbuckler_dodge_bonus``.
 
     Returns:
         ``(choices, forbidden)``: the protections the unit may roll (armour, then dodge),
@@ -282,13 +274,14 @@ def protections(
     """
     out: list[ProtectionRoll] = []
     forbidden: dict[str, str] = {}
+    training_bonus, swash_bonus = bonuses
 
     # Armour (with the shield actively used, when carried).
     arm_mods: list[Modifier] = []
     if stats.shield and stats.shield_bonus:
         arm_mods.append(Modifier("shield", stats.shield_bonus, "protection roll"))
-    if stats.armour is not None and stats.has(ARMOUR_TRAINING):
-        arm_mods.append(Modifier("armour training", ARMOUR_TRAINING_BONUS, "protection roll"))
+    if stats.armour is not None and stats.has(ARMOUR_TRAINING) and training_bonus:
+        arm_mods.append(Modifier("armour training", training_bonus, "protection roll"))
     if stats.armour is None and not stats.shield:
         forbidden["armour"] = "no armour and no shield"
     elif locked == "dodge":
@@ -310,8 +303,8 @@ def protections(
         if locked == "armour":
             forbidden["dodge"] = "chose armour this round"
         else:
-            if stats.has(SWASHBUCKLER):
-                dodge_mods.append(Modifier("swashbuckler", SWASHBUCKLER_DODGE_BONUS, "protection roll"))
+            if stats.has(SWASHBUCKLER) and swash_bonus:
+                dodge_mods.append(Modifier("swashbuckler", swash_bonus, "protection roll"))
             if stats.shield and stats.shield_bonus:
                 dodge_mods.append(Modifier("shield", stats.shield_bonus, "protection roll"))
     elif not stats.has(SWASHBUCKLER):
@@ -341,6 +334,16 @@ class HitData:
 
     target: str
     attacker: str
+    weapon: str
+
+
+@value("aff.melee")
+@dataclass(frozen=True, slots=True)
+class MeleeData:
+    """A melee attack waiting for the defender's stance: who, whom, with which weapon (by name)."""
+
+    attacker: str
+    target: str
     weapon: str
 
 
@@ -416,6 +419,11 @@ class AffRuleset(Ruleset[AffStats, AffOptions]):
             mech.event("defence", riposte=True),
         ),
         mech.Mechanic(
+            "defensive_stances",
+            "melee defences fought defensively (a bonus, no damage dealt), by the defender",
+            mech.command("Defend", kind="defensive"),
+        ),
+        mech.Mechanic(
             "rear_attacks",
             "melee attacks from the defender's rear arc (-2), by the defender",
             mech.event("defence", kind="melee", modifiers=mech.has_modifier("attacked from the rear")),
@@ -466,6 +474,16 @@ class AffRuleset(Ruleset[AffStats, AffOptions]):
     def optional_protection(self) -> bool:
         return self.options.optional_protection
 
+    @property
+    def bonuses(self) -> tuple[int, int]:
+        """(Armour Training's armour bonus, Swashbuckler's dodge bonus), from the options."""
+        return (self.options.armour_training_bonus, self.options.swashbuckler_dodge_bonus)
+
+    def range_modifier(self, band: str) -> int:
+        """The roll-under target modifier of a missile range band."""
+        o = self.options
+        return {"short": 0, "medium": -o.medium_range_penalty, "long": -o.long_range_penalty}[band]
+
     def state(self, battle: Battle) -> AffState:
         """The battle-wide state (no choice bound yet: an empty one)."""
         st: AffState | None = battle.rules_state
@@ -480,14 +498,17 @@ class AffRuleset(Ruleset[AffStats, AffOptions]):
 
     def protection_choices(self, battle: Battle, uid: str) -> list[ProtectionRoll]:
         stats: AffStats = battle.stats(uid)
-        ubiquitous, locked, optional = (
+        ubiquitous, locked, optional, bonuses = (
             self.ubiquitous,
             self.locked_choice(battle, uid),
             self.optional_protection,
+            self.bonuses,
         )
-        key = ("choices", ubiquitous, locked, optional)
+        key = ("choices", ubiquitous, locked, optional, bonuses)
         return list(
-            _BY_STATS.get(stats, key, lambda: tuple(protections(stats, ubiquitous, locked, optional)[0]))
+            _BY_STATS.get(
+                stats, key, lambda: tuple(protections(stats, ubiquitous, locked, optional, bonuses)[0])
+            )
         )
 
     # ---- set-up ----------------------------------------------------------------------------------
@@ -496,7 +517,8 @@ class AffRuleset(Ruleset[AffStats, AffOptions]):
         return TROOPER
 
     def setup_unit(self, stats: Any) -> UnitSetup:
-        return UnitSetup(Health({STAMINA: stats.stamina}, {STAMINA: stats.stamina}), MAX_AP)
+        health = Health({STAMINA: stats.stamina}, {STAMINA: stats.stamina})
+        return UnitSetup(health, self.options.ap_per_round)
 
     # ---- rounds and turns ------------------------------------------------------------------------
     def initiative(self, battle: Battle, units: Sequence[str]) -> list[str]:
@@ -520,10 +542,11 @@ class AffRuleset(Ruleset[AffStats, AffOptions]):
         return not battle.health(uid).out_of_action
 
     def inches_per_ap(self, battle: Battle, uid: str) -> float:
-        return MOVE_YARDS_PER_AP / battle.yards_per_inch
+        return self.options.move_yards_per_ap / battle.yards_per_inch
 
     def action_costs(self, battle: Battle, uid: str) -> dict[str, int]:
-        return dict(ACTION_COSTS)
+        o = self.options
+        return {"attack": o.attack_ap, "posture": o.posture_ap, "face": o.face_ap}
 
     # ---- for players -----------------------------------------------------------------------------
     def sheet(self, battle: Battle, uid: str) -> UnitSheet:
@@ -538,7 +561,7 @@ class AffRuleset(Ruleset[AffStats, AffOptions]):
                     WeaponLine(
                         w.name,
                         w.kind,
-                        ACTION_COSTS["attack"],
+                        self.options.attack_ap,
                         damage,
                         in_inches(w.reach, ypi),
                         True,
@@ -550,18 +573,20 @@ class AffRuleset(Ruleset[AffStats, AffOptions]):
             assert w.ranges is not None
             bands = tuple(
                 RangeBand(
-                    band, in_inches(limit, ypi), f"{RANGE_MODIFIER[band]:+d}" if RANGE_MODIFIER[band] else ""
+                    band,
+                    in_inches(limit, ypi),
+                    f"{self.range_modifier(band):+d}" if self.range_modifier(band) else "",
                 )
                 for band, limit in zip(RANGE_BANDS, w.ranges, strict=True)
             )
             weapons.append(
                 WeaponLine(
-                    w.name, w.kind, ACTION_COSTS["attack"], damage, bands[-1].upto, False, bands, notes
+                    w.name, w.kind, self.options.attack_ap, damage, bands[-1].upto, False, bands, notes
                 )
             )
         choices = self.protection_choices(battle, uid)
         _, forbidden = protections(
-            stats, self.ubiquitous, self.locked_choice(battle, uid), self.optional_protection
+            stats, self.ubiquitous, self.locked_choice(battle, uid), self.optional_protection, self.bonuses
         )
         protection = tuple(
             f"{p.label}: track "
@@ -578,6 +603,8 @@ class AffRuleset(Ruleset[AffStats, AffOptions]):
         parry += " (the higher total wins a blow" + (
             "; a win strikes back)" if self.riposte and melee else ")"
         )
+        if self.options.defensive:
+            parry += f"; or defensively: +{self.options.defensive_bonus}, a win deals no damage"
         h = battle.health(uid)
         left = h.tracks[STAMINA]
         attacked = bool(battle.turn(uid).attacked_with)
@@ -614,9 +641,16 @@ class AffRuleset(Ruleset[AffStats, AffOptions]):
 
     # ---- attack odds -----------------------------------------------------------------------------
     def melee_scores(
-        self, battle: Battle, uid: str, target: str, weapon: AffWeapon, sight: SightFacts
+        self,
+        battle: Battle,
+        uid: str,
+        target: str,
+        weapon: AffWeapon,
+        sight: SightFacts,
+        defensive: bool = False,
     ) -> tuple[int, list[Modifier], int, list[Modifier], AffWeapon | None]:
-        """(attack score, its modifiers, defence score, its modifiers, the defender's weapon)."""
+        """(attack score, its modifiers, defence score, its modifiers, the defender's weapon);
+        ``defensive``: the defender fights defensively (``defensive_bonus`` to its total)."""
         a: AffStats = battle.stats(uid)
         d: AffStats = battle.stats(target)
         a_mods = [
@@ -628,8 +662,12 @@ class AffRuleset(Ruleset[AffStats, AffOptions]):
         d_mods = [Modifier("SKILL", d.skill, "combat total")]
         if parry is not None:
             d_mods.append(Modifier(f"{parry.skill} skill", d.special(parry.skill), "combat total"))
-        if sight.arc == Arc.REAR:
-            d_mods.append(Modifier("attacked from the rear", REAR_DEFENCE_MODIFIER, "combat total"))
+        if sight.arc == Arc.REAR and self.options.rear_defence_penalty:
+            d_mods.append(
+                Modifier("attacked from the rear", -self.options.rear_defence_penalty, "combat total")
+            )
+        if defensive and self.options.defensive_bonus:
+            d_mods.append(Modifier("defensive", self.options.defensive_bonus, "combat total"))
         return (
             int(sum(m.value for m in a_mods)),
             a_mods,
@@ -648,10 +686,11 @@ class AffRuleset(Ruleset[AffStats, AffOptions]):
             Modifier(f"{weapon.skill} skill", a.special(weapon.skill), "target"),
         ]
         band = self.range_band(battle, weapon, sight.distance) or "long"
-        if RANGE_MODIFIER[band]:
-            mods.append(Modifier(f"range: {band}", RANGE_MODIFIER[band], "target"))
-        if COVER_MODIFIER.get(sight.cover, 0):
-            mods.append(Modifier(f"cover: {sight.cover.value}", COVER_MODIFIER[sight.cover], "target"))
+        if self.range_modifier(band):
+            mods.append(Modifier(f"range: {band}", self.range_modifier(band), "target"))
+        cover = COVER_STEPS.get(sight.cover, 0) * self.options.cover_penalty_step
+        if cover:
+            mods.append(Modifier(f"cover: {sight.cover.value}", -cover, "target"))
         return int(sum(m.value for m in mods)), mods
 
     def best_protection(self, battle: Battle, uid: str, weapon: AffWeapon) -> ProtectionRoll:
@@ -661,6 +700,7 @@ class AffRuleset(Ruleset[AffStats, AffOptions]):
             self.ubiquitous,
             self.locked_choice(battle, uid),
             self.optional_protection,
+            self.bonuses,
             weapon.track,
         )
         return _BY_STATS.get(
@@ -749,7 +789,89 @@ class AffRuleset(Ruleset[AffStats, AffOptions]):
             )
             return Call(Frame("hit", HitData(target, uid, weapon.name))) if hit else None
 
-        att, _, dfn, d_mods, parry = self.melee_scores(battle, uid, target, weapon, sight)
+        if self.options.defensive:
+            melee = MeleeData(uid, target, weapon.name)
+            return Ask("stance", melee, Frame("attack.melee", melee))
+        return self._melee(battle, uid, target, weapon, sight, option, False)
+
+    def can_riposte(self, battle: Battle, uid: str, target: str, sight: SightFacts) -> bool:
+        """Whether ``target``, winning a melee exchange against ``uid``, may strike back."""
+        return (
+            self.riposte
+            and bool(battle.stats(target).melee_weapons())
+            and sight.arc != Arc.REAR
+            and any(
+                self.edge_gap_yards(battle, target, uid) <= w.reach + 1e-9
+                for w in battle.stats(target).melee_weapons()
+            )
+        )
+
+    def stance_options(self, battle: Battle, melee: MeleeData) -> tuple[Option, ...]:
+        """The melee defender's choice: fight normally, or defensively (a bonus to its total, no
+        damage dealt). Each option's ``p_success`` is P(the blow does not land); ``forfeits`` the
+        chance of a strike-back the stance gives up (the AI prices it as a lost action)."""
+        uid, target = melee.attacker, melee.target
+        weapon = battle.stats(uid).weapon(melee.weapon)
+        sight = battle.sight(uid, target)
+        riposte = self.can_riposte(battle, uid, target, sight)
+        out = []
+        given_up = 0.0  # the chance of a strike-back fighting normally
+        for defensive in (False, True):
+            att, _, dfn, d_mods, _ = self.melee_scores(battle, uid, target, weapon, sight, defensive)
+            _, tie, lose = p_opposed(att, dfn)
+            strike = lose if riposte and not defensive else 0.0
+            given_up = given_up or strike
+            bonus = f" (+{self.options.defensive_bonus}, deals no damage)" if defensive else ""
+            label = (
+                f"{'fight defensively' if defensive else 'fight normally'}{bonus}: "
+                f"2d6+{dfn} vs 2d6+{att}, {100 * (tie + lose):.0f}% not hit"
+            )
+            out.append(
+                Option(
+                    Defend(target, "defensive" if defensive else "normal"),
+                    label,
+                    p_success=tie + lose,
+                    modifiers=tuple(d_mods),
+                    detail={
+                        "total": dfn,
+                        "p_strike_back": strike,
+                        "forfeits": given_up if defensive else 0.0,
+                    },
+                )
+            )
+        return tuple(out)
+
+    @asks("stance")
+    def _ask_stance(self, battle: Battle, melee: MeleeData) -> Decision:
+        return Decision(
+            unit=melee.target,
+            kind="defence",
+            options=self.stance_options(battle, melee),
+            context={"attacker": melee.attacker, "weapon": melee.weapon, "melee": True},
+        )
+
+    @step("attack.melee")
+    def _melee_answered(self, battle: Battle, melee: MeleeData, choice: Any) -> Outcome:
+        uid, target = melee.attacker, melee.target
+        weapon = battle.stats(uid).weapon(melee.weapon)
+        sight = battle.sight(uid, target)
+        option = self._attack_option(battle, uid, target, weapon, sight)
+        return self._melee(battle, uid, target, weapon, sight, option, choice.kind == "defensive")
+
+    def _melee(
+        self,
+        battle: Battle,
+        uid: str,
+        target: str,
+        weapon: AffWeapon,
+        sight: SightFacts,
+        option: Option,
+        defensive: bool,
+    ) -> Outcome:
+        """The melee exchange: both rolls, the winner; a defender's win strikes back unless it
+        fought defensively."""
+        mods = [{"source": m.source, "value": m.value, "applies_to": m.applies_to} for m in option.modifiers]
+        att, _, dfn, d_mods, parry = self.melee_scores(battle, uid, target, weapon, sight, defensive)
         a_total = sum(battle.dice.roll(2, 6, "melee", uid)) + att
         d_total = sum(battle.dice.roll(2, 6, "melee defence", target)) + dfn
         winner = uid if a_total > d_total else target if d_total > a_total else None
@@ -767,15 +889,7 @@ class AffRuleset(Ruleset[AffStats, AffOptions]):
             p_hurt=option.detail["p_hurt"],
         )
         p_opp = p_opposed(att, dfn)
-        can_riposte = (
-            self.riposte
-            and parry is not None
-            and sight.arc != Arc.REAR
-            and any(
-                self.edge_gap_yards(battle, target, uid) <= w.reach + 1e-9
-                for w in battle.stats(target).melee_weapons()
-            )
-        )
+        can_riposte = parry is not None and not defensive and self.can_riposte(battle, uid, target, sight)
         battle.emit(
             "defence",
             unit=target,

@@ -60,21 +60,18 @@ from game.core.battle import Battle
 from game.core.codec import value
 from game.core.commands import Attack, Decision, Defend, Modifier, Option
 from game.core.flow import Ask, Call, Done, Frame, Outcome, asks, step
-from game.dice.pools import count_successes, p_at_least, successes_pmf
+from game.dice.pools import SUCCESS_FACE, count_successes, p_at_least, successes_pmf
 from game.rules import mechanics as mech
 from game.rules.ap_pool.commands import DodgeMove, PoolDodge
+from game.rules.ap_pool.options import ApPoolOptions
 from game.rules.base import ReactionRegion, Ruleset, StrictModel, UnitSetup
 from game.rules.limits import Reaction, defence_event
 from game.rules.sheet import DiceReading, HarmLeft, RangeBand, UnitSheet, WeaponLine
 
 # ---- rule data -------------------------------------------------------------------------
 
-#: AP price of a dodge reaction (text).
-DODGE_AP = 2
-#: How far a successful dodge may move, inches (text).
-DODGE_MOVE_INCHES = 2.0
-#: Turn action costs (decision: a standard 4-AP skirmish economy).
-ACTION_COSTS: dict[str, int] = {"attack": 2, "posture": 1, "face": 0}
+# The numbers (the dodge's cost and move, action costs, dice removed, the success face...) are
+# the ruleset's options (game/rules/ap_pool/options.py), read from ``self.options``.
 
 #: Dodge combinations (text): combo -> (attribute, talent).
 DODGE_COMBOS: dict[str, tuple[str, str]] = {
@@ -93,30 +90,21 @@ ATTACK_POOLS: dict[str, tuple[str, str, str]] = {
 #: Specialization that applies to a dodge against each kind of attack.
 DODGE_SPEC: dict[str, str] = {"melee": "melee_spec", "ranged": "ranged_spec", "thrown": "ranged_spec"}
 
-#: Dice lost to cover on ranged attacks (total cover: no shot).
-COVER_DICE: dict[CoverLevel, int] = {
+#: Cover levels of a ranged attack's target, in steps of ``cover_dice_step`` dice lost (total
+#: cover: no shot).
+COVER_STEPS: dict[CoverLevel, int] = {
     CoverLevel.NONE: 0,
-    CoverLevel.LIGHT: -1,
-    CoverLevel.MEDIUM: -2,
-    CoverLevel.HEAVY: -3,
-    CoverLevel.NEAR_TOTAL: -4,
+    CoverLevel.LIGHT: 1,
+    CoverLevel.MEDIUM: 2,
+    CoverLevel.HEAVY: 3,
+    CoverLevel.NEAR_TOTAL: 4,
 }
-#: Dice lost beyond short range (up to long range).
-LONG_RANGE_DICE = -2
-#: Dice lost per unit in the line of fire.
-INTERVENING_DICE = -1
-#: Dice for the target's posture: ranged shots at low targets, melee blows at downed ones.
-RANGED_TARGET_POSTURE_DICE: dict[Posture, int] = {Posture.CRAWLING: -1, Posture.PRONE: -1}
-MELEE_TARGET_POSTURE_DICE: dict[Posture, int] = {Posture.SITTING: 1, Posture.CRAWLING: 1, Posture.PRONE: 1}
-#: Fraction of Move available in each posture.
-POSTURE_MOVE: dict[Posture, float] = {
-    Posture.STANDING: 1.0,
-    Posture.CROUCHING: 1.0,
-    Posture.KNEELING: 0.5,
-    Posture.SITTING: 0.5,
-    Posture.CRAWLING: 0.5,
-    Posture.PRONE: 0.5,
-}
+#: Target postures that cost a ranged attack ``low_target_dice`` dice.
+LOW_TARGETS = frozenset({Posture.CRAWLING, Posture.PRONE})
+#: Target postures that give a melee attack ``downed_target_dice`` dice.
+DOWNED_TARGETS = frozenset({Posture.SITTING, Posture.CRAWLING, Posture.PRONE})
+#: Postures that move at ``low_posture_move`` of Move.
+LOW_POSTURES = frozenset({Posture.KNEELING, Posture.SITTING, Posture.CRAWLING, Posture.PRONE})
 WOUND_TRACK = "wounds"
 
 
@@ -206,35 +194,26 @@ TROOPER = ApPoolStats(
 )
 
 
-class ApPoolOptions(StrictModel):
-    """Variants of the text's dodge reaction (both off: the text's reading)."""
-
-    failed_dodge_reduces_damage: bool = Field(
-        default=False,
-        description="a failed dodge's successes come off the attacker's for damage "
-        "(the text: damage is applied as normal)",
-    )
-    dodge_once_per_round: bool = Field(
-        default=False,
-        description="one dodge per round (the text: once per turn, i.e. per activation)",
-    )
-
-
 # ---- pure odds -----------------------------------------------------------------------------
 
 
 def hurt_odds(
-    pool: int, dodge_dice: int, damage: int, armour: int, failed_dodge_reduces: bool = False
+    pool: int,
+    dodge_dice: int,
+    damage: int,
+    armour: int,
+    failed_dodge_reduces: bool = False,
+    threshold: int = SUCCESS_FACE,
 ) -> tuple[float, float]:
     """Exact (P(the attack wounds), E[wounds | a hit, no dodge]).
 
     ``dodge_dice`` 0 means the target cannot dodge. A hit with ``a`` successes
     deals ``damage + (a - 1) - armour`` when the dodge fails (the text: damage as
     normal); with ``failed_dodge_reduces`` a failed dodge of ``d`` successes makes
-    it ``damage + (a - d - 1) - armour``.
+    it ``damage + (a - d - 1) - armour``. ``threshold``: the lowest succeeding face.
     """
-    att = successes_pmf(pool)
-    dodge = successes_pmf(dodge_dice) if dodge_dice > 0 else None
+    att = successes_pmf(pool, threshold)
+    dodge = successes_pmf(dodge_dice, threshold) if dodge_dice > 0 else None
     p_hurt = 0.0
     e_num = 0.0
     p_hit = 0.0
@@ -253,26 +232,36 @@ def hurt_odds(
 
 
 def expected_wounds(
-    pool: int, dodge_dice: int, damage: int, armour: int, failed_dodge_reduces: bool = False
+    pool: int,
+    dodge_dice: int,
+    damage: int,
+    armour: int,
+    failed_dodge_reduces: bool = False,
+    threshold: int = SUCCESS_FACE,
 ) -> float:
     """Exact E[wounds] of an attack of ``pool`` dice, every outcome counted (a miss, a dodge
     made and a glancing hit do none); ``dodge_dice`` 0: the target cannot dodge."""
-    att = successes_pmf(pool)
+    att = successes_pmf(pool, threshold)
     return sum(
-        float(att[a]) * dodged_wounds(a, dodge_dice, damage, armour, failed_dodge_reduces)
+        float(att[a]) * dodged_wounds(a, dodge_dice, damage, armour, failed_dodge_reduces, threshold)
         for a in range(1, pool + 1)
     )
 
 
 def dodged_wounds(
-    successes: int, dodge_dice: int, damage: int, armour: int, failed_dodge_reduces: bool = False
+    successes: int,
+    dodge_dice: int,
+    damage: int,
+    armour: int,
+    failed_dodge_reduces: bool = False,
+    threshold: int = SUCCESS_FACE,
 ) -> float:
     """Exact E[wounds] of a hit of ``successes`` met by a dodge of ``dodge_dice`` (0: no dodge):
     a dodge meeting the successes avoids it, a failed one leaves it (less its successes with
     ``failed_dodge_reduces``)."""
     if dodge_dice <= 0:
         return float(max(0, damage + successes - 1 - armour))
-    dodge = successes_pmf(dodge_dice)
+    dodge = successes_pmf(dodge_dice, threshold)
     out = 0.0
     for d in range(0, min(successes, dodge_dice + 1)):  # the dodge fails: fewer successes
         net = successes - d if failed_dodge_reduces else successes
@@ -307,7 +296,7 @@ class DodgeData:
 
 
 #: No unit has dodged yet (the ruleset's battle-wide state: unit -> the period of its last dodge).
-_NO_DODGES: Mapping[str, tuple[int, str | None]] = MappingProxyType({})
+_NO_DODGES: Mapping[str, tuple[Any, ...]] = MappingProxyType({})
 
 
 class ApPoolRuleset(Ruleset[ApPoolStats, ApPoolOptions]):
@@ -324,13 +313,17 @@ class ApPoolRuleset(Ruleset[ApPoolStats, ApPoolOptions]):
             "dodge",
             defence_event("dodge"),
             "activation",
-            applies=lambda options: not options.get("dodge_once_per_round"),
+            applies=lambda options: (
+                not options.get("dodge_once_per_round") and options.get("dodges_per_turn", 1) == 1
+            ),
         ),
         Reaction(
             "dodge",
             defence_event("dodge"),
             "round",
-            applies=lambda options: bool(options.get("dodge_once_per_round")),
+            applies=lambda options: (
+                bool(options.get("dodge_once_per_round")) and options.get("dodges_per_turn", 1) == 1
+            ),
         ),
     )
 
@@ -344,7 +337,8 @@ class ApPoolRuleset(Ruleset[ApPoolStats, ApPoolOptions]):
         """The 2" dodge move of ``uid``: the disc its ``dodge_move`` decision offers."""
         if kind != "dodge":
             return super().reaction_region(battle, kind, uid, attacker)
-        return ReactionRegion(battle.dodge_region(uid, DODGE_MOVE_INCHES), 0.0, DODGE_MOVE_INCHES)
+        reach = self.options.dodge_move_inches
+        return ReactionRegion(battle.dodge_region(uid, reach), 0.0, reach)
 
     @property
     def failed_dodge_reduces(self) -> bool:
@@ -353,6 +347,11 @@ class ApPoolRuleset(Ruleset[ApPoolStats, ApPoolOptions]):
     @property
     def once_per_round(self) -> bool:
         return self.options.dodge_once_per_round
+
+    @property
+    def dodge_moves(self) -> bool:
+        """Whether a successful dodge offers a move (the ``dodge_move`` switch, a reach above 0)."""
+        return self.options.dodge_move and self.options.dodge_move_inches > 0
 
     # ---- mechanics: what batch results count per side (game/rules/mechanics.py) ----------------
     mechanics: ClassVar[tuple[mech.Mechanic, ...]] = (
@@ -415,11 +414,12 @@ class ApPoolRuleset(Ruleset[ApPoolStats, ApPoolOptions]):
     # ---- rounds and turns --------------------------------------------------------------------
     def initiative(self, battle: Battle, units: Sequence[str]) -> list[str]:
         order = {u: i for i, u in enumerate(units)}
+        face = self.options.success_face
         score: dict[str, tuple[int, int, int]] = {}
         for u in units:
             s = battle.stats(u)
             dice = s.mind + s.perception
-            hits = count_successes(battle.dice.roll(dice, 6, "initiative", u))
+            hits = count_successes(battle.dice.roll(dice, 6, "initiative", u), face)
             score[u] = (-hits, -dice, order[u])
         return sorted(units, key=lambda u: score[u])
 
@@ -427,20 +427,32 @@ class ApPoolRuleset(Ruleset[ApPoolStats, ApPoolOptions]):
         return not battle.health(uid).out_of_action
 
     def inches_per_ap(self, battle: Battle, uid: str) -> float:
-        return float(battle.stats(uid).move) * POSTURE_MOVE[battle.posture(uid)]
+        move = float(battle.stats(uid).move)
+        return move * self.options.low_posture_move if battle.posture(uid) in LOW_POSTURES else move
 
     def action_costs(self, battle: Battle, uid: str) -> dict[str, int]:
-        return dict(ACTION_COSTS)
+        o = self.options
+        return {"attack": o.attack_ap, "posture": o.posture_ap, "face": o.face_ap}
 
     # ---- dodging -----------------------------------------------------------------------------
-    def _dodges(self, battle: Battle) -> Mapping[str, tuple[int, str | None]]:
-        """Per battle: unit -> the (round, active unit) of its last dodge."""
-        table: Mapping[str, tuple[int, str | None]] | None = battle.rules_state
+    def _dodges(self, battle: Battle) -> Mapping[str, tuple[Any, ...]]:
+        """Per battle: unit -> the (round, active unit) of its last dodge, with a third element
+        counting the dodges of that period when there were more than one (``dodges_per_turn``)."""
+        table: Mapping[str, tuple[Any, ...]] | None = battle.rules_state
         return _NO_DODGES if table is None else table
+
+    def dodges_made(self, battle: Battle, uid: str) -> int:
+        """Dodges ``uid`` made in the current period (turn, or round by option)."""
+        last = self._dodges(battle).get(uid)
+        if last is None or tuple(last[:2]) != self.dodge_period(battle):
+            return 0
+        return int(last[2]) if len(last) > 2 else 1
 
     def _note_dodge(self, battle: Battle, uid: str) -> None:
         table = dict(self._dodges(battle))
-        table[uid] = self.dodge_period(battle)
+        made = self.dodges_made(battle, uid) + 1
+        period = self.dodge_period(battle)
+        table[uid] = period if made == 1 else (*period, made)
         battle.set_rules_state(MappingProxyType(table))
 
     def dodge_period(self, battle: Battle) -> tuple[int, str | None]:
@@ -451,10 +463,15 @@ class ApPoolRuleset(Ruleset[ApPoolStats, ApPoolOptions]):
         """Why ``uid`` cannot dodge now (None: it can)."""
         if battle.health(uid).out_of_action:
             return "out of action"
-        if battle.ap(uid).current < DODGE_AP:
-            return f"needs {DODGE_AP} AP, has {battle.ap(uid).current}"
-        if self._dodges(battle).get(uid) == self.dodge_period(battle):
-            return "already dodged this " + ("round" if self.once_per_round else "turn")
+        cost = self.options.dodge_ap
+        if battle.ap(uid).current < cost:
+            return f"needs {cost} AP, has {battle.ap(uid).current}"
+        limit = self.options.dodges_per_turn
+        if self.dodges_made(battle, uid) >= limit:
+            span = "round" if self.once_per_round else "turn"
+            if limit == 0:
+                return "no dodges allowed (option dodges_per_turn 0)"
+            return f"already dodged this {span}" + (f" ({limit} times)" if limit > 1 else "")
         return None
 
     def best_dodge_dice(self, battle: Battle, uid: str, attack_kind: str) -> int:
@@ -466,10 +483,11 @@ class ApPoolRuleset(Ruleset[ApPoolStats, ApPoolOptions]):
 
     # ---- for players -------------------------------------------------------------------------
     def reaction_ap(self, battle: Battle, uid: str) -> tuple[str, int] | None:
-        return ("dodge", DODGE_AP)
+        return ("dodge", self.options.dodge_ap)
 
     def sheet(self, battle: Battle, uid: str) -> UnitSheet:
         stats: ApPoolStats = battle.stats(uid)
+        o = self.options
         weapons = []
         for w in stats.weapons:
             attribute, talent, spec = ATTACK_POOLS[w.kind]
@@ -481,24 +499,24 @@ class ApPoolRuleset(Ruleset[ApPoolStats, ApPoolOptions]):
             )
             if w.kind == "melee":
                 weapons.append(
-                    WeaponLine(
-                        w.name, w.kind, ACTION_COSTS["attack"], damage, w.reach, True, (), tuple(notes)
-                    )
+                    WeaponLine(w.name, w.kind, o.attack_ap, damage, w.reach, True, (), tuple(notes))
                 )
             else:
                 assert w.short is not None and w.long is not None
-                bands = (RangeBand("short", w.short), RangeBand("long", w.long, f"{LONG_RANGE_DICE} dice"))
+                bands = (RangeBand("short", w.short), RangeBand("long", w.long, f"{-o.long_range_dice} dice"))
                 weapons.append(
-                    WeaponLine(
-                        w.name, w.kind, ACTION_COSTS["attack"], damage, w.long, False, bands, tuple(notes)
-                    )
+                    WeaponLine(w.name, w.kind, o.attack_ap, damage, w.long, False, bands, tuple(notes))
                 )
         combos = ", ".join(
             f"{a.title()} + {t.title()} {stats.dodge_dice(c, 'melee')} dice vs melee, "
             f"{stats.dodge_dice(c, 'ranged')} vs shots"
             for c, (a, t) in DODGE_COMBOS.items()
         )
-        dodge = f"dodge ({DODGE_AP} AP, once a turn, then a {DODGE_MOVE_INCHES:g} in move): {combos}"
+        cost = self.options.dodge_ap
+        times = "once" if o.dodges_per_turn == 1 else f"{o.dodges_per_turn} times"
+        after = f"then a {o.dodge_move_inches:g} in move" if self.dodge_moves else "no move after"
+        span = "round" if self.once_per_round else "turn"
+        dodge = f"dodge ({cost} AP, {times} a {span}, {after}): {combos}"
         why = self.can_dodge(battle, uid)
         defences = (dodge + (f"; not now: {why}" if why else ""),)
         h = battle.health(uid)
@@ -516,6 +534,7 @@ class ApPoolRuleset(Ruleset[ApPoolStats, ApPoolOptions]):
     ) -> tuple[int, tuple[Modifier, ...]] | str:
         """(dice, modifiers) of an attack, or why it is not possible."""
         stats = battle.stats(uid)
+        o = self.options
         s = sight if sight is not None else battle.sight(uid, target)
         if not s.visible or s.cover == CoverLevel.TOTAL:
             return "not visible"
@@ -533,35 +552,37 @@ class ApPoolRuleset(Ruleset[ApPoolStats, ApPoolOptions]):
             gap = s.distance - battle.body(uid).base - battle.body(target).base
             if gap > weapon.reach + 1e-9:
                 return f"out of reach ({gap:.2f} in > {weapon.reach:g} in)"
-            if MELEE_TARGET_POSTURE_DICE.get(posture):
-                mods.append(Modifier(f"target {posture.value}", MELEE_TARGET_POSTURE_DICE[posture], "dice"))
+            if o.downed_target_dice and posture in DOWNED_TARGETS:
+                mods.append(Modifier(f"target {posture.value}", o.downed_target_dice, "dice"))
         else:
             assert weapon.short is not None and weapon.long is not None
             if s.distance > weapon.long + 1e-9:
                 return f"out of range ({s.distance:.1f} in > {weapon.long:g} in)"
-            if s.distance > weapon.short + 1e-9:
-                mods.append(Modifier("long range", LONG_RANGE_DICE, "dice"))
-            if COVER_DICE[s.cover]:
-                mods.append(Modifier(f"{s.cover.value} cover", COVER_DICE[s.cover], "dice"))
-            if s.intervening:
+            if s.distance > weapon.short + 1e-9 and o.long_range_dice:
+                mods.append(Modifier("long range", -o.long_range_dice, "dice"))
+            cover = o.cover_dice_step * COVER_STEPS[s.cover]
+            if cover:
+                mods.append(Modifier(f"{s.cover.value} cover", -cover, "dice"))
+            if s.intervening and o.intervening_dice:
                 mods.append(
                     Modifier(
                         f"{len(s.intervening)} in the line of fire",
-                        INTERVENING_DICE * len(s.intervening),
+                        -o.intervening_dice * len(s.intervening),
                         "dice",
                     )
                 )
-            if RANGED_TARGET_POSTURE_DICE.get(posture):
-                mods.append(Modifier(f"target {posture.value}", RANGED_TARGET_POSTURE_DICE[posture], "dice"))
+            if o.low_target_dice and posture in LOW_TARGETS:
+                mods.append(Modifier(f"target {posture.value}", -o.low_target_dice, "dice"))
         dice = int(sum(m.value for m in mods))
         if dice < 1:
             return "no dice left"
         return dice, tuple(mods)
 
     def attack_options(self, battle: Battle, uid: str) -> list[Option]:
-        if battle.ap(uid).current < ACTION_COSTS["attack"]:
+        if battle.ap(uid).current < self.options.attack_ap:
             return []
         stats = battle.stats(uid)
+        face = self.options.success_face
         out: list[Option] = []
         for target in battle.enemies(uid):
             sight = battle.sight(uid, target)
@@ -572,13 +593,14 @@ class ApPoolRuleset(Ruleset[ApPoolStats, ApPoolOptions]):
                     continue
                 dice, mods = got
                 dodge = self.best_dodge_dice(battle, target, w.kind)
-                p_hurt, expected = hurt_odds(dice, dodge, w.damage, tstats.armour, self.failed_dodge_reduces)
-                harm = expected_wounds(dice, dodge, w.damage, tstats.armour, self.failed_dodge_reduces)
+                reduces = self.failed_dodge_reduces
+                p_hurt, expected = hurt_odds(dice, dodge, w.damage, tstats.armour, reduces, face)
+                harm = expected_wounds(dice, dodge, w.damage, tstats.armour, reduces, face)
                 out.append(
                     Option(
                         Attack(uid, target, w.name),
                         f"{w.name} -> {target} ({dice} dice)",
-                        p_success=p_at_least(dice, 1),
+                        p_success=p_at_least(dice, 1, face),
                         modifiers=mods,
                         detail={
                             "p_hurt": p_hurt,
@@ -600,16 +622,17 @@ class ApPoolRuleset(Ruleset[ApPoolStats, ApPoolOptions]):
         and without a dodge (``expected_harm``, ``expected_harm_without``)."""
         stats = battle.stats(uid)
         reduces = self.failed_dodge_reduces
+        face = self.options.success_face
 
         def harm(dice: int) -> dict[str, Any]:
             if weapon is None:
                 return {}
             return {
                 "expected_harm": {
-                    WOUND_TRACK: dodged_wounds(successes, dice, weapon.damage, stats.armour, reduces)
+                    WOUND_TRACK: dodged_wounds(successes, dice, weapon.damage, stats.armour, reduces, face)
                 },
                 "expected_harm_without": {
-                    WOUND_TRACK: dodged_wounds(successes, 0, weapon.damage, stats.armour, reduces)
+                    WOUND_TRACK: dodged_wounds(successes, 0, weapon.damage, stats.armour, reduces, face)
                 },
             }
 
@@ -617,6 +640,7 @@ class ApPoolRuleset(Ruleset[ApPoolStats, ApPoolOptions]):
         if self.can_dodge(battle, uid) is not None:
             return opts
         spec = DODGE_SPEC[attack_kind]
+        cost = self.options.dodge_ap
         for combo, (attribute, talent) in DODGE_COMBOS.items():
             dice = stats.dodge_dice(combo, attack_kind)
             mods = (
@@ -627,10 +651,10 @@ class ApPoolRuleset(Ruleset[ApPoolStats, ApPoolOptions]):
             opts.append(
                 Option(
                     PoolDodge(uid, "dodge", combo=combo),
-                    f"dodge {attribute}+{talent} ({dice} dice vs {successes}, {DODGE_AP} AP)",
-                    p_success=p_at_least(dice, successes),
+                    f"dodge {attribute}+{talent} ({dice} dice vs {successes}, {cost} AP)",
+                    p_success=p_at_least(dice, successes, face),
                     modifiers=mods,
-                    detail={"dice": dice, "vs": successes, "ap": DODGE_AP, **harm(dice)},
+                    detail={"dice": dice, "vs": successes, "ap": cost, **harm(dice)},
                 )
             )
         return opts
@@ -646,8 +670,9 @@ class ApPoolRuleset(Ruleset[ApPoolStats, ApPoolOptions]):
         if isinstance(got, str):
             raise ValueError(f"{uid} cannot attack {target} with {weapon.name}: {got}")
         dice, mods = got
+        face = self.options.success_face
         faces = battle.dice.roll(dice, 6, "attack", uid)
-        hits = count_successes(faces)
+        hits = count_successes(faces, face)
         battle.emit(
             "attack",
             attacker=uid,
@@ -656,7 +681,7 @@ class ApPoolRuleset(Ruleset[ApPoolStats, ApPoolOptions]):
             dice=dice,
             successes=hits,
             hit=hits > 0,
-            p_success=p_at_least(dice, 1),
+            p_success=p_at_least(dice, 1, face),
             modifiers=[{"source": m.source, "value": m.value} for m in mods],
         )
         if hits == 0:
@@ -711,9 +736,10 @@ class ApPoolRuleset(Ruleset[ApPoolStats, ApPoolOptions]):
         uid, combo, attack_kind, vs, attacker = d.unit, d.combo, d.attack_kind, d.vs, d.attacker
         stats = battle.stats(uid)
         dice = stats.dodge_dice(combo, attack_kind)
-        battle.spend_ap(uid, DODGE_AP, "dodge")
+        battle.spend_ap(uid, self.options.dodge_ap, "dodge")
         self._note_dodge(battle, uid)
-        got = count_successes(battle.dice.roll(dice, 6, f"dodge ({combo})", uid))
+        face = self.options.success_face
+        got = count_successes(battle.dice.roll(dice, 6, f"dodge ({combo})", uid), face)
         ok = got >= vs  # meet or beat: the defender wins ties
         attribute, talent = DODGE_COMBOS[combo]
         spec = DODGE_SPEC[attack_kind]
@@ -727,7 +753,7 @@ class ApPoolRuleset(Ruleset[ApPoolStats, ApPoolOptions]):
             successes=got,
             vs=vs,
             success=ok,
-            p_success=p_at_least(dice, vs),
+            p_success=p_at_least(dice, vs, face),
             modifiers=[
                 {"source": attribute, "value": getattr(stats, attribute)},
                 {"source": talent, "value": getattr(stats, talent)},
@@ -736,11 +762,14 @@ class ApPoolRuleset(Ruleset[ApPoolStats, ApPoolOptions]):
         )
         if not ok:
             return Done(got)
+        if not self.dodge_moves:
+            return None
         return Ask("dodge_move", d, Frame("dodge.moved", d))
 
     @asks("dodge_move")
     def _ask_dodge_move(self, battle: Battle, d: DodgeData) -> Decision:
-        region = battle.dodge_region(d.unit, DODGE_MOVE_INCHES)
+        reach = self.options.dodge_move_inches
+        region = battle.dodge_region(d.unit, reach)
         return Decision(
             d.unit,
             "dodge_move",
@@ -748,11 +777,11 @@ class ApPoolRuleset(Ruleset[ApPoolStats, ApPoolOptions]):
                 Option(DodgeMove(d.unit, None), "stay"),
                 Option(
                     DodgeMove(d.unit, None),
-                    f'dodge move (up to {DODGE_MOVE_INCHES:g}")',
+                    f'dodge move (up to {reach:g}")',
                     point_field="to",
                     region=region.geometry,
                     validate=region.validate,
-                    detail={"max_len": DODGE_MOVE_INCHES},
+                    detail={"max_len": reach},
                 ),
             ),
             context={"attacker": d.attacker},

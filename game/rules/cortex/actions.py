@@ -27,12 +27,14 @@ from typing import TYPE_CHECKING
 
 from game.core.battle import Battle
 from game.core.commands import Modifier
-from game.rules.cortex.damage import REELING, SERIOUS_WOUND_STEPS, CortexDamage, seriously_wounded
+from game.rules.cortex.damage import REELING, CortexDamage, seriously_wounded
 from game.rules.cortex.state import note, track
 
 if TYPE_CHECKING:
     from game.rules.cortex.options import CortexOptions
 
+#: The text's numbers (the defaults of options ``extra_action_steps``, ``all_out_defence_steps``,
+#: ``max_actions``; the rules read the options).
 #: Step penalty per action beyond the first in a turn (text).
 EXTRA_ACTION_STEPS = -1
 #: All-out defence bonus to dodge and block, in steps (text).
@@ -101,7 +103,7 @@ class CortexActions(CortexDamage):
             "actions_declared",
             unit=uid,
             actions=actions,
-            steps=EXTRA_ACTION_STEPS * (actions - 1),
+            steps=self.options.extra_action_steps * (actions - 1),
             forfeited=ap - actions,
             reason=reason,
         )
@@ -137,8 +139,9 @@ class CortexActions(CortexDamage):
     def action_steps(self, battle: Battle, uid: str, extra_actions: int) -> list[Modifier]:
         """Step modifiers on an action of ``uid`` with ``extra_actions`` other actions counted."""
         mods: list[Modifier] = []
+        opts = self.options
         if extra_actions > 0:
-            mods.append(Modifier("multiple actions", EXTRA_ACTION_STEPS * extra_actions, "skill steps"))
-        if seriously_wounded(battle, uid):
-            mods.append(Modifier("seriously wounded", SERIOUS_WOUND_STEPS, "skill steps"))
+            mods.append(Modifier("multiple actions", opts.extra_action_steps * extra_actions, "skill steps"))
+        if opts.seriously_wounded and seriously_wounded(battle, uid):
+            mods.append(Modifier("seriously wounded", opts.serious_wound_steps, "skill steps"))
         return mods

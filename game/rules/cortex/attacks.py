@@ -36,9 +36,12 @@ from game.dice.cortex import (
     trait_pool,
 )
 from game.rules.cortex.actions import net_steps
-from game.rules.cortex.defence import CortexDefences, defence_odds
+from game.rules.cortex.defence import CortexDefences, Defence, defence_odds
+from game.rules.cortex.options import CortexOptions
 from game.rules.cortex.stats import CortexStats, CortexWeapon
 
+#: The text's numbers (the defaults of the options; the rules read them through :func:`cover_table`,
+#: :func:`visibility_table`, :func:`range_table` and the options).
 #: Difficulty added by cover (from the cover model's level; text).
 COVER_DIFFICULTY: dict[CoverLevel, int] = {
     CoverLevel.NONE: 0,
@@ -58,6 +61,32 @@ RANGE_BAND_INCREMENTS: tuple[tuple[str, float], ...] = (("short", 1.0), ("medium
 PITCH_BLACK_SPREAD_YARDS = 2.0
 
 
+def cover_table(options: CortexOptions) -> dict[CoverLevel, int]:
+    """The Difficulty each cover level adds under ``options``."""
+    return {
+        CoverLevel.NONE: 0,
+        CoverLevel.LIGHT: options.cover_light,
+        CoverLevel.MEDIUM: options.cover_medium,
+        CoverLevel.HEAVY: options.cover_heavy,
+        CoverLevel.NEAR_TOTAL: options.cover_near_total,
+    }
+
+
+def visibility_table(options: CortexOptions) -> dict[str, int]:
+    """The Difficulty each visibility adds under ``options`` (pitch black: its own procedure)."""
+    return {"clear": 0, "dim": options.dim_difficulty, "dark": options.dark_difficulty}
+
+
+def range_table(options: CortexOptions) -> dict[str, int]:
+    """The skill steps of each range band under ``options``."""
+    return {
+        "point-blank": options.point_blank_steps,
+        "short": 0,
+        "medium": options.medium_range_steps,
+        "long": options.long_range_steps,
+    }
+
+
 def to_yards(battle: Battle, inches: float) -> float:
     """``inches`` on the table, in yards."""
     return inches * battle.yards_per_inch
@@ -71,10 +100,19 @@ class CortexAttacks(CortexDefences):
         """The battle's visibility (option ``visibility``)."""
         return self.options.visibility
 
+    def cover_difficulty(self, level: CoverLevel) -> int:
+        """The Difficulty cover of ``level`` adds (options ``cover_light`` .. ``cover_near_total``)."""
+        return cover_table(self.options).get(level, 0)
+
+    def range_steps(self, band: str) -> int:
+        """Skill steps of the range band (options ``point_blank_steps``, ``medium_range_steps``,
+        ``long_range_steps``; short range is the text's 0)."""
+        return range_table(self.options)[band]
+
     def range_band(self, battle: Battle, weapon: CortexWeapon, distance_in: float) -> str | None:
         """The range band of a ranged/thrown attack at ``distance_in`` inches (None: out of range)."""
         yards = to_yards(battle, distance_in)
-        if yards <= POINT_BLANK_YARDS + 1e-9:
+        if yards <= self.options.point_blank_yards + 1e-9:
             return "point-blank"
         inc = weapon.range_increment or 0.0
         for band, mult in RANGE_BAND_INCREMENTS:
@@ -104,7 +142,12 @@ class CortexAttacks(CortexDefences):
     def cover_level(self, battle: Battle, target: str, weapon: CortexWeapon, sight: SightFacts) -> CoverLevel:
         """Cover the attack faces: the model's level, at least light for a lying target shot at."""
         level = sight.cover
-        if weapon.kind != "melee" and battle.posture(target) in LYING_DOWN and level == CoverLevel.NONE:
+        if (
+            self.options.prone_is_light_cover
+            and weapon.kind != "melee"
+            and battle.posture(target) in LYING_DOWN
+            and level == CoverLevel.NONE
+        ):
             return CoverLevel.LIGHT
         return level
 
@@ -122,8 +165,9 @@ class CortexAttacks(CortexDefences):
         steps = self.action_steps(battle, uid, extra_actions)
         if weapon.kind != "melee":
             band = self.range_band(battle, weapon, sight.distance) or "long"
-            if RANGE_STEPS[band]:
-                steps.append(Modifier(f"range: {band}", RANGE_STEPS[band], "skill steps"))
+            band_steps = self.range_steps(band)
+            if band_steps:
+                steps.append(Modifier(f"range: {band}", band_steps, "skill steps"))
         pool = trait_pool(stats.attr(weapon.attribute), stats.skill(weapon.skill), net_steps(steps))
         constant, const_mods = self.difficulty_constant(battle, target, weapon, sight)
         return pool, steps, constant, const_mods
@@ -134,10 +178,11 @@ class CortexAttacks(CortexDefences):
         """(what cover and visibility add to the Difficulty, its modifiers)."""
         const_mods: list[Modifier] = []
         level = self.cover_level(battle, target, weapon, sight)
-        if COVER_DIFFICULTY.get(level, 0):
+        cover = self.cover_difficulty(level)
+        if cover:
             src = f"cover: {level.value}" if level == sight.cover else "cover: lying down"
-            const_mods.append(Modifier(src, COVER_DIFFICULTY[level], "difficulty"))
-        vis = VISIBILITY_DIFFICULTY.get(self.visibility, 0)
+            const_mods.append(Modifier(src, cover, "difficulty"))
+        vis = visibility_table(self.options).get(self.visibility, 0)
         if vis:
             const_mods.append(Modifier(f"visibility: {self.visibility}", vis, "difficulty"))
         return int(sum(m.value for m in const_mods)), const_mods
@@ -150,14 +195,24 @@ class CortexAttacks(CortexDefences):
 
     def attack_options_at(self, battle: Battle, uid: str, extra_actions: int) -> list[Option]:
         """Every attack as it would be priced with ``extra_actions`` other actions this round."""
+        return self.attack_options_levels(battle, uid, (extra_actions,))[0]
+
+    def attack_options_levels(self, battle: Battle, uid: str, levels: tuple[int, ...]) -> list[list[Option]]:
+        """:meth:`attack_options_at` at each of ``levels``, the reach and the target's defences
+        found once per target x weapon (they do not depend on the attacker's actions)."""
         stats: CortexStats = battle.stats(uid)
-        out: list[Option] = []
+        out: list[list[Option]] = [[] for _ in levels]
         for target in battle.enemies(uid):
             sight = battle.sight(uid, target)
             for weapon in stats.weapons:
                 if self.in_reach(battle, uid, target, weapon, sight) is not None:
                     continue
-                out.append(self._attack_option(battle, uid, target, weapon, sight, extra_actions))
+                defs = None
+                if self.visibility != "pitch_black":
+                    constant, const_mods = self.difficulty_constant(battle, target, weapon, sight)
+                    defs = self.defences(battle, target, uid, weapon, sight, constant, const_mods)
+                for got, level in zip(out, levels, strict=True):
+                    got.append(self._attack_option(battle, uid, target, weapon, sight, level, defs))
         return out
 
     def _attack_option(
@@ -168,6 +223,7 @@ class CortexAttacks(CortexDefences):
         weapon: CortexWeapon,
         sight: SightFacts,
         extra_actions: int,
+        defs: list[Defence] | None = None,
     ) -> Option:
         pool, steps, constant, const_mods = self.attack_setup(
             battle, uid, target, weapon, sight, extra_actions
@@ -179,7 +235,8 @@ class CortexAttacks(CortexDefences):
             p_hit_best = self._pitch_black_hit_me(battle, uid, target, weapon, pool)
             label_def = "pitch black: lowest innate roll is hit"
         else:
-            defs = self.defences(battle, target, uid, weapon, sight, constant, const_mods)
+            if defs is None:
+                defs = self.defences(battle, target, uid, weapon, sight, constant, const_mods)
             innate = defence_odds(pool, defs[0], weapon, armour)
             best = min((defence_odds(pool, d, weapon, armour) for d in defs), key=lambda o: (o[1], o[0]))
             p_success = innate[0]
@@ -210,7 +267,7 @@ class CortexAttacks(CortexDefences):
         """Pitch black: P(the chosen target is the one hit), as :meth:`_pitch_black_odds` counts it."""
         units = self.potential_targets(battle, uid, target, weapon)
         pools = tuple(step_dice(battle.stats(u).attr("agility")) for u in units)
-        cover = COVER_DIFFICULTY.get(self.cover_level(battle, target, weapon, battle.sight(uid, target)), 0)
+        cover = self.cover_difficulty(self.cover_level(battle, target, weapon, battle.sight(uid, target)))
         return sum(
             pv * p_meet_or_beat(pool, (), v + cover)
             for v, pv in enumerate(lowest_value_pmf(pools, 0).tolist())
@@ -220,10 +277,11 @@ class CortexAttacks(CortexDefences):
     def potential_targets(self, battle: Battle, uid: str, target: str, weapon: CortexWeapon) -> list[str]:
         """Pitch black: the target and every unit near it that this weapon could reach."""
         out = [target]
+        spread = self.options.pitch_black_spread_yards
         for other in battle.units():
             if other in (uid, target):
                 continue
-            if self.edge_gap_yards(battle, other, target) > PITCH_BLACK_SPREAD_YARDS + 1e-9:
+            if self.edge_gap_yards(battle, other, target) > spread + 1e-9:
                 continue
             if self.in_reach(battle, uid, other, weapon, battle.sight(uid, other)) is None:
                 out.append(other)
@@ -236,7 +294,7 @@ class CortexAttacks(CortexDefences):
         units = self.potential_targets(battle, uid, target, weapon)
         pools = tuple(step_dice(battle.stats(u).attr("agility")) for u in units)
         consts = [
-            COVER_DIFFICULTY.get(self.cover_level(battle, u, weapon, battle.sight(uid, u)), 0) for u in units
+            self.cover_difficulty(self.cover_level(battle, u, weapon, battle.sight(uid, u))) for u in units
         ]
         # P(some unit is hit) = sum over the lowest unit j and its roll v of P(attack >= v + cover_j).
         p_any = 0.0

@@ -20,12 +20,18 @@ Contract:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from game.core.battle import Battle
 from game.dice.cortex import Pool, split_damage, step_dice
 from game.rules.cortex.rolls import roll_total
 from game.rules.cortex.state import TrackTable, note, track
 from game.rules.cortex.stats import CortexWeapon
 
+if TYPE_CHECKING:
+    from game.rules.cortex.options import CortexOptions
+
+#: The text's numbers (the defaults of the options of the same names; the rules read the options).
 #: Passing out: Difficulty of the first roll and the increase per later roll.
 CONSCIOUS_DIFFICULTY = 7
 CONSCIOUS_STEP = 4
@@ -58,12 +64,16 @@ def vitality_willpower(battle: Battle, uid: str) -> Pool:
 class CortexDamage:
     """Damage and its effects, the base of the Cortex ruleset's parts."""
 
+    if TYPE_CHECKING:  # provided by game.rules.base.Ruleset
+        options: CortexOptions
+
     def _damage(self, battle: Battle, target: str, attacker: str, weapon: CortexWeapon, margin: int) -> None:
         w = roll_total(battle, weapon.damage_dice, "damage", attacker)
         armour = battle.stats(target).armour
         stun, wounds = split_damage(margin, w, weapon.damage_type, armour)
         h = battle.health(target)
-        deltas = {"shock" if "unconscious" in h.status else "stun": stun, "wounds": wounds}
+        shock = self.options.shock and "unconscious" in h.status
+        deltas = {"shock" if shock else "stun": stun, "wounds": wounds}
         battle.damage(
             target,
             deltas,
@@ -82,15 +92,24 @@ class CortexDamage:
             return
         lp = h.maxima["wounds"]
         wounds, stun = h.tracks.get("wounds", 0), h.tracks.get("stun", 0)
-        if seriously_wounded(battle, uid) and SERIOUSLY_WOUNDED not in h.status:
+        opts = self.options
+        if opts.seriously_wounded and seriously_wounded(battle, uid) and SERIOUSLY_WOUNDED not in h.status:
             battle.set_status(uid, SERIOUSLY_WOUNDED, True, f"wounds {wounds} >= half of {lp} life points")
         if wounds >= lp and DYING not in h.status:
             battle.set_status(uid, DYING, True, f"wounds {wounds} >= {lp} life points")
             note(battle, "dying_since", uid, battle.round)
+            if not opts.dying:
+                battle.set_status(uid, "dead", True, "died of wounds (no rolls to stay alive)")
+                return
             if self._dying_roll(battle, uid):
                 battle.set_status(uid, "out", True, "dying")
             return
-        if stun + wounds > lp and REELING not in h.status and "unconscious" not in h.status:
+        if (
+            opts.passing_out
+            and stun + wounds > lp
+            and REELING not in h.status
+            and "unconscious" not in h.status
+        ):
             battle.set_status(uid, REELING, True, f"stun + wounds {stun + wounds} > {lp} life points")
             self._conscious_roll(battle, uid)
 
@@ -100,8 +119,8 @@ class CortexDamage:
             battle,
             uid,
             "conscious_rolls",
-            CONSCIOUS_DIFFICULTY,
-            CONSCIOUS_STEP,
+            self.options.conscious_difficulty,
+            self.options.conscious_step,
             "stay conscious",
             "unconscious",
             "passed out",
@@ -110,7 +129,14 @@ class CortexDamage:
     def _dying_roll(self, battle: Battle, uid: str) -> bool:
         """Roll to stay alive; True if the unit survives this minute."""
         return self._vw_check(
-            battle, uid, "dying_rolls", DYING_DIFFICULTY, DYING_STEP, "stay alive", "dead", "died of wounds"
+            battle,
+            uid,
+            "dying_rolls",
+            self.options.dying_difficulty,
+            self.options.dying_step,
+            "stay alive",
+            "dead",
+            "died of wounds",
         )
 
     def _vw_check(
@@ -143,5 +169,5 @@ class CortexDamage:
             if "dead" in h.status or DYING not in h.status:
                 continue
             elapsed = battle.round - since
-            if elapsed > 0 and elapsed % ROUNDS_PER_MINUTE == 0:
+            if elapsed > 0 and elapsed % self.options.rounds_per_minute == 0:
                 self._dying_roll(battle, uid)

@@ -32,13 +32,14 @@ from components.spatial import LYING_DOWN, Posture
 from game.core.battle import Battle
 from game.core.commands import Defend, Maneuver, Modifier, Option
 from game.dice.cortex import Pool, format_pool, hit_damage, p_meet_or_beat, step_dice, trait_pool
-from game.rules.cortex.actions import ALL_OUT_DEFENCE_STEPS, DECLARE, net_steps
-from game.rules.cortex.damage import SERIOUS_WOUND_STEPS, seriously_wounded
+from game.rules.cortex.actions import DECLARE, net_steps
+from game.rules.cortex.damage import seriously_wounded
 from game.rules.cortex.movement import CortexMovement
 from game.rules.cortex.state import defence_record
 from game.rules.cortex.stats import CortexStats, CortexWeapon
 
-#: Difficulty when the target does not see it coming or is not moving around (text).
+#: Difficulty when the target does not see it coming or is not moving around (text; the default of
+#: option ``static_difficulty``, which the rules read).
 STATIC_DIFFICULTY = 3
 
 
@@ -106,7 +107,13 @@ class CortexDefences(CortexMovement):
             why = "rear attack" if not sees else "not moving around"
             out.append(
                 Defence(
-                    "none", (), STATIC_DIFFICULTY, constant, cm, f"no defence (Difficulty 3, {why})", False
+                    "none",
+                    (),
+                    self.options.static_difficulty,
+                    constant,
+                    cm,
+                    f"no defence (Difficulty {self.options.static_difficulty}, {why})",
+                    False,
                 )
             )
         if not sees:
@@ -114,9 +121,10 @@ class CortexDefences(CortexMovement):
         aod = defence_record(battle, target).all_out_defence
         ap = battle.ap(target).current
         if aod:
-            steps = [Modifier("all-out defence", ALL_OUT_DEFENCE_STEPS, "skill steps")]
-            if seriously_wounded(battle, target):
-                steps.append(Modifier("seriously wounded", SERIOUS_WOUND_STEPS, "skill steps"))
+            opts = self.options
+            steps = [Modifier("all-out defence", opts.all_out_defence_steps, "skill steps")]
+            if opts.seriously_wounded and seriously_wounded(battle, target):
+                steps.append(Modifier("seriously wounded", opts.serious_wound_steps, "skill steps"))
             out.extend(self._active(stats, target, weapon, steps, constant, cm, False, None))
         elif ap < 1:
             pass

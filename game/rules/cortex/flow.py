@@ -31,8 +31,8 @@ from game.core.commands import Attack, Decision, Maneuver, Modifier
 from game.core.flow import Ask, Frame, Outcome, asks, step
 from game.dice.cortex import format_pool, step_dice
 from game.rules.cortex.actions import ACTION_COSTS
-from game.rules.cortex.attacks import COVER_DIFFICULTY, CortexAttacks
-from game.rules.cortex.defence import STATIC_DIFFICULTY, Defence
+from game.rules.cortex.attacks import CortexAttacks
+from game.rules.cortex.defence import Defence
 from game.rules.cortex.rolls import roll_total
 from game.rules.cortex.stats import CortexStats, CortexWeapon
 
@@ -137,7 +137,13 @@ class CortexAttackFlow(CortexAttacks):
             _, constant, const_mods = self._against(battle, a)
             # passed out on taking the action: no defence, not moving around
             chosen = Defence(
-                "none", (), STATIC_DIFFICULTY, constant, tuple(const_mods), "no defence (passed out)", False
+                "none",
+                (),
+                self.options.static_difficulty,
+                constant,
+                tuple(const_mods),
+                "no defence (passed out)",
+                False,
             )
         else:
             chosen = next(d for d in self._attack_defences(battle, a) if d.kind == choice.kind)
@@ -189,7 +195,7 @@ class CortexAttackFlow(CortexAttacks):
             tied = [u for u in tied if offs[u] == worst]
         struck = tied[0]
         sight = battle.sight(uid, struck)
-        cover = COVER_DIFFICULTY.get(self.cover_level(battle, struck, weapon, sight), 0)
+        cover = self.cover_difficulty(self.cover_level(battle, struck, weapon, sight))
         difficulty = low + cover
         hit = total >= difficulty
         battle.emit(

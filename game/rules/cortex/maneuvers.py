@@ -25,7 +25,7 @@ from typing import Any
 from game.core.battle import Battle
 from game.core.commands import Maneuver, Modifier, Option
 from game.core.flow import Outcome, step
-from game.rules.cortex.actions import ALL_OUT_DEFENCE, ALL_OUT_DEFENCE_STEPS, DECLARE, EXTRA_ACTION_STEPS
+from game.rules.cortex.actions import ALL_OUT_DEFENCE, DECLARE
 from game.rules.cortex.attacks import CortexAttacks
 from game.rules.cortex.state import defence_record, note
 from game.rules.unit_state import set_defence_record
@@ -49,8 +49,9 @@ class CortexManeuvers(CortexAttacks):
             return []
         aod = Option(
             Maneuver(uid, ALL_OUT_DEFENCE),
-            f"all-out defence ({ap} actions: free dodges/blocks at +2 steps until next turn)",
-            modifiers=(Modifier("all-out defence", ALL_OUT_DEFENCE_STEPS, "skill steps"),),
+            f"all-out defence ({ap} actions: free dodges/blocks at "
+            f"{self.options.all_out_defence_steps:+d} steps until next turn)",
+            modifiers=(Modifier("all-out defence", self.options.all_out_defence_steps, "skill steps"),),
             detail={"ap": ap},
         )
         if self.prospective:
@@ -58,18 +59,20 @@ class CortexManeuvers(CortexAttacks):
         if self.declared(battle, uid) is not None:
             return []
         out: list[Option] = []
+        priced = self.attack_options_levels(battle, uid, tuple(range(ap)))
+        per = self.options.extra_action_steps
         for n in range(1, ap + 1):
             steps = self.action_steps(battle, uid, n - 1)
             out.append(
                 Option(
                     Maneuver(uid, f"{DECLARE}:{n}"),
                     f"declare {n} action{'s' if n > 1 else ''} this round"
-                    + (f" ({EXTRA_ACTION_STEPS * (n - 1)} step on every action)" if n > 1 else ""),
+                    + (f" ({per * (n - 1)} step on every action)" if n > 1 else ""),
                     modifiers=tuple(steps),
                     detail={
                         "declare_actions": n,
-                        "steps": EXTRA_ACTION_STEPS * (n - 1),
-                        "attacks": tuple(self.attack_options_at(battle, uid, n - 1)),
+                        "steps": per * (n - 1),
+                        "attacks": tuple(priced[n - 1]),
                         "move_tiers": self.expected_move_tiers(battle, uid, n),
                         "ap": ap - n,
                     },
@@ -78,11 +81,22 @@ class CortexManeuvers(CortexAttacks):
         out.append(aod)
         return out
 
+    def _maneuver_names(self, battle: Battle, uid: str) -> set[str]:
+        """The names of :meth:`maneuver_options` now, without pricing them."""
+        ap = battle.ap(uid).current
+        if ap < 1:
+            return set()
+        if self.prospective:
+            return set() if defence_record(battle, uid).all_out_defence else {ALL_OUT_DEFENCE}
+        if self.declared(battle, uid) is not None:
+            return set()
+        return {f"{DECLARE}:{n}" for n in range(1, ap + 1)} | {ALL_OUT_DEFENCE}
+
     @step("maneuver")
     def _maneuver(self, battle: Battle, cmd: Maneuver, _: Any) -> Outcome:
         """Declare the round's actions, or take all-out defence (the declaration of none)."""
         uid = cmd.unit
-        legal = {o.command.name for o in self.maneuver_options(battle, uid)}
+        legal = self._maneuver_names(battle, uid)
         if cmd.name not in legal:
             raise ValueError(f"{uid} cannot {cmd.name!r} now (legal: {', '.join(sorted(legal)) or 'none'})")
         if cmd.name.startswith(f"{DECLARE}:"):
@@ -95,5 +109,5 @@ class CortexManeuvers(CortexAttacks):
                 return None
         battle.spend_ap(uid, battle.ap(uid).current, "all-out defence")
         set_defence_record(battle, uid, replace(defence_record(battle, uid), all_out_defence=True))
-        battle.emit("maneuver", unit=uid, name=ALL_OUT_DEFENCE, steps=ALL_OUT_DEFENCE_STEPS)
+        battle.emit("maneuver", unit=uid, name=ALL_OUT_DEFENCE, steps=self.options.all_out_defence_steps)
         return None

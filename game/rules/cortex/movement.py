@@ -30,6 +30,8 @@ from game.rules.cortex.state import turn_record
 from game.rules.cortex.stats import CortexStats
 from game.rules.unit_state import set_turn_record
 
+#: The text's numbers (the defaults of options ``base_move_feet``, ``hustle_feet``,
+#: ``hustle_actions``, ``run_actions``; the rules read the options).
 #: Free movement a turn, and the hustle limit for one action, in feet (text).
 BASE_MOVE_FEET = 15.0
 HUSTLE_FEET = 30.0
@@ -53,13 +55,14 @@ class CortexMovement(CortexActions):
 
     def move_tiers(self, battle: Battle, uid: str) -> list[tuple[float, int]]:
         """(total inches this turn, actions that distance costs): walk, hustle and (once rolled) run."""
+        opts = self.options
         tiers = [
-            (to_inches(battle, BASE_MOVE_FEET / FEET_PER_YARD), 0),
-            (to_inches(battle, HUSTLE_FEET / FEET_PER_YARD), HUSTLE_ACTIONS),
+            (to_inches(battle, opts.base_move_feet / FEET_PER_YARD), 0),
+            (to_inches(battle, opts.hustle_feet / FEET_PER_YARD), opts.hustle_actions),
         ]
         run_feet = turn_record(battle, uid).run_feet
         if run_feet is not None:
-            tiers.append((to_inches(battle, float(run_feet) / FEET_PER_YARD), RUN_ACTIONS))
+            tiers.append((to_inches(battle, float(run_feet) / FEET_PER_YARD), opts.run_actions))
         return tiers
 
     def move_allowance(self, battle: Battle, uid: str) -> float:
@@ -109,7 +112,8 @@ class CortexMovement(CortexActions):
         turn = turn_record(battle, uid)
         moved = turn.moved + length
         tier = next(
-            (a for limit, a in self.move_tiers(battle, uid) if moved <= limit + TIER_TOLERANCE), RUN_ACTIONS
+            (a for limit, a in self.move_tiers(battle, uid) if moved <= limit + TIER_TOLERANCE),
+            self.options.run_actions,
         )
         set_turn_record(battle, uid, replace(turn, moved=moved, move_paid=max(turn.move_paid, tier)))
 
@@ -117,10 +121,10 @@ class CortexMovement(CortexActions):
         """The run distance of this turn (30 ft + Agility + Athletics/Running, in feet), rolled
         up front so that pricing a move (a query the engine repeats) never rolls dice; only when
         a run is affordable (two actions), except under ``prospective_penalty`` (always)."""
-        if not self.prospective and battle.ap(uid).current < RUN_ACTIONS:
+        if not self.prospective and battle.ap(uid).current < self.options.run_actions:
             return
         pool = self._run_pool(battle, uid)
-        feet = HUSTLE_FEET + roll_total(battle, pool, "run distance", uid)
+        feet = self.options.run_base_feet + roll_total(battle, pool, "run distance", uid)
         set_turn_record(battle, uid, replace(turn_record(battle, uid), run_feet=feet))
 
     def _run_pool(self, battle: Battle, uid: str) -> Pool:
@@ -133,12 +137,13 @@ class CortexMovement(CortexActions):
         actions make affordable: the free 15 ft, the hustle, and with two or more a run at its
         expected roll (at their penalty)."""
         moved = turn_record(battle, uid).moved
-        feet = [(BASE_MOVE_FEET, 0), (HUSTLE_FEET, HUSTLE_ACTIONS)]
-        if actions >= RUN_ACTIONS:
+        opts = self.options
+        feet = [(opts.base_move_feet, 0), (opts.hustle_feet, opts.hustle_actions)]
+        if actions >= opts.run_actions:
             stats: CortexStats = battle.stats(uid)
             steps = net_steps(self.action_steps(battle, uid, actions - 1))
             pool = trait_pool(stats.attr("agility"), stats.skill("athletics/running"), steps)
-            feet.append((HUSTLE_FEET + sum((d + 1) / 2 for d in pool), RUN_ACTIONS))
+            feet.append((opts.run_base_feet + sum((d + 1) / 2 for d in pool), opts.run_actions))
         return tuple(
             (max(0.0, to_inches(battle, f / FEET_PER_YARD) - moved), cost)
             for f, cost in feet

@@ -20,7 +20,14 @@ from game.dice.cortex import (
     parse_step,
     trait_pool,
 )
-from game.rules.cortex.attacks import COVER_DIFFICULTY, RANGE_STEPS, VISIBILITY_DIFFICULTY
+from game.rules.cortex.attacks import (
+    RANGE_STEPS,
+    VISIBILITY_DIFFICULTY,
+    cover_table,
+    range_table,
+    visibility_table,
+)
+from game.rules.cortex.options import CortexOptions
 from game.rules.odds import OddsAnswer, OddsParam, OddsQuery, OddsUsageError
 
 _COVERS = tuple(c.value for c in CoverLevel if c != CoverLevel.TOTAL)
@@ -66,8 +73,11 @@ def answer(
     weapon_text: str | None,
     damage_type: str,
     armour: int,
+    options: CortexOptions | None = None,
 ) -> OddsAnswer:
-    """The query's answer (see the module docstring)."""
+    """The query's answer (see the module docstring), under the ruleset ``options`` (default: the
+    text's numbers): cover, visibility and range steps follow them."""
+    opts = options if options is not None else CortexOptions()
     if (attack_text is None) == (attribute is None):
         raise OddsUsageError("give exactly one of --attack DICE or --attribute DIE")
     if attack_text is not None and (steps or range_band or skill != "d0"):
@@ -77,12 +87,16 @@ def answer(
     if attack_text is not None:
         pool = _pool(attack_text, "--attack")
     else:
-        net = steps + (RANGE_STEPS[range_band] if range_band else 0)
+        net = steps + (range_table(opts)[range_band] if range_band else 0)
         pool = trait_pool(_step(attribute or "", "--attribute"), _step(skill, "--skill"), net)
     if not pool:
         raise OddsUsageError("the attack has no dice left")
     defence = _pool(defence_text, "--defence") if defence_text is not None else ()
-    constant = (difficulty or 0) + COVER_DIFFICULTY[CoverLevel(cover)] + VISIBILITY_DIFFICULTY[visibility]
+    if visibility == "pitch_black":
+        raise OddsUsageError(
+            "--visibility pitch_black: the lowest innate roll nearby is hit, not a Difficulty"
+        )
+    constant = (difficulty or 0) + cover_table(opts)[CoverLevel(cover)] + visibility_table(opts)[visibility]
     p_hit = p_meet_or_beat(pool, defence, constant)
     bonus = constant - (difficulty or 0)
     out: dict[str, object] = {
@@ -164,7 +178,7 @@ QUERY = OddsQuery(
             default="none",
             choices=_COVERS,
             show_default=True,
-            help="Adds +0/4/8/12/16.",
+            help="Adds +0/4/8/12/16 (options cover_light .. cover_near_total).",
         ),
         OddsParam(
             "visibility",

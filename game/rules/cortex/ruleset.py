@@ -2,8 +2,8 @@
 
 Implements shared/rules/cortex-actions-defense-damage.txt (initiative, actions,
 movement, innate/block/dodge/all-out defence, cover, poor visibility, range,
-armour, damage, passing out, shock, seriously wounded, dying). Numbers and
-procedures from the text are named constants of the package's modules;
+armour, damage, passing out, shock, seriously wounded, dying). The numbers of
+the text are options (:mod:`game.rules.cortex.options`, defaults the text's);
 docs/rulesets/cortex.md lists them with every decision.
 
 The package, by concept (each module states its contract): ``stats`` and
@@ -111,8 +111,8 @@ from components.state import Health
 from game.core.battle import Battle
 from game.dice.cortex import Pool, format_pool, step_dice, trait_pool
 from game.rules.base import Ruleset, StrictModel, UnitSetup
-from game.rules.cortex.actions import ACTION_COSTS, MAX_ACTIONS
-from game.rules.cortex.attacks import POINT_BLANK_YARDS, RANGE_BAND_INCREMENTS, RANGE_STEPS
+from game.rules.cortex.actions import ACTION_COSTS
+from game.rules.cortex.attacks import RANGE_BAND_INCREMENTS
 from game.rules.cortex.damage import REELING
 from game.rules.cortex.flow import CortexAttackFlow
 from game.rules.cortex.maneuvers import CortexManeuvers
@@ -158,7 +158,8 @@ class CortexRuleset(CortexAttackFlow, CortexManeuvers, Ruleset[CortexStats, Cort
     def setup_unit(self, stats: Any) -> UnitSetup:
         lp = stats.life_points
         return UnitSetup(
-            Health({"stun": 0, "wounds": 0, "shock": 0}, {"stun": lp, "wounds": lp, "shock": lp}), MAX_ACTIONS
+            Health({"stun": 0, "wounds": 0, "shock": 0}, {"stun": lp, "wounds": lp, "shock": lp}),
+            self.options.max_actions,
         )
 
     # ---- rounds and turns ------------------------------------------------------------------------
@@ -223,9 +224,16 @@ class CortexRuleset(CortexAttackFlow, CortexManeuvers, Ruleset[CortexStats, Cort
                 )
                 continue
             inc = w.range_increment or 0.0
-            bands = [RangeBand("point-blank", in_inches(POINT_BLANK_YARDS, ypi), "+1 step")]
+            pb = self.range_steps("point-blank")
+            bands = [
+                RangeBand(
+                    "point-blank",
+                    in_inches(self.options.point_blank_yards, ypi),
+                    f"{pb:+d} step{'s' if abs(pb) != 1 else ''}" if pb else "",
+                )
+            ]
             for band, mult in RANGE_BAND_INCREMENTS:
-                steps = RANGE_STEPS[band]
+                steps = self.range_steps(band)
                 bands.append(
                     RangeBand(band, in_inches(inc * mult, ypi), f"{steps:+d} steps" if steps else "")
                 )
@@ -236,7 +244,8 @@ class CortexRuleset(CortexAttackFlow, CortexManeuvers, Ruleset[CortexStats, Cort
             )
         agility = stats.attr("agility")
         defences = [
-            f"innate: Agility {format_pool(step_dice(agility))} (3 when attacked from behind or not moving)",
+            f"innate: Agility {format_pool(step_dice(agility))} "
+            f"({self.options.static_difficulty} when attacked from behind or not moving)",
             f"dodge: {format_pool(trait_pool(agility, stats.skill('athletics/dodge'), 0))}, one action",
         ]
         if any(w.kind == "melee" for w in stats.weapons):
@@ -244,7 +253,10 @@ class CortexRuleset(CortexAttackFlow, CortexManeuvers, Ruleset[CortexStats, Cort
                 f"block (melee): {format_pool(trait_pool(agility, stats.block_skill(), 0))}, one action"
             )
         if defence_record(battle, uid).all_out_defence:
-            defences.append("all-out defence: dodges and blocks free, +2 steps, until its next turn")
+            defences.append(
+                f"all-out defence: dodges and blocks free, {self.options.all_out_defence_steps:+d} steps, "
+                "until its next turn"
+            )
         h = battle.health(uid)
         lp = h.maxima["wounds"]
         stun, wounds = h.tracks.get("stun", 0), h.tracks.get("wounds", 0)

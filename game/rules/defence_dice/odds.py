@@ -12,6 +12,7 @@ overlapping armour are an :class:`~game.rules.odds.OddsUsageError`.
 from __future__ import annotations
 
 from game.dice.aims import AIM_DIE_SIZES, land_odds, parse_aimline, parse_faces
+from game.rules.defence_dice.options import DDOptions
 from game.rules.odds import OddsAnswer, OddsParam, OddsQuery, OddsUsageError
 
 
@@ -27,10 +28,13 @@ def answer(
     memories: int | None,
     concussive: bool,
     control: bool,
+    options: DDOptions | None = None,
 ) -> OddsAnswer:
-    """The query's answer (see the module docstring)."""
+    """The query's answer (see the module docstring), under the ruleset ``options`` (default:
+    the text's numbers): a hidden attacker's extra dice follow them."""
+    opts = options if options is not None else DDOptions()
     sides = int(aim_die)
-    dice = attack_dice + (1 if hidden else 0)
+    dice = attack_dice + (opts.hidden_attack_dice if hidden and opts.hiding else 0)
     try:
         faces = parse_faces(defended)
         lines = [parse_aimline(a) for a in armour]
@@ -123,7 +127,12 @@ QUERY = OddsQuery(
             show_default=True,
             help="Defence dice not rolled yet.",
         ),
-        OddsParam("hidden", ("--hidden",), bool, help="The attacker is hidden: +1 attack die."),
+        OddsParam(
+            "hidden",
+            ("--hidden",),
+            bool,
+            help="The attacker is hidden: +1 attack die (option hidden_attack_dice).",
+        ),
         OddsParam(
             "armour",
             ("--armour",),

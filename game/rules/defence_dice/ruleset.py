@@ -52,10 +52,12 @@ Where the text is silent (decisions):
   a free ``dodge_reroll`` maneuver (default: reroll); the choice is made before
   the move because a move may spend the unit's last AP, which ends its turn.
   Option ``always_reroll_dodge``: the old variant, every move rerolls.
-- Insight and Resolve are used for initiative, the one information check of a
-  battle: each round every unit rolls one aim die + Insight, highest first;
-  ties go to higher Resolve, then a roll-off. A unit hidden from an enemy, or
-  with an enemy hidden from it, is at -1 Insight and -1 Resolve.
+- Insight and Resolve are used for initiative: each round every unit rolls one
+  aim die + Insight, highest first; ties go to higher Resolve, then a roll-off.
+  Initiative is no information check regarding the other unit, so hiding does
+  not change it (``info_scores`` gives the -1 on checks about the other unit);
+  option ``hidden_initiative_penalty``: the old reading, -1 on initiative too.
+- Every number here is an option (:mod:`game.rules.defence_dice.options`).
 - Turn economy: 2 AP a round; moving costs 1 AP per 5 yards, an attack 1 AP
   (one attack a turn), a posture change 1 AP, facing is free. Melee reach is
   measured base edge to base edge (``Weapon.reach`` yards, default 1); ranged
@@ -82,10 +84,13 @@ from game.dice.aims import AIM_DIE_SIZES, AimOdds, land_odds, parse_aimline
 from game.rules import mechanics as mech
 from game.rules.base import Ruleset, StrictModel, UnitSetup
 from game.rules.defence_dice.commands import MemoryBlock
+from game.rules.defence_dice.options import DDOptions
 from game.rules.sheet import DiceReading, HarmLeft, RangeBand, UnitSheet, WeaponLine, in_inches
 
 # ---- rule data (text) ----------------------------------------------------------------------------
 
+#: The text's numbers and the decisions' (the defaults of the options in
+#: :mod:`game.rules.defence_dice.options`; the rules read the options).
 #: Extra attack dice for a hidden attacker.
 HIDDEN_ATTACK_DICE = 1
 #: Insight and Resolve on information checks between a hidden unit and its foe.
@@ -235,21 +240,6 @@ TROOPER = DDStats(
         DDWeapon(name="crossbow", kind="ranged", dice=2, range=40),
     ),
 )
-
-
-class DDOptions(StrictModel):
-    """``aim_die``: faces of the aim die; the other two restore old variants of the text."""
-
-    aim_die: Literal[10, 12] = Field(default=DEFAULT_AIM_DIE, description="faces of the aim die")
-    cover_roll_per_pair: bool = Field(
-        default=False,
-        description="a cover unit rolls anew for every attacker-target pair "
-        "(the text: one cover roll a round, rerolled after it moved or was damaged)",
-    )
-    always_reroll_dodge: bool = Field(
-        default=False,
-        description="every move rerolls the mover's dodge dice (the text: the mover may reroll)",
-    )
 
 
 # ---- the battle-wide state and the attack flow's data: frozen values, named for snapshots --------
@@ -448,7 +438,7 @@ class DefenceDiceRuleset(Ruleset[DDStats, DDOptions]):
             Health(
                 {MEMORIES: ordinary, FIGHT_OR_FLIGHT: 0}, {MEMORIES: ordinary, FIGHT_OR_FLIGHT: replaceable}
             ),
-            MAX_AP,
+            self.options.max_ap,
         )
 
     # ---- memories --------------------------------------------------------------------------------
@@ -466,27 +456,59 @@ class DefenceDiceRuleset(Ruleset[DDStats, DDOptions]):
         """Blocks for other memories ``uid``'s intact Block(N) memories have left this round."""
         return sum(self.blocks_left(battle, uid, m) for m in self.intact(battle, uid) if m.block)
 
+    def blocks_for_others(self, memory: Memory) -> int:
+        """How many other memories a Block(N) memory blocks for a round: N less option
+        ``block_for_others_offset`` (the text: Block(2) blocks for itself and one other)."""
+        return max(0, memory.block - self.options.block_for_others_offset) if memory.block else 0
+
     def blocks_left(self, battle: Battle, uid: str, memory: Memory) -> int:
         """Blocks for other memories the Block(N) ``memory`` has left this round."""
-        return max(0, memory.blocks_for_others - self.state(battle).block_used.get((uid, memory.name), 0))
+        return max(
+            0, self.blocks_for_others(memory) - self.state(battle).block_used.get((uid, memory.name), 0)
+        )
 
     # ---- rounds and turns ------------------------------------------------------------------------
     def hidden_with_enemy(self, battle: Battle, uid: str) -> bool:
         """Whether ``uid`` hides from an enemy or an enemy hides from it (information checks at -1)."""
         return any(battle.sight(uid, e).hidden or battle.sight(e, uid).hidden for e in battle.enemies(uid))
 
-    def info_scores(self, battle: Battle, uid: str) -> tuple[int, int, list[Modifier]]:
-        """(Insight, Resolve, modifiers) for an information check such as initiative."""
+    def hidden_between(self, battle: Battle, uid: str, other: str) -> bool:
+        """Whether ``uid`` hides from ``other`` or ``other`` hides from it."""
+        return battle.sight(uid, other).hidden or battle.sight(other, uid).hidden
+
+    def info_scores(self, battle: Battle, uid: str, about: str) -> tuple[int, int, list[Modifier]]:
+        """(Insight, Resolve, modifiers) of ``uid`` on an information check regarding ``about``.
+
+        defence-dice-and-cover-units.txt, the paragraph on being hidden: the -1 (option
+        ``hidden_info_modifier``) falls on both units' information checks regarding the opposing
+        unit, so only when one of the two hides from the other.
+        """
         s: DDStats = battle.stats(uid)
-        if self.hidden_with_enemy(battle, uid):
-            mods = [Modifier("hidden", HIDDEN_INFO_MODIFIER, "insight/resolve")]
-            return s.insight + HIDDEN_INFO_MODIFIER, s.resolve + HIDDEN_INFO_MODIFIER, mods
+        opts = self.options
+        if opts.hiding and opts.hidden_info_modifier and self.hidden_between(battle, uid, about):
+            m = opts.hidden_info_modifier
+            return s.insight + m, s.resolve + m, [Modifier("hidden", m, "insight/resolve")]
         return s.insight, s.resolve, []
+
+    def initiative_scores(self, battle: Battle, uid: str) -> tuple[int, int]:
+        """(Insight, Resolve) ``uid`` rolls initiative with.
+
+        Initiative is no information check regarding an opposing unit (the hidden paragraph of
+        defence-dice-and-cover-units.txt names only those), so being hidden does not change it;
+        option ``hidden_initiative_penalty`` restores the old reading (-1 when the unit hides from
+        an enemy or an enemy hides from it).
+        """
+        s: DDStats = battle.stats(uid)
+        opts = self.options
+        if opts.hidden_initiative_penalty and opts.hiding and self.hidden_with_enemy(battle, uid):
+            m = opts.hidden_info_modifier
+            return s.insight + m, s.resolve + m
+        return s.insight, s.resolve
 
     def initiative(self, battle: Battle, units: Sequence[str]) -> list[str]:
         keys: dict[str, list[int]] = {}
         for u in units:
-            insight, resolve, _ = self.info_scores(battle, u)
+            insight, resolve = self.initiative_scores(battle, u)
             keys[u] = [battle.dice.roll(1, self.aim_die, "initiative", u)[0] + insight, resolve]
         while True:
             groups: dict[tuple[int, ...], list[str]] = {}
@@ -509,7 +531,7 @@ class DefenceDiceRuleset(Ruleset[DDStats, DDOptions]):
                 self.roll_dodge(battle, uid, "encounter start")
 
     def roll_dodge(self, battle: Battle, uid: str, why: str) -> tuple[int, ...]:
-        n = battle.stats(uid).vitality
+        n = self.dodge_dice(battle, uid)
         faces = tuple(battle.dice.roll(n, self.aim_die, f"dodge dice ({why})", uid))
         self._update(battle, dodge=_put(self.state(battle).dodge, uid, faces))
         battle.emit("defence_dice", unit=uid, kind="dodge", faces=list(faces), reason=why)
@@ -519,10 +541,10 @@ class DefenceDiceRuleset(Ruleset[DDStats, DDOptions]):
         return not battle.health(uid).out_of_action
 
     def inches_per_ap(self, battle: Battle, uid: str) -> float:
-        return MOVE_YARDS_PER_AP / battle.yards_per_inch
+        return self.options.move_yards_per_ap / battle.yards_per_inch
 
     def action_costs(self, battle: Battle, uid: str) -> dict[str, int]:
-        return dict(ACTION_COSTS)
+        return {**ACTION_COSTS, "attack": self.options.attack_ap, "posture": self.options.posture_ap}
 
     def _cover_key(self, cover_uid: str, uid: str, target: str) -> CoverKey:
         return (cover_uid, frozenset((uid, target)) if self.cover_per_pair else None)
@@ -533,7 +555,10 @@ class DefenceDiceRuleset(Ruleset[DDStats, DDOptions]):
             self._update(battle, cover=MappingProxyType({k: f for k, f in cover.items() if k[0] != uid}))
 
     def rerolls_on_move(self, battle: Battle, uid: str) -> bool:
-        """Whether a move of ``uid`` rerolls its dodge dice (its standing choice, or the option)."""
+        """Whether a move of ``uid`` rerolls its dodge dice (its standing choice, or the options:
+        ``always_reroll_dodge``, ``dodge_rerolls`` off: never)."""
+        if not self.options.dodge_rerolls:
+            return False
         return self.always_reroll or self.state(battle).reroll.get(uid, DEFAULT_REROLL)
 
     def on_moved(self, battle: Battle, uid: str, kind: str, length: float) -> None:
@@ -541,7 +566,7 @@ class DefenceDiceRuleset(Ruleset[DDStats, DDOptions]):
             return
         self._drop_cover(battle, uid)
         dodge = self.state(battle).dodge
-        if uid not in dodge or battle.health(uid).out_of_action or not battle.stats(uid).vitality:
+        if uid not in dodge or battle.health(uid).out_of_action or not self.dodge_dice(battle, uid):
             return
         if self.rerolls_on_move(battle, uid):
             self.roll_dodge(battle, uid, kind)
@@ -557,14 +582,14 @@ class DefenceDiceRuleset(Ruleset[DDStats, DDOptions]):
         armoured = self.armoured_aims(battle, uid)
         now = len(set(self.state(battle).dodge.get(uid, ())) - armoured)
         k = self.aim_die
-        n = int(battle.stats(uid).vitality)
+        n = self.dodge_dice(battle, uid)
         return now, (k - len(armoured)) * (1.0 - (1.0 - 1.0 / k) ** n)
 
     def maneuver_options(self, battle: Battle, uid: str) -> list[Option]:
         """The free standing choice whether moves reroll the unit's dodge dice (the flip of the
         current one), with the value of each: ``detail["value_gain"]`` = expected defended aims
         after the switch minus now."""
-        if self.always_reroll or not battle.stats(uid).vitality:
+        if self.always_reroll or not self.options.dodge_rerolls or not self.dodge_dice(battle, uid):
             return []
         now, expected = self.reroll_value(battle, uid)
         if self.rerolls_on_move(battle, uid):
@@ -619,21 +644,22 @@ class DefenceDiceRuleset(Ruleset[DDStats, DDOptions]):
             damage = "each die landing replaces a memory" + (
                 f" ({what}: blocks do not stop it)" if what else ""
             )
-            notes = (f"{w.dice}d{self.aim_die} aim dice (+{HIDDEN_ATTACK_DICE} when hidden from the target)",)
+            hid = self.options.hidden_attack_dice if self.options.hiding else 0
+            notes = (
+                f"{w.dice}d{self.aim_die} aim dice"
+                + (f" (+{hid} when hidden from the target)" if hid else ""),
+            )
+            cost = self.options.attack_ap
             if w.kind == "melee":
                 reach = in_inches(w.reach, ypi)
-                weapons.append(
-                    WeaponLine(w.name, w.kind, ACTION_COSTS["attack"], damage, reach, True, (), notes)
-                )
+                weapons.append(WeaponLine(w.name, w.kind, cost, damage, reach, True, (), notes))
             else:
                 reach = in_inches(w.range or 0.0, ypi)
                 bands = (RangeBand("range", reach),)
-                weapons.append(
-                    WeaponLine(w.name, w.kind, ACTION_COSTS["attack"], damage, reach, False, bands, notes)
-                )
+                weapons.append(WeaponLine(w.name, w.kind, cost, damage, reach, False, bands, notes))
         st = self.state(battle)
         faces = st.dodge.get(uid)
-        dodge = f"{stats.vitality} dodge dice" + (
+        dodge = f"{self.dodge_dice(battle, uid)} dodge dice" + (
             ": showing aims " + ", ".join(str(f) for f in faces)
             if faces
             else " (rolled at the encounter start)"
@@ -660,7 +686,19 @@ class DefenceDiceRuleset(Ruleset[DDStats, DDOptions]):
 
     # ---- attacks ---------------------------------------------------------------------------------
     def cover_dice(self, battle: Battle, cover_uid: str) -> int:
-        return max(1, round(battle.body(cover_uid).size)) * COVER_DICE_PER_SIZE
+        """Cover dice of a cover unit: option ``cover_dice_per_size`` per size (rounded, at least 1)."""
+        return max(1, round(battle.body(cover_uid).size)) * self.options.cover_dice_per_size
+
+    def cover_units_between(self, sight: SightFacts, uid: str, target: str) -> tuple[str, ...]:
+        """The units in the way that roll cover (none with option ``cover_units`` off, or
+        whose cover rolls no dice)."""
+        if not self.options.cover_units or not self.options.cover_dice_per_size:
+            return ()
+        return tuple(c for c in sight.intervening if c not in (uid, target))
+
+    def dodge_dice(self, battle: Battle, uid: str) -> int:
+        """Dodge dice: option ``dodge_dice_per_vitality`` per point of Vitality."""
+        return int(battle.stats(uid).vitality) * self.options.dodge_dice_per_vitality
 
     def reaches(
         self, battle: Battle, uid: str, target: str, weapon: DDWeapon, sight: SightFacts
@@ -678,12 +716,13 @@ class DefenceDiceRuleset(Ruleset[DDStats, DDOptions]):
         """Dice, modifiers and exact odds of an attack, given what is rolled so far."""
         st = self.state(battle)
         mods: list[Modifier] = [Modifier(weapon.name, weapon.dice, "attack dice")]
-        if battle.sight(target, uid).hidden:
-            mods.append(Modifier("hidden", HIDDEN_ATTACK_DICE, "attack dice"))
+        opts = self.options
+        if opts.hiding and opts.hidden_attack_dice and battle.sight(target, uid).hidden:
+            mods.append(Modifier("hidden", opts.hidden_attack_dice, "attack dice"))
         dice = int(sum(m.value for m in mods))
         defended: set[int] = set(st.dodge.get(target, ()))
-        unrolled = 0 if target in st.dodge else battle.stats(target).vitality
-        cover_units = tuple(c for c in sight.intervening if c not in (uid, target))
+        unrolled = 0 if target in st.dodge else self.dodge_dice(battle, target)
+        cover_units = self.cover_units_between(sight, uid, target)
         for c in cover_units:
             known = st.cover.get(self._cover_key(c, uid, target))
             if known is None:

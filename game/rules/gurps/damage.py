@@ -12,20 +12,18 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from components.sight import SightFacts
 from components.spatial import Posture
 from game.core.battle import Battle
 from game.dice import sum_pmf
 from game.dice.gurps import RollResult, judge
+from game.rules.gurps.options import GurpsOptions
 from game.rules.gurps.state import memory, set_memory
 from game.rules.gurps.stats import WOUND_MULTIPLIER, GurpsStats, GurpsWeapon
 
 HP = "hp"
-SHOCK_MAX = 4
-KNOCKOUT_MARGIN = 5  # a major-wound HT roll failed by this much knocks out
-DEATH_CHECK_MULTIPLES = 4  # HT rolls at -1x..-4x HP
-AUTO_DEATH_MULTIPLE = 5
 
 
 @lru_cache(maxsize=4096)
@@ -74,7 +72,11 @@ def injury(rolled: int, dtype: str, dr: int, halved: bool) -> int:
 
 class GurpsCore:
     """Rolls and wounds shared by the GURPS ruleset's parts (no state: the shock and Aim a unit
-    carries into its next turn are the battle's :class:`~game.rules.gurps.state.GurpsMemory`)."""
+    carries into its next turn are the battle's :class:`~game.rules.gurps.state.GurpsMemory`;
+    the numbers of shock, major wounds and death are the ruleset's options)."""
+
+    if TYPE_CHECKING:  # provided by game.rules.base.Ruleset; this class is its mixin
+        options: GurpsOptions
 
     def _roll(self, battle: Battle, uid: str, eff: int, purpose: str) -> RollResult:
         res = judge(battle.dice.total(3, 6, purpose, uid), eff)
@@ -134,20 +136,21 @@ class GurpsCore:
         hp_max = h.maxima[HP]
         after = h.tracks[HP]
         before = after + inj
+        opts = self.options
         mem = memory(battle)
-        set_memory(battle, mem.injured(uid, min(SHOCK_MAX, mem.shock.get(uid, 0) + inj)))
-        if after <= -AUTO_DEATH_MULTIPLE * hp_max:
-            battle.set_status(uid, "dead", True, f"reduced to {after} HP (-5xHP)")
+        set_memory(battle, mem.injured(uid, min(opts.shock_max, mem.shock.get(uid, 0) + inj)))
+        if after <= -opts.auto_death_multiple * hp_max:
+            battle.set_status(uid, "dead", True, f"reduced to {after} HP (-{opts.auto_death_multiple}xHP)")
             return
-        for k in range(1, DEATH_CHECK_MULTIPLES + 1):
+        for k in range(1, opts.death_check_multiples + 1):
             crossed = before > -k * hp_max >= after
             if crossed and not self._roll(battle, uid, stats.ht, f"HT roll to survive -{k}xHP").success:
                 battle.set_status(uid, "dead", True, f"failed HT roll at {after} HP")
                 return
-        if 2 * inj > hp_max:
+        if opts.major_wound_divisor * inj > hp_max:
             res = self._roll(battle, uid, stats.ht, "HT roll (major wound)")
             if not res.success:
-                if (res.critical or res.margin <= -KNOCKOUT_MARGIN) and not h.out_of_action:
+                if (res.critical or res.margin <= -opts.knockout_margin) and not h.out_of_action:
                     battle.set_status(uid, "unconscious", True, "major wound (HT roll failed badly)")
                     return
                 battle.set_status(uid, "stunned", True, "major wound")

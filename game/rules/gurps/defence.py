@@ -25,38 +25,55 @@ from components.sight import Arc, SightFacts
 from components.spatial import LYING_DOWN, Posture
 from game.core.battle import Battle
 from game.core.commands import Modifier
-from game.dice.gurps import ACROBATIC_BONUS, dodge_success_removed, p_success
+from game.dice.gurps import dodge_success_removed, p_success
 from game.rules.base import BlockMemo
+from game.rules.gurps.options import DEFAULTS, GurpsOptions
 from game.rules.gurps.state import GurpsDefence, defence_record
 from game.rules.gurps.stats import (
     JUDO_KARATE,
     POSTURES,
     RETREAT_PLUS3_UNARMED,
+    Derived,
     GurpsStats,
     GurpsWeapon,
+    ScoreRules,
     derived,
 )
 
-# ---- the numbers of the text (and the standard ones it relies on) --------------------------
+# The rule numbers are options (game.rules.gurps.options): every function here that applies one
+# takes the ruleset's options as ``opts`` (the text's numbers by default).
 
-RETREAT_DODGE = 3
-RETREAT_PARRY_BLOCK = 1
-RETREAT_PARRY_FENCING = 3  # fencing skills, Boxing, Judo, Karate
-DROP_DODGE = 3
-SIDE_ARC = -2
-STUNNED = -4
-OFF_HAND = -2
-THROWN_PARRY = -1
-SMALL_THROWN_PARRY = -2
-SMALL_THROWN_LB = 1.0
-BARE_HANDS_VS_WEAPON = -3
-#: Cumulative penalty per parry after the first with the same weapon: (fencing, master) -> step.
-MULTIPLE_PARRY: dict[tuple[bool, bool], int] = {
-    (False, False): -4,
-    (True, False): -2,
-    (False, True): -2,
-    (True, True): -1,
-}
+
+def score_rules(opts: GurpsOptions) -> ScoreRules:
+    """The rule numbers the derived scores of a stat block depend on (:func:`stats.derived`)."""
+    return (
+        opts.dodge_base,
+        opts.vehicle_skill_divisor,
+        opts.vehicular_dodge,
+        opts.parry_base,
+        opts.block_base,
+    )
+
+
+def scores(stats: GurpsStats, opts: GurpsOptions = DEFAULTS) -> Derived:
+    """The derived scores of ``stats`` under ``opts``."""
+    return derived(stats, score_rules(opts))
+
+
+def multiple_parry(opts: GurpsOptions, fencing: bool, master: bool) -> int:
+    """Cumulative modifier per parry after the first with the same weapon or hand in a turn."""
+    if fencing and master:
+        return opts.multiple_parry_fencing_master
+    if fencing or master:
+        return opts.multiple_parry_trained
+    return opts.multiple_parry
+
+
+def is_vehicle(stats: GurpsStats, opts: GurpsOptions = DEFAULTS) -> bool:
+    """Whether ``stats`` dodges as a vehicle (Vehicular Dodge, if the rule is in force)."""
+    return opts.vehicular_dodge and stats.vehicle_skill is not None
+
+
 #: Status flags that leave no active defence (text: unconscious, immobilized).
 NO_DEFENCE_STATUS = frozenset({"unconscious", "immobilized", "dead", "out"})
 #: Melee reach: the base-edge gap (yards) a reach-R weapon covers is R - 1 + this slack
@@ -119,6 +136,7 @@ class DefenceChoice:
     acrobatic: bool = False
     retreat_roll: int | None = None  # skill rolled to retreat while lying down
     acrobatics: int | None = None  # Acrobatics skill for an acrobatic dodge
+    acrobatic_bonus: int = 2  # + on a made Acrobatics roll, - on a failed one (option)
     retreat_bonus: int = 0
     parry_skill: str | None = None  # skill a bare-handed parry uses
     repeat_penalty: int = 0  # a parry: what a further parry with the same weapon this turn takes
@@ -126,7 +144,9 @@ class DefenceChoice:
     @property
     def effs(self) -> tuple[tuple[float, int], ...]:
         """Exact distribution of the score, ((probability, score), ...)."""
-        return _mixture(self.eff, self.acrobatics, self.retreat_roll, self.retreat_bonus)
+        return _mixture(
+            self.eff, self.acrobatics, self.retreat_roll, self.retreat_bonus, self.acrobatic_bonus
+        )
 
     @property
     def p_success(self) -> float:
@@ -155,7 +175,7 @@ def _p_mixture(effs: tuple[tuple[float, int], ...]) -> float:
 
 @lru_cache(maxsize=4096)
 def _mixture(
-    eff: int, acrobatics: int | None, retreat_roll: int | None, retreat_bonus: int
+    eff: int, acrobatics: int | None, retreat_roll: int | None, retreat_bonus: int, acrobatic_bonus: int = 2
 ) -> tuple[tuple[float, int], ...]:
     """Distribution of the score when an Acrobatics roll and/or a retreat roll come first.
 
@@ -164,7 +184,7 @@ def _mixture(
     gates: list[list[tuple[float, int]]] = []
     if acrobatics is not None:
         pa = p_success(acrobatics)
-        gates.append([(pa, ACROBATIC_BONUS), (1.0 - pa, -ACROBATIC_BONUS)])
+        gates.append([(pa, acrobatic_bonus), (1.0 - pa, -acrobatic_bonus)])
     if retreat_roll is not None:
         pr = p_success(retreat_roll)
         gates.append([(pr, retreat_bonus), (1.0 - pr, 0)])
@@ -194,12 +214,16 @@ def no_defence_reason(battle: Battle, uid: str, info: AttackInfo) -> str | None:
     return None
 
 
-def retreat_block_reason(battle: Battle, uid: str, info: AttackInfo) -> str | None:
+def retreat_block_reason(
+    battle: Battle, uid: str, info: AttackInfo, opts: GurpsOptions = DEFAULTS
+) -> str | None:
     """Why ``uid`` may not retreat from this attack (None: it may)."""
     d = defence_record(battle, uid)
+    if not opts.retreat:
+        return "retreat is switched off (option retreat)"
     if info.ranged:
         return "retreat only against melee attacks"
-    if d.retreated:
+    if d.retreat_count >= opts.retreats_per_turn:
         return "already retreated this turn"
     if d.interposed:
         return "moved to interpose (sacrificial dodge) this turn"
@@ -211,42 +235,46 @@ def retreat_block_reason(battle: Battle, uid: str, info: AttackInfo) -> str | No
     return None
 
 
-def common_modifiers(battle: Battle, uid: str, info: AttackInfo) -> list[Modifier]:
+def common_modifiers(
+    battle: Battle, uid: str, info: AttackInfo, opts: GurpsOptions = DEFAULTS
+) -> list[Modifier]:
     """Modifiers to every active defence: posture, stun, side arc, shield DB."""
     mods: list[Modifier] = []
     posture = battle.posture(uid)
     if POSTURES[posture].defence:
         mods.append(Modifier(f"posture {posture.value}", POSTURES[posture].defence, "defence"))
     if "stunned" in battle.health(uid).status:
-        mods.append(Modifier("stunned", STUNNED, "defence"))
+        mods.append(Modifier("stunned", opts.stunned_defence, "defence"))
     if info.sight.arc == Arc.SIDE:
-        mods.append(Modifier("side arc", SIDE_ARC, "defence"))
+        mods.append(Modifier("side arc", opts.side_arc_defence, "defence"))
     stats: GurpsStats = battle.stats(uid)
     if stats.shield is not None and stats.shield.db and info.sight.arc == Arc.FRONT:
         mods.append(Modifier(f"{stats.shield.name} DB", stats.shield.db, "defence"))
     return mods
 
 
-def dodge_base(battle: Battle, uid: str) -> list[Modifier]:
-    """Dodge and its reduction below 1/3 HP (halved, rounded up)."""
+def dodge_base(battle: Battle, uid: str, opts: GurpsOptions = DEFAULTS) -> list[Modifier]:
+    """Dodge and its reduction when reeling (below 1/3 HP: halved, rounded up)."""
     stats: GurpsStats = battle.stats(uid)
-    dodge = derived(stats).dodge
-    name = "Vehicular Dodge" if stats.vehicle_skill is not None else "Dodge"
-    mods = [Modifier(name, dodge, "defence")]
+    dodge = scores(stats, opts).dodge
+    vehicle = is_vehicle(stats, opts)
+    mods = [Modifier("Vehicular Dodge" if vehicle else "Dodge", dodge, "defence")]
     h = battle.health(uid)
     hp = h.tracks.get("hp", stats.hp_max)
-    if stats.vehicle_skill is None and 3 * hp < stats.hp_max:
-        mods.append(Modifier("below 1/3 HP (Dodge halved)", -(dodge // 2), "defence"))
+    if not vehicle and opts.reeling_divisor * hp < stats.hp_max:
+        mods.append(Modifier(f"below 1/{opts.reeling_divisor} HP (Dodge halved)", -(dodge // 2), "defence"))
     return mods
 
 
-def _carried(d: GurpsDefence, info: AttackInfo, kind: str, retreat_value: int) -> list[Modifier]:
+def _carried(
+    d: GurpsDefence, info: AttackInfo, kind: str, retreat_value: int, drop_value: int
+) -> list[Modifier]:
     """Bonuses an earlier retreat / dodge-and-drop against the same foe still gives."""
     mods = []
     if _retreat_carries(d, info):
         mods.append(Modifier("retreat (earlier, same foe)", retreat_value, "defence"))
     if kind == "dodge" and info.ranged and info.attacker in d.drop_bonus_vs:
-        mods.append(Modifier("dodge and drop (earlier, same foe)", DROP_DODGE, "defence"))
+        mods.append(Modifier("dodge and drop (earlier, same foe)", drop_value, "defence"))
     return mods
 
 
@@ -335,41 +363,50 @@ def defence_choices(
     info: AttackInfo,
     exclude: frozenset[tuple[str, str | None]] = frozenset(),
     allow_retreat: bool = True,
-    ground_roll: bool = False,
+    ground_roll: bool | None = None,
+    opts: GurpsOptions = DEFAULTS,
 ) -> list[DefenceChoice]:
     """Every active defence ``uid`` may attempt against ``info`` now (empty: none).
 
     ``exclude`` lists defences that may not be tried again against this attack (All-Out
     Defence: the Dodge, or under ``double_defence_different`` every defence tried);
     ``allow_retreat`` False drops the retreat variants (e.g. when the caller knows no retreat
-    point exists); ``ground_roll`` is the ``ground_retreat_roll`` option (a lying defender rolls
-    to retreat).
+    point exists); ``ground_roll`` overrides the ``ground_retreat_roll`` option (a lying defender
+    rolls to retreat); ``opts`` are the ruleset's options (the rule numbers and mechanics).
     """
     if no_defence_reason(battle, uid, info) is not None:
         return []
     stats: GurpsStats = battle.stats(uid)
     d = defence_record(battle, uid)
-    common = common_modifiers(battle, uid, info)
-    can_retreat = allow_retreat and retreat_block_reason(battle, uid, info) is None
+    common = common_modifiers(battle, uid, info, opts)
+    can_retreat = allow_retreat and retreat_block_reason(battle, uid, info, opts) is None
     lying = battle.posture(uid) in LYING_DOWN
-    rolls_to_retreat = lying and ground_roll
-    dv = derived(stats)
+    rolls_to_retreat = lying and (opts.ground_retreat_roll if ground_roll is None else ground_roll)
+    dv = scores(stats, opts)
+    retreat_dodge, retreat_parry, retreat_fencing = (
+        opts.retreat_dodge,
+        opts.retreat_parry_block,
+        opts.retreat_parry_fencing,
+    )
+    drop_dodge = opts.drop_dodge
     roll_skill = dv.ground_retreat_skill
     out: list[DefenceChoice] = []
 
     # Dodge, Acrobatic Dodge, dodge-and-drop.
     if ("dodge", None) not in exclude:
-        mods = dodge_base(battle, uid) + common + _carried(d, info, "dodge", RETREAT_DODGE)
+        mods = dodge_base(battle, uid, opts) + common + _carried(d, info, "dodge", retreat_dodge, drop_dodge)
         plain = _choice("dodge", None, mods)
         variants = [plain]
         acro = stats.skills.get("Acrobatics")
-        if acro is not None and not d.acrobatic:
-            variants.append(_make(plain, acrobatic=True, acrobatics=acro))
+        if opts.acrobatic_dodge and acro is not None and not d.acrobatic:
+            variants.append(
+                _make(plain, acrobatic=True, acrobatics=acro, acrobatic_bonus=opts.acrobatic_bonus)
+            )
         for v in variants:
-            out += _with_retreat_variants(v, can_retreat, RETREAT_DODGE, rolls_to_retreat, roll_skill)
-        if info.ranged and not lying:
-            drop = Modifier("dodge and drop", DROP_DODGE, "defence")
-            out += [_make(v, drop=True, extra=(drop,), add=DROP_DODGE) for v in variants]
+            out += _with_retreat_variants(v, can_retreat, retreat_dodge, rolls_to_retreat, roll_skill)
+        if opts.dodge_and_drop and info.ranged and not lying:
+            drop = Modifier("dodge and drop", drop_dodge, "defence")
+            out += [_make(v, drop=True, extra=(drop,), add=drop_dodge) for v in variants]
 
     # Parries with each ready melee weapon.
     master = stats.trained_by_a_master or stats.weapon_master
@@ -381,14 +418,18 @@ def defence_choices(
         if info.kind == "missile" and not in_reach(battle, uid, info.attacker, w, info.sight.distance):
             continue
         mods = [
-            Modifier(f"Parry ({w.skill}-{stats.skills[w.skill]})", 3 + stats.skills[w.skill] // 2, "defence")
+            Modifier(
+                f"Parry ({w.skill}-{stats.skills[w.skill]})",
+                opts.parry_base + stats.skills[w.skill] // 2,
+                "defence",
+            )
         ]
         if w.parry:
             mods.append(Modifier(f"{w.name} parry bonus", w.parry, "defence"))
-        mods += _parry_situational(stats, d, info, w.name, w.fencing, master, w.off_hand)
-        retreat_value = RETREAT_PARRY_FENCING if w.fencing else RETREAT_PARRY_BLOCK
-        mods += common + _carried(d, info, "parry", retreat_value)
-        repeat = MULTIPLE_PARRY[(w.fencing, master)]
+        mods += _parry_situational(stats, d, info, w.name, w.fencing, master, w.off_hand, opts)
+        retreat_value = retreat_fencing if w.fencing else retreat_parry
+        mods += common + _carried(d, info, "parry", retreat_value, drop_dodge)
+        repeat = multiple_parry(opts, w.fencing, master)
         out += _with_retreat_variants(
             _choice("parry", w.name, mods, repeat_penalty=repeat),
             can_retreat,
@@ -403,16 +444,17 @@ def defence_choices(
         and ("parry", BARE_HANDS) not in exclude
         and (info.kind != "missile" or gap_yards(battle, uid, info.attacker) <= reach_limit_yards(1))
     ):
-        shared = _parry_situational(stats, d, info, BARE_HANDS, False, master, False) + common
+        shared = _parry_situational(stats, d, info, BARE_HANDS, False, master, False, opts) + common
         vs_weapon = not info.unarmed and not info.weapon.is_thrust
-        bare_repeat = MULTIPLE_PARRY[(False, master)]
+        bare_repeat = multiple_parry(opts, False, master)
+        vs_weapon_mod = opts.bare_hands_vs_weapon
 
         def bare_hand(skill: str, score: int) -> list[DefenceChoice]:
             mods = [Modifier(f"Parry ({skill}, bare-handed)", score, "defence")]
             if vs_weapon and skill not in JUDO_KARATE:
-                mods.append(Modifier("bare hands vs weapon", BARE_HANDS_VS_WEAPON, "defence"))
-            retreat_value = RETREAT_PARRY_FENCING if skill in RETREAT_PLUS3_UNARMED else RETREAT_PARRY_BLOCK
-            mods += shared + _carried(d, info, "parry", retreat_value)
+                mods.append(Modifier("bare hands vs weapon", vs_weapon_mod, "defence"))
+            retreat_value = retreat_fencing if skill in RETREAT_PLUS3_UNARMED else retreat_parry
+            mods += shared + _carried(d, info, "parry", retreat_value, drop_dodge)
             return _with_retreat_variants(
                 _choice("parry", BARE_HANDS, mods, parry_skill=skill, repeat_penalty=bare_repeat),
                 can_retreat,
@@ -430,6 +472,10 @@ def defence_choices(
             sum(m.value for m in shared),
             can_retreat,
             rolls_to_retreat,
+            opts.parry_base,
+            vs_weapon_mod,
+            retreat_fencing,
+            retreat_parry,
         )
         out += bare_hand(
             *_BARE_HAND_BEST.get(stats, key, lambda: _best_bare_hand(dv.bare_hand_parry, bare_hand))
@@ -441,15 +487,15 @@ def defence_choices(
     if (
         stats.shield is not None
         and block is not None
-        and not d.blocked
+        and d.block_count < opts.blocks_per_turn
         and not fast
         and ("block", None) not in exclude
     ):
         skill = stats.shield.skill
         mods = [Modifier(f"Block ({skill}-{stats.skills[skill]})", block, "defence")]
-        mods += common + _carried(d, info, "block", RETREAT_PARRY_BLOCK)
+        mods += common + _carried(d, info, "block", retreat_parry, drop_dodge)
         out += _with_retreat_variants(
-            _choice("block", None, mods), can_retreat, RETREAT_PARRY_BLOCK, rolls_to_retreat, roll_skill
+            _choice("block", None, mods), can_retreat, retreat_parry, rolls_to_retreat, roll_skill
         )
     return out
 
@@ -480,21 +526,22 @@ def _parry_situational(
     fencing: bool,
     master: bool,
     off_hand: bool,
+    opts: GurpsOptions,
 ) -> list[Modifier]:
     mods = []
     used = d.parries.get(name, 0)
     if used:
         mods.append(
-            Modifier(f"parry #{used + 1} this turn", MULTIPLE_PARRY[(fencing, master)] * used, "defence")
+            Modifier(f"parry #{used + 1} this turn", multiple_parry(opts, fencing, master) * used, "defence")
         )
     if off_hand and not stats.ambidexterity:
-        mods.append(Modifier("off hand", OFF_HAND, "defence"))
+        mods.append(Modifier("off hand", opts.off_hand_parry, "defence"))
     if info.kind == "thrown":
-        small = info.weapon.weight <= SMALL_THROWN_LB
+        small = info.weapon.weight <= opts.small_thrown_lb
         mods.append(
             Modifier(
                 "small thrown weapon" if small else "thrown weapon",
-                SMALL_THROWN_PARRY if small else THROWN_PARRY,
+                opts.small_thrown_parry if small else opts.thrown_parry,
                 "defence",
             )
         )

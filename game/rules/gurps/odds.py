@@ -7,7 +7,9 @@ succeed, 17-18 always fail), with the retreat, dodge-and-drop and Acrobatic Dodg
 shared/rules/gurps-active-defense.txt. A combination those rules forbid is
 :class:`~game.rules.odds.OddsForbidden`. ``--json`` prints exactly ``{"p_success": x}``;
 otherwise the effective score, its modifiers and the probability as a decimal and an exact
-fraction.
+fraction. The numbers (the retreat and drop bonuses, the acrobatic bonus) are the ruleset's
+options: ``answer`` and :func:`gurps_odds` take them as ``options`` (the text's by default), and a
+mechanic switched off (``retreat``, ``dodge_and_drop``, ``acrobatic_dodge``) is forbidden.
 """
 
 from __future__ import annotations
@@ -15,8 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from game.dice.gurps import ACROBATIC_BONUS, p_success_exact
-from game.rules.gurps.defence import DROP_DODGE, RETREAT_DODGE, RETREAT_PARRY_BLOCK, RETREAT_PARRY_FENCING
+from game.dice.gurps import p_success_exact
+from game.rules.gurps.options import DEFAULTS, GurpsOptions
 from game.rules.odds import OddsAnswer, OddsForbidden, OddsParam, OddsQuery
 
 KINDS = ("dodge", "parry", "block")
@@ -40,8 +42,10 @@ def gurps_odds(
     drop: bool = False,
     ranged: bool = False,
     acrobatic: int | None = None,
+    options: GurpsOptions = DEFAULTS,
 ) -> GurpsOdds:
-    """Exact odds of a GURPS active defence; :class:`OddsForbidden` for a forbidden combination."""
+    """Exact odds of a GURPS active defence under ``options``; :class:`OddsForbidden` for a
+    forbidden combination."""
     if kind not in KINDS:
         raise OddsForbidden(f"--kind must be dodge, parry or block, not {kind!r}")
     if drop and not ranged:
@@ -54,22 +58,30 @@ def gurps_odds(
         raise OddsForbidden(f"--fencing changes a parry's retreat bonus; it does not apply to a {kind}")
     if acrobatic is not None and kind != "dodge":
         raise OddsForbidden(f"--acrobatic is a dodge option, not a {kind} option")
+    for given, on, flag, name in (
+        (retreat, options.retreat and options.retreats_per_turn > 0, "--retreat", "retreat"),
+        (drop, options.dodge_and_drop, "--drop", "dodge_and_drop"),
+        (acrobatic is not None, options.acrobatic_dodge, "--acrobatic", "acrobatic_dodge"),
+    ):
+        if given and not on:
+            raise OddsForbidden(f"{flag}: the gurps option {name} switches it off")
     mods: list[tuple[str, int]] = [(kind.capitalize(), defence)]
     if retreat:
         if kind == "dodge":
-            mods.append(("retreat", RETREAT_DODGE))
+            mods.append(("retreat", options.retreat_dodge))
         elif fencing:
-            mods.append(("retreat (fencing parry)", RETREAT_PARRY_FENCING))
+            mods.append(("retreat (fencing parry)", options.retreat_parry_fencing))
         else:
-            mods.append(("retreat", RETREAT_PARRY_BLOCK))
+            mods.append(("retreat", options.retreat_parry_block))
     if drop:
-        mods.append(("dodge and drop", DROP_DODGE))
+        mods.append(("dodge and drop", options.drop_dodge))
     eff = sum(v for _, v in mods)
     if acrobatic is None:
         p = p_success_exact(eff)
     else:
+        bonus = options.acrobatic_bonus
         pa = p_success_exact(acrobatic)
-        p = pa * p_success_exact(eff + ACROBATIC_BONUS) + (1 - pa) * p_success_exact(eff - ACROBATIC_BONUS)
+        p = pa * p_success_exact(eff + bonus) + (1 - pa) * p_success_exact(eff - bonus)
     return GurpsOdds(p, eff, tuple(mods), acrobatic)
 
 
@@ -81,15 +93,18 @@ def answer(
     drop: bool,
     ranged: bool,
     acrobatic: int | None,
+    options: GurpsOptions = DEFAULTS,
 ) -> OddsAnswer:
-    """The query's answer: ``{"p_success": x}`` and the score, its modifiers and the fraction."""
-    got = gurps_odds(defence, kind, retreat, fencing, drop, ranged, acrobatic)
+    """The query's answer under ``options``: ``{"p_success": x}`` and the score, its modifiers
+    and the fraction."""
+    got = gurps_odds(defence, kind, retreat, fencing, drop, ranged, acrobatic, options)
     parts = " ".join(f"{'+' if v >= 0 and i else ''}{v} {name}" for i, (name, v) in enumerate(got.modifiers))
     lines = [f"effective {kind}: {got.eff}  ({parts})"]
     if got.acrobatic is not None:
         lines.append(
             f"acrobatic dodge: Acrobatics-{got.acrobatic} roll first; "
-            f"{got.eff + ACROBATIC_BONUS} if it succeeds, {got.eff - ACROBATIC_BONUS} if it fails"
+            f"{got.eff + options.acrobatic_bonus} if it succeeds, "
+            f"{got.eff - options.acrobatic_bonus} if it fails"
         )
     lines.append(f"p_success: {float(got.p):.6f}  ({got.p.numerator}/{got.p.denominator})")
     return OddsAnswer({"p_success": float(got.p)}, tuple(lines))

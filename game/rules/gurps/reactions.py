@@ -43,11 +43,10 @@ from game.core.codec import value
 from game.core.commands import Decision, Defend, LazyRegion, Modifier, Option
 from game.core.flow import Ask, Call, Done, Frame, Outcome, asks, step
 from game.dice.gurps import (
-    ACROBATIC_BONUS,
     RollResult,
     hits_dodged,
     judge,
-    p_acrobatic_dodge,
+    p_gated,
     p_margin_at_least,
     p_success,
 )
@@ -56,7 +55,6 @@ from game.rules.gurps.commands import Follow, Interpose, defence_flags, defend
 from game.rules.gurps.damage import HP, GurpsCore
 from game.rules.gurps.defence import (
     BARE_HANDS,
-    DROP_DODGE,
     AttackInfo,
     DefenceChoice,
     best_stages,
@@ -77,8 +75,6 @@ AOD = "all_out_defence"
 AIM = "aim"
 #: Maneuvers that allow a step (Attack, All-Out Defence, Aim).
 STEP_MANEUVERS = frozenset({"attack", AOD, AIM})
-JUDO_KARATE_INJURY_PENALTY = -4  # the parrier's injuring roll against a Judo/Karate attack
-SACRIFICIAL_DROP_MARGIN = 3  # a sacrificial dodge-and-drop made by this much: nobody is hit
 
 
 def region_is_empty(geometry: Any) -> bool:
@@ -169,8 +165,10 @@ class GurpsReactions(GurpsCore):
         options: GurpsOptions
 
     def step_inches(self, battle: Battle, uid: str) -> float:
-        """A GURPS step: 1 yard or 1/10 of Move, whichever is more, in inches."""
-        return max(1.0, battle.stats(uid).encumbered_move / 10.0) / battle.yards_per_inch
+        """A GURPS step: 1 yard or 1/10 of Move (option ``step_move_divisor``), whichever is more,
+        in inches."""
+        move = battle.stats(uid).encumbered_move
+        return max(1.0, move / float(self.options.step_move_divisor)) / battle.yards_per_inch
 
     def retreat_band(self, battle: Battle, uid: str) -> tuple[float, float]:
         """(shortest, longest) retreat in inches: at least one yard, at most a step (text)."""
@@ -184,9 +182,7 @@ class GurpsReactions(GurpsCore):
         exclude: frozenset[tuple[str, str | None]] = frozenset(),
     ) -> list[DefenceChoice]:
         """:func:`~game.rules.gurps.defence.defence_choices` under this ruleset's options."""
-        return defence_choices(
-            battle, uid, info, exclude=exclude, ground_roll=self.options.ground_retreat_roll
-        )
+        return defence_choices(battle, uid, info, exclude=exclude, opts=self.options)
 
     def best_defences(self, battle: Battle, uid: str, info: AttackInfo) -> list[DefenceChoice]:
         """The defence (two under All-Out Defence) ``uid`` would best take against ``info``."""
@@ -227,7 +223,9 @@ class GurpsReactions(GurpsCore):
     # ---- sacrificial dodge ------------------------------------------------------------------------
     def _sacrificial(self, battle: Battle, a: AttackData) -> Outcome:
         """Offer each eligible friend of the target, nearest first, to interpose (then the target
-        defends, unless a friend took the attack)."""
+        defends, unless a friend took the attack); none with the option ``sacrificial_dodge`` off."""
+        if not self.options.sacrificial_dodge:
+            return self._defend_then_land(a)
         friends = sorted(battle.friends(a.target), key=lambda f: battle.distance(f, a.target))
         return self._next_interposer(battle, InterposeData(a, tuple(friends)), None)
 
@@ -299,29 +297,32 @@ class GurpsReactions(GurpsCore):
         attacker, w, hits = info.attacker, info.weapon, info.hits
         p_down_self = self.p_down(battle, attacker, f, w, info.sight, hits)
         p_down_friend = self.p_down(battle, attacker, target, w, battle.sight(attacker, target), hits)
-        mods = (*dodge_base(battle, f), *common_modifiers(battle, f, info))
+        opts = self.options
+        drop_dodge, bonus, margin = opts.drop_dodge, opts.acrobatic_bonus, opts.sacrificial_drop_margin
+        mods = (*dodge_base(battle, f, opts), *common_modifiers(battle, f, info, opts))
         eff = int(sum(m.value for m in mods))
         acro = battle.stats(f).skills.get("Acrobatics")
         can_drop = (
-            info.ranged
+            opts.dodge_and_drop
+            and info.ranged
             and battle.posture(f) not in LYING_DOWN
             and gap_yards(battle, f, target) <= step * battle.yards_per_inch + 1e-9
         )
-        acrobatics = acro is not None and not defence_record(battle, f).acrobatic
+        acrobatics = opts.acrobatic_dodge and acro is not None and not defence_record(battle, f).acrobatic
         for acrobatic in (False, True) if acrobatics else (False,):
             for drop in (False, True) if can_drop else (False,):
-                deff = eff + (DROP_DODGE if drop else 0)
-                extra = (Modifier("dodge and drop", DROP_DODGE, "defence"),) if drop else ()
+                deff = eff + (drop_dodge if drop else 0)
+                extra = (Modifier("dodge and drop", drop_dodge, "defence"),) if drop else ()
                 if acrobatic:
                     assert acro is not None
-                    p = p_acrobatic_dodge(deff, acro)
                     pa = p_success(acro)
-                    p_clear = pa * p_margin_at_least(deff + ACROBATIC_BONUS, SACRIFICIAL_DROP_MARGIN) + (
-                        1.0 - pa
-                    ) * p_margin_at_least(deff - ACROBATIC_BONUS, SACRIFICIAL_DROP_MARGIN)
+                    p = p_gated(pa, deff + bonus, deff - bonus)
+                    p_clear = pa * p_margin_at_least(deff + bonus, margin) + (1.0 - pa) * p_margin_at_least(
+                        deff - bonus, margin
+                    )
                 else:
                     p = p_success(deff)
-                    p_clear = p_margin_at_least(deff, SACRIFICIAL_DROP_MARGIN)
+                    p_clear = p_margin_at_least(deff, margin)
                 name = "acrobatic sacrificial dodge" if acrobatic else "sacrificial dodge"
                 detail: dict[str, Any] = {
                     "eff": deff,
@@ -377,18 +378,19 @@ class GurpsReactions(GurpsCore):
         how many), ``(None, 0)`` if it failed."""
         battle.move_unit(f, choice.to, "interpose")  # type: ignore[arg-type]
         update_defence(battle, f, interposed=True)  # it moved: no retreat until its next turn
-        mods = [*dodge_base(battle, f), *common_modifiers(battle, f, info)]
+        opts = self.options
+        mods = [*dodge_base(battle, f, opts), *common_modifiers(battle, f, info, opts)]
         eff = int(sum(m.value for m in mods))
         if choice.drop:
-            eff += DROP_DODGE
-            mods.append(Modifier("dodge and drop", DROP_DODGE, "defence"))
+            eff += opts.drop_dodge
+            mods.append(Modifier("dodge and drop", opts.drop_dodge, "defence"))
         p = p_success(eff)
         if choice.acrobatic:
             acro = battle.stats(f).skills["Acrobatics"]
-            p = p_acrobatic_dodge(eff, acro)
+            p = p_gated(p_success(acro), eff + opts.acrobatic_bonus, eff - opts.acrobatic_bonus)
             update_defence(battle, f, acrobatic=True)
             made = self._roll(battle, f, acro, "Acrobatics roll (acrobatic dodge)").success
-            bonus = ACROBATIC_BONUS if made else -ACROBATIC_BONUS
+            bonus = opts.acrobatic_bonus if made else -opts.acrobatic_bonus
             eff += bonus
             mods.append(Modifier("Acrobatics roll " + ("made" if made else "failed"), bonus, "defence"))
         res = judge(battle.dice.total(3, 6, "sacrificial dodge", f), eff)
@@ -414,7 +416,7 @@ class GurpsReactions(GurpsCore):
         if choice.drop:
             if battle.posture(target) != Posture.PRONE:
                 battle.set_posture(target, Posture.PRONE, kind="drop_prone")
-            if res.margin >= SACRIFICIAL_DROP_MARGIN:
+            if res.margin >= opts.sacrificial_drop_margin:
                 battle.emit(
                     "defence",
                     unit=target,
@@ -548,7 +550,9 @@ class GurpsReactions(GurpsCore):
         mods = list(c.modifiers)
         retreated = False
         if c.retreat:
-            update_defence(battle, uid, retreated=True)
+            update_defence(
+                battle, uid, retreated=True, retreats=defence_record(battle, uid).retreat_count + 1
+            )
             retreated = True
             if c.retreat_roll is not None:
                 retreated = self._roll(battle, uid, c.retreat_roll, "roll to retreat from the ground").success
@@ -572,7 +576,7 @@ class GurpsReactions(GurpsCore):
             assert c.acrobatics is not None
             update_defence(battle, uid, acrobatic=True)
             made = self._roll(battle, uid, c.acrobatics, "Acrobatics roll (acrobatic dodge)").success
-            bonus = 2 if made else -2
+            bonus = c.acrobatic_bonus if made else -c.acrobatic_bonus
             eff += bonus
             mods.append(Modifier("Acrobatics roll " + ("made" if made else "failed"), bonus, "defence"))
         res = judge(battle.dice.total(3, 6, f"{c.kind} defence", uid), eff)
@@ -585,7 +589,7 @@ class GurpsReactions(GurpsCore):
                 parries = defence_record(battle, uid).parries
                 update_defence(battle, uid, parries={**parries, c.weapon: parries.get(c.weapon, 0) + 1})
             else:
-                update_defence(battle, uid, blocked=True)
+                update_defence(battle, uid, blocked=True, blocks=defence_record(battle, uid).block_count + 1)
         battle.emit(
             "defence",
             unit=uid,
@@ -618,7 +622,13 @@ class GurpsReactions(GurpsCore):
         d = r.defend
         a = d.attack
         info = self._info(battle, a)
-        if r.kind == "parry" and r.success and r.weapon != BARE_HANDS and info.unarmed:
+        if (
+            r.kind == "parry"
+            and r.success
+            and r.weapon != BARE_HANDS
+            and info.unarmed
+            and self.options.parry_injures_unarmed
+        ):
             assert r.weapon is not None
             stats: GurpsStats = battle.stats(a.target)
             self._parry_injures(battle, a.target, info, stats.weapon(r.weapon))
@@ -634,10 +644,12 @@ class GurpsReactions(GurpsCore):
     # ---- following a retreat ----------------------------------------------------------------------
     @step("follow")
     def _follow(self, battle: Battle, f: FollowData, _: Any) -> Outcome:
-        """The attacker may take its unused step after a retreating defender."""
+        """The attacker may take its unused step after a retreating defender (unless the option
+        ``follow_retreat`` is off)."""
         turn = battle.turn(f.attacker)
         if (
-            turn.stepped
+            not self.options.follow_retreat
+            or turn.stepped
             or battle.active_unit() != f.attacker
             or turn_record(battle, f.attacker).maneuver not in STEP_MANEUVERS
         ):
@@ -673,7 +685,7 @@ class GurpsReactions(GurpsCore):
     def _parry_injures(self, battle: Battle, uid: str, info: AttackInfo, w: GurpsWeapon) -> None:
         """A weapon parry of an unarmed attack may strike the attacker's limb (no defence)."""
         stats: GurpsStats = battle.stats(uid)
-        eff = stats.skills[w.skill] + (JUDO_KARATE_INJURY_PENALTY if info.judo_karate else 0)
+        eff = stats.skills[w.skill] + (self.options.parry_injury_judo_karate if info.judo_karate else 0)
         res = self._roll(battle, uid, eff, f"{w.skill} roll: parry injures the unarmed attacker")
         if res.success:
             self._hit(battle, uid, info.attacker, w, battle.sight(uid, info.attacker))

@@ -62,17 +62,15 @@ from game.dice.gurps import attack_outcomes, hits_scored, judge, p_success
 from game.rules import mechanics as mech
 from game.rules.base import ReactionRegion, Ruleset, StrictModel, UnitSetup
 from game.rules.gurps.damage import HP, injury_pmf
-from game.rules.gurps.defence import gap_yards, landing_odds, reach_limit_yards
+from game.rules.gurps.defence import gap_yards, landing_odds, reach_limit_yards, scores
 from game.rules.gurps.options import GurpsOptions
 from game.rules.gurps.reactions import AIM, AOD, STEP_MANEUVERS, AttackData, GurpsReactions
 from game.rules.gurps.state import memory, set_memory, turn_record, update_turn
 from game.rules.gurps.stats import (
     POSTURES,
-    PRONE_MOVE_YARDS,
     RANGE_TABLE,
     GurpsStats,
     GurpsWeapon,
-    derived,
     range_penalty,
     rof_bonus,
 )
@@ -101,8 +99,6 @@ _TARGET_POSTURE: dict[Posture, Modifier] = {
 _COVER: dict[CoverLevel, Modifier] = {
     c: Modifier(f"{c.value} cover", pen, "skill") for c, pen in COVER_PENALTY.items() if pen
 }
-INTERVENING_PENALTY = -4  # per figure in the way of a ranged attack
-MIN_ATTACK_SKILL = 3  # no attack roll below effective skill 3
 
 TROOPER = GurpsStats.model_validate(
     {
@@ -129,6 +125,10 @@ TROOPER = GurpsStats.model_validate(
         ],
     }
 )
+
+
+#: A defender's defence stages as the odds functions read them (dodge?, its effective skills).
+_Stages = tuple[tuple[bool, tuple[tuple[float, int], ...]], ...]
 
 
 @lru_cache(maxsize=8192)
@@ -181,9 +181,19 @@ class GurpsRuleset(GurpsReactions, Ruleset[GurpsStats, GurpsOptions]):
     # Once per own turn (gurps-active-defense.txt; ledger G63, G28, G54, G18): one retreat (an
     # attempt counts), none after a sacrificial dodge until the unit's next turn, one block, one
     # acrobatic dodge.
+    # Options raising the number of retreats or blocks per turn lift those limits from the check.
     reaction_limits: ClassVar[tuple[Reaction, ...]] = (
-        Reaction("retreat", defence_event(retreat=True), spent_by=defence_event("sacrificial dodge")),
-        Reaction("block", defence_event("block")),
+        Reaction(
+            "retreat",
+            defence_event(retreat=True),
+            spent_by=defence_event("sacrificial dodge"),
+            applies=lambda options: int(options.get("retreats_per_turn", 1)) <= 1,
+        ),
+        Reaction(
+            "block",
+            defence_event("block"),
+            applies=lambda options: int(options.get("blocks_per_turn", 1)) <= 1,
+        ),
         Reaction("acrobatic dodge", defence_event(acrobatic=True)),
     )
     Options: ClassVar[type[StrictModel]] = GurpsOptions
@@ -313,7 +323,7 @@ class GurpsRuleset(GurpsReactions, Ruleset[GurpsStats, GurpsOptions]):
             update_turn(battle, uid, shock=shock or turn.shock, aim=turn.aim if aim is None else aim)
         hp = h.tracks[HP]
         if hp <= 0:
-            penalty = -((-hp) // stats.hp_max)
+            penalty = -((-hp) // stats.hp_max)  # -1 per full multiple of HP below zero
             res = self._roll(battle, uid, stats.ht + penalty, "HT roll to stay conscious")
             if not res.success:
                 battle.set_status(uid, "unconscious", True, f"failed HT roll at {hp} HP")
@@ -327,13 +337,14 @@ class GurpsRuleset(GurpsReactions, Ruleset[GurpsStats, GurpsOptions]):
     def inches_per_ap(self, battle: Battle, uid: str) -> float:
         stats: GurpsStats = battle.stats(uid)
         posture = battle.posture(uid)
+        opts = self.options
         yards = (
-            PRONE_MOVE_YARDS
+            opts.prone_move_yards
             if posture == Posture.PRONE
-            else derived(stats).encumbered_move * POSTURES[posture].move
+            else scores(stats, opts).encumbered_move * POSTURES[posture].move
         )
         hp = battle.health(uid).tracks.get(HP, stats.hp_max)
-        if 3 * hp < stats.hp_max:
+        if opts.reeling_divisor * hp < stats.hp_max:
             yards = math.ceil(yards / 2)
         return yards / battle.yards_per_inch
 
@@ -365,6 +376,7 @@ class GurpsRuleset(GurpsReactions, Ruleset[GurpsStats, GurpsOptions]):
     # ---- for players -------------------------------------------------------------------------------
     def sheet(self, battle: Battle, uid: str) -> UnitSheet:
         stats: GurpsStats = battle.stats(uid)
+        opts = self.options
         ypi = battle.yards_per_inch
         weapons = []
         for w in stats.weapons:
@@ -375,7 +387,7 @@ class GurpsRuleset(GurpsReactions, Ruleset[GurpsStats, GurpsOptions]):
             notes = [f"{w.skill} {stats.skills.get(w.skill, '?')}"]
             if w.kind == "melee":
                 if w.parry is not None and not w.unarmed:
-                    notes.append(f"parry {3 + stats.skills.get(w.skill, 0) // 2 + w.parry}")
+                    notes.append(f"parry {opts.parry_base + stats.skills.get(w.skill, 0) // 2 + w.parry}")
                 reach = in_inches(reach_limit_yards(w.reach), ypi)
                 weapons.append(WeaponLine(w.name, w.kind, 1, damage, reach, True, (), tuple(notes)))
                 continue
@@ -396,14 +408,20 @@ class GurpsRuleset(GurpsReactions, Ruleset[GurpsStats, GurpsOptions]):
             weapons.append(
                 WeaponLine(w.name, w.kind, 1, damage, bands[-1].upto, False, tuple(bands), tuple(notes))
             )
-        dv = derived(stats)
+        dv = scores(stats, opts)
         defences = [f"Dodge {dv.dodge}"]
         for w in stats.weapons:
             if w.kind == "melee" and not w.unarmed and w.parry is not None:
-                defences.append(f"Parry ({w.name}) {3 + stats.skills.get(w.skill, 0) // 2 + w.parry}")
+                parry = opts.parry_base + stats.skills.get(w.skill, 0) // 2 + w.parry
+                defences.append(f"Parry ({w.name}) {parry}")
         if dv.block is not None and stats.shield is not None:
             defences.append(f"Block ({stats.shield.name}) {dv.block}")
-        defences.append("retreat: +3 to Dodge (+1 to Parry and Block), once a turn")
+        if opts.retreat and opts.retreats_per_turn:
+            times = "once a turn" if opts.retreats_per_turn == 1 else f"{opts.retreats_per_turn} times a turn"
+            defences.append(
+                f"retreat: +{opts.retreat_dodge} to Dodge"
+                f" (+{opts.retreat_parry_block} to Parry and Block), {times}"
+            )
         if turn_record(battle, uid).maneuver == AOD:
             defences.append("All-Out Defence: a second defence if the first fails")
         hp = battle.health(uid).tracks.get(HP, stats.hp_max)
@@ -474,7 +492,7 @@ class GurpsRuleset(GurpsReactions, Ruleset[GurpsStats, GurpsOptions]):
                 mods.append(
                     Modifier(
                         f"{len(sight.intervening)} in the way",
-                        INTERVENING_PENALTY * len(sight.intervening),
+                        self.options.intervening_penalty * len(sight.intervening),
                         "skill",
                     )
                 )
@@ -489,12 +507,20 @@ class GurpsRuleset(GurpsReactions, Ruleset[GurpsStats, GurpsOptions]):
         if cover is not None:
             mods.append(cover)
         eff = int(sum([m.value for m in mods]))
-        if eff < MIN_ATTACK_SKILL:
-            return f"effective skill {eff} is below {MIN_ATTACK_SKILL}"
+        least = self.options.min_attack_skill
+        if eff < least:
+            return f"effective skill {eff} is below {least}"
         return eff, tuple(mods)
 
     def hurt_odds(
-        self, battle: Battle, uid: str, target: str, w: GurpsWeapon, eff: int, sight: SightFacts
+        self,
+        battle: Battle,
+        uid: str,
+        target: str,
+        w: GurpsWeapon,
+        eff: int,
+        sight: SightFacts,
+        key: _Stages | None = None,
     ) -> tuple[float, float, float]:
         """Exact (P(injury lands), E[injury | one hit], E[hits | attack succeeds]).
 
@@ -505,20 +531,33 @@ class GurpsRuleset(GurpsReactions, Ruleset[GurpsStats, GurpsOptions]):
         dice, adds = w.dmg.dice_adds(battle.stats(uid).st)
         halved = self._halved(battle, w, sight)
         p_pen, expected = _injury_summary(dice, adds, w.dmg.type, tstats.dr, halved)
-        info = self.attack_info(battle, uid, w, sight)
-        stages = self.best_defences(battle, target, info)
-        key = tuple((c.kind == "dodge", c.effs) for c in stages)
+        if key is None:
+            key = self._defence_key(battle, uid, target, w, sight)
         p_hurt, hits = _hurt_odds(eff, w.rof, w.recoil, key, p_pen)
         return p_hurt, expected, hits
 
+    def _defence_key(
+        self, battle: Battle, uid: str, target: str, w: GurpsWeapon, sight: SightFacts
+    ) -> _Stages:
+        """The target's best defence stages against this attack, as the odds functions read them."""
+        info = self.attack_info(battle, uid, w, sight)
+        return tuple((c.kind == "dodge", c.effs) for c in self.best_defences(battle, target, info))
+
     def expected_injury(
-        self, battle: Battle, uid: str, target: str, w: GurpsWeapon, eff: int, sight: SightFacts
+        self,
+        battle: Battle,
+        uid: str,
+        target: str,
+        w: GurpsWeapon,
+        eff: int,
+        sight: SightFacts,
+        key: _Stages | None = None,
     ) -> float:
         """Exact E[HP the attack takes off ``target``], every outcome counted, the target taking
         its best defence as :meth:`hurt_odds` assumes (hits land independently of their injury)."""
         per_hit = self.injury_per_hit(battle, uid, target, w, sight)
-        info = self.attack_info(battle, uid, w, sight)
-        key = tuple((c.kind == "dodge", c.effs) for c in self.best_defences(battle, target, info))
+        if key is None:
+            key = self._defence_key(battle, uid, target, w, sight)
         return _landed_hits(eff, w.rof, w.recoil, key) * per_hit
 
     def attack_options(self, battle: Battle, uid: str) -> list[Option]:
@@ -533,7 +572,8 @@ class GurpsRuleset(GurpsReactions, Ruleset[GurpsStats, GurpsOptions]):
                 if isinstance(got, str):
                     continue
                 eff, mods = got
-                p_hurt, expected, hits = self.hurt_odds(battle, uid, target, w, eff, sight)
+                key = self._defence_key(battle, uid, target, w, sight)
+                p_hurt, expected, hits = self.hurt_odds(battle, uid, target, w, eff, sight, key)
                 out.append(
                     Option(
                         Attack(uid, target, w.name),
@@ -545,7 +585,9 @@ class GurpsRuleset(GurpsReactions, Ruleset[GurpsStats, GurpsOptions]):
                             "expected_damage": expected,
                             "eff": eff,
                             "expected_hits": hits,
-                            "expected_harm": {HP: self.expected_injury(battle, uid, target, w, eff, sight)},
+                            "expected_harm": {
+                                HP: self.expected_injury(battle, uid, target, w, eff, sight, key)
+                            },
                         },
                     )
                 )
@@ -555,7 +597,9 @@ class GurpsRuleset(GurpsReactions, Ruleset[GurpsStats, GurpsOptions]):
     def maneuver_options(self, battle: Battle, uid: str) -> list[Option]:
         if battle.ap(uid).current < 1:
             return []
-        out = [Option(Maneuver(uid, AOD), "All-Out Defence (Double Defence)")]
+        out = []
+        if self.options.all_out_defence:
+            out.append(Option(Maneuver(uid, AOD), "All-Out Defence (Double Defence)"))
         stats: GurpsStats = battle.stats(uid)
         for w in stats.weapons:
             if not w.ranged or not w.acc:
@@ -577,6 +621,8 @@ class GurpsRuleset(GurpsReactions, Ruleset[GurpsStats, GurpsOptions]):
     def _maneuver(self, battle: Battle, cmd: Maneuver, _: Any) -> Outcome:
         uid = cmd.unit
         if cmd.name == AOD:
+            if not self.options.all_out_defence:
+                raise ValueError("gurps: All-Out Defence is switched off (option all_out_defence)")
             battle.spend_ap(uid, 1, AOD)
             update_turn(battle, uid, maneuver=AOD)
             battle.emit("maneuver", unit=uid, name=AOD)

@@ -38,13 +38,25 @@ def _proxy(obj: Any, name: str) -> None:
 class GurpsDefence:
     """Defences since the unit's turn began (``parries``: per weapon name)."""
 
-    retreated: bool = False  # once per turn; an attempt counts
+    retreated: bool = False  # retreated (an attempt counts) since its turn began
     interposed: bool = False  # moved to interpose (sacrificial dodge): no retreat before its next turn
-    blocked: bool = False  # one block per turn
+    blocked: bool = False  # blocked since its turn began
     acrobatic: bool = False  # one acrobatic dodge per turn
     parries: Mapping[str, int] = field(default_factory=lambda: _NO_PARRIES)
     retreat_bonus_vs: frozenset[str] = frozenset()  # attackers it retreated from
     drop_bonus_vs: frozenset[str] = frozenset()  # attackers it dodged-and-dropped from
+    retreats: int = 0  # retreats (attempts) since its turn began: option retreats_per_turn caps them
+    blocks: int = 0  # blocks since its turn began: option blocks_per_turn caps them
+
+    @property
+    def retreat_count(self) -> int:
+        """Retreats since its turn began (``retreated`` alone counts as one)."""
+        return max(self.retreats, int(self.retreated))
+
+    @property
+    def block_count(self) -> int:
+        """Blocks since its turn began (``blocked`` alone counts as one)."""
+        return max(self.blocks, int(self.blocked))
 
     def __post_init__(self) -> None:
         _proxy(self, "parries")

@@ -127,9 +127,6 @@ POSTURES: dict[Posture, PostureRow] = {
     Posture.PRONE: PostureRow(-4, -3, -2, 0.0),
 }
 
-#: Lying prone a unit may still crawl one yard per Move maneuver (B551).
-PRONE_MOVE_YARDS = 1.0
-
 #: Move multiplier by encumbrance level 0-4 (B17).
 ENCUMBRANCE_MOVE: tuple[float, ...] = (1.0, 0.8, 0.6, 0.4, 0.2)
 
@@ -347,10 +344,18 @@ class GurpsStats(StrictModel):
 
     @property
     def dodge(self) -> int:
-        """Dodge score before situational modifiers (Vehicular Dodge for a vehicle operator)."""
-        if self.vehicle_skill is not None:  # the vehicle dodges: the operator's Enhanced Dodge does not apply
-            return self.vehicle_skill // 2 + self.vehicle_handling
-        return math.floor(self.speed) + 3 - self.encumbrance + self.enhanced_dodge
+        """Dodge score before situational modifiers (Vehicular Dodge for a vehicle operator), by
+        the text's numbers (:meth:`dodge_score` takes them as arguments)."""
+        return self.dodge_score()
+
+    def dodge_score(self, base: int = 3, vehicle_divisor: int = 2, vehicular: bool = True) -> int:
+        """Dodge = Basic Speed + ``base`` - encumbrance + Enhanced Dodge; a vehicle operator
+        (``vehicular``: the Vehicular Dodge rule in force) dodges with its skill divided by
+        ``vehicle_divisor`` plus Handling instead."""
+        if vehicular and self.vehicle_skill is not None:
+            # the vehicle dodges: the operator's Enhanced Dodge does not apply
+            return self.vehicle_skill // vehicle_divisor + self.vehicle_handling
+        return math.floor(self.speed) + base - self.encumbrance + self.enhanced_dodge
 
     def skill(self, name: str) -> int | None:
         return self.skills.get(name)
@@ -361,20 +366,21 @@ class GurpsStats(StrictModel):
                 return w
         raise KeyError(name)
 
-    def block_score(self) -> int | None:
-        """Block = 3 + half Shield/Cloak skill (None without a shield)."""
+    def block_score(self, base: int = 3) -> int | None:
+        """Block = ``base`` (3) + half Shield/Cloak skill (None without a shield)."""
         if self.shield is None:
             return None
-        return 3 + self.skills[self.shield.skill] // 2
+        return base + self.skills[self.shield.skill] // 2
 
-    def bare_hand_parry(self) -> list[tuple[str, int]]:
-        """(skill used, Parry) for each way to parry bare-handed: DX and the one-handed unarmed
-        skills with a hand free, Sumo Wrestling and Wrestling only with both hands free."""
-        out = [("DX", 3 + self.dx // 2)]
+    def bare_hand_parry(self, base: int = 3) -> list[tuple[str, int]]:
+        """(skill used, Parry) for each way to parry bare-handed (Parry = ``base`` (3) + half the
+        skill): DX and the one-handed unarmed skills with a hand free, Sumo Wrestling and
+        Wrestling only with both hands free."""
+        out = [("DX", base + self.dx // 2)]
         usable = UNARMED_PARRY_SKILLS + (TWO_HANDED_PARRY_SKILLS if self.hands_in_use() == 0 else ())
         for s in usable:
             if s in self.skills:
-                out.append((s, 3 + self.skills[s] // 2))
+                out.append((s, base + self.skills[s] // 2))
         return out
 
     def ground_retreat_skill(self) -> int:
@@ -403,22 +409,28 @@ class Derived:
     ground_retreat_skill: int
 
 
-#: Derived scores per stat block: every defence_choices call (the AI prices each attack option
-#: with one) and every move cost re-read them, and a frozen block never changes them.
+#: Derived scores per stat block and rule numbers: every defence_choices call (the AI prices each
+#: attack option with one) and every move cost re-read them, and a frozen block never changes them.
 _DERIVED = BlockMemo()
 
+#: The rule numbers the derived scores depend on: (dodge base, vehicle skill divisor, Vehicular
+#: Dodge in force, parry base, block base); the text's by default.
+ScoreRules = tuple[int, int, bool, int, int]
+TEXT_SCORES: ScoreRules = (3, 2, True, 3, 3)
 
-def derived(stats: GurpsStats) -> Derived:
-    """The derived scores of ``stats``, worked out once per block."""
+
+def derived(stats: GurpsStats, rules: ScoreRules = TEXT_SCORES) -> Derived:
+    """The derived scores of ``stats`` under the rule numbers ``rules``, worked out once."""
+    dodge_base, vehicle_divisor, vehicular, parry_base, block_base = rules
     return _DERIVED.get(
         stats,
-        None,
+        rules,
         lambda: Derived(
-            stats.dodge,
+            stats.dodge_score(dodge_base, vehicle_divisor, vehicular),
             stats.encumbered_move,
             stats.has_free_hand,
-            tuple(stats.bare_hand_parry()),
-            stats.block_score(),
+            tuple(stats.bare_hand_parry(parry_base)),
+            stats.block_score(block_base),
             stats.ground_retreat_skill(),
         ),
     )
