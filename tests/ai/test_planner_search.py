@@ -69,3 +69,31 @@ def test_material_counts_friends_plus_enemies_minus() -> None:
         a, b = spec.sides[0], spec.sides[1]
         assert material(v, a) == -material(v, b)
         assert np.isclose(material(v, a), 0.0)  # equal sides, untouched
+
+
+def test_no_search_where_the_scripts_agree(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Where every script of the portfolio gives the same command it is played without a clone;
+    where they disagree, the candidates are played forward through clones."""
+    spec = load_spec(str(ROOT / "scenarios" / "duel.yaml"), "gurps")
+    forks: list[int] = []
+    real_fork = MatchView.fork
+
+    def counting_fork(self: MatchView, seed: int):  # type: ignore[no-untyped-def]
+        forks.append(seed)
+        return real_fork(self, seed)
+
+    monkeypatch.setattr(MatchView, "fork", counting_fork)
+    with Session.start(spec, Setup(ruleset="gurps", seed=2), HUMAN) as s:
+        d = s.match.pending
+        assert d is not None and len(d.options) > 1
+        plain = [o.command for o in d.options if o.point_field is None]
+        assert len(plain) > 1
+        first, other = plain[0], plain[-1]
+        agree = SearchPlanner()
+        agree._scripts = [("a", lambda v, dd, r: first), ("b", lambda v, dd, r: first)]
+        assert agree(s.view, d, np.random.default_rng(0)) == first
+        assert forks == []
+        differ = SearchPlanner()
+        differ._scripts = [("a", lambda v, dd, r: first), ("b", lambda v, dd, r: other)]
+        differ(s.view, d, np.random.default_rng(0))
+        assert len(forks) >= 2 * differ.options.samples

@@ -4,27 +4,28 @@ Contract:
 - ``SearchPlanner(options)(view, decision, rng)`` returns a legal command of ``decision``. It is
   registered as ``planner``; the one-ply evaluator it searches with is ``planner1``
   (:mod:`game.ai.planner.onestep`), still registered under that name.
-- **Candidates.** For a turn decision: the first command of every script of the
-  :data:`PORTFOLIO` (``planner1``, ``cautious``, ``aggressive``) and, where the decision offers
-  them, the standing maneuvers a script may never choose (All-Out Defence and other postures of
-  the turn that move no unit: every option without a point that is not an attack). For a
-  reaction (which defence, retreat or not, where to dodge, interpose, follow): every option
-  without a point, and for options with a point the point each script would choose.
+- **Search only where the scripts disagree.** The portfolio scripts (``planner1``,
+  ``cautious``, ``aggressive``) are asked first; when they all give the same command it is played
+  without a clone. Otherwise the **candidates** are their distinct commands (``planner1``'s
+  first) and the options without a point that the turn's scripts never weigh (All-Out Defence
+  and other standing maneuvers; for a reaction every defence, retreat or drop option), at most
+  :data:`MAX_CANDIDATES`.
 - **Playing a line forward.** Each candidate is applied to ``samples`` clones of the match
   (:meth:`~game.engine.view.MatchView.fork`): each clone's dice are a fresh stream seeded from
   ``rng`` (*determinization*: the sampled dice are the clone's own, never the real match's
-  next rolls, and the same seed gives the same battle). The line then continues: the deciding
-  unit keeps playing the script that proposed the candidate (``planner1`` for options no
-  script proposed), every other unit plays ``cautious`` (the fixed opponent of Portfolio
-  Greedy Search), until the deciding unit's turn (for a reaction: the turn it happens in) has
-  ended and ``horizon`` more turns of other units have been played, the battle ends, or the
-  line's share of the node budget (``budget``: commands simulated per decision, split evenly
-  over candidates x samples) is spent.
+  next rolls, and the same seed gives the same battle). Every candidate is played in the same
+  sampled worlds (one seed per sample, common random numbers). The line then continues: the
+  deciding unit finishes its own turn with the script that proposed the candidate (``cautious``
+  for options no script proposed), every other decision is played by ``cautious`` (the fixed
+  opponent of Portfolio Greedy Search), until the deciding unit's turn (for a reaction: the
+  turn it happens in) has ended and ``horizon`` more turns of other units have been played,
+  the battle ends, or the line's share of the node budget (``budget``: commands simulated per
+  searched decision, split evenly over candidates x samples) is spent.
 - **Value.** A line is worth the change of the deciding side's material over it, as the game
   prices it: every unit in action is worth ``ALIVE`` (evaluate.ALIVE) plus its health fraction
   (``tactics.condition``, the rules' own tracks), friends count plus and enemies minus. A
-  candidate's value is the mean over its samples; the best mean is played, ties to the
-  candidate listed first (planner1's own choice comes first). With a single legal command
+  candidate's value is the mean over its samples; the best mean is played, ``planner1``'s own
+  choice (listed first) unless another beats it by :data:`MARGIN`. Where the scripts agree
   nothing is searched.
 - ``time_cap_ms`` (the window's hardest level only): the search stops adding samples once the
   cap is spent; battles in benchmarks and tests use nodes alone, so they stay deterministic.
@@ -61,7 +62,9 @@ DEFAULT_SAMPLES = 2
 #: Default number of other units' turns played after the deciding unit's turn.
 DEFAULT_HORIZON = 1
 #: Most candidates weighed per decision.
-MAX_CANDIDATES = 6
+MAX_CANDIDATES = 4
+#: Material a challenger must win by, over the sampled futures, to displace planner1's choice.
+MARGIN = 0.05
 
 Script = Callable[[Any, Decision, np.random.Generator], Command]
 
@@ -118,23 +121,32 @@ class SearchPlanner:
         return f"SearchPlanner(budget={o.budget}, samples={o.samples}, horizon={o.horizon})"
 
     # ------------------------------------------------------------------ candidates
+    def proposals(
+        self, view: Any, decision: Decision, rng: np.random.Generator
+    ) -> list[tuple[str, Command, Script]]:
+        """What each script of the portfolio would play, distinct commands only, planner1's first."""
+        out: list[tuple[str, Command, Script]] = []
+        for name, script in self._scripts:
+            cmd = script(view, decision, rng)
+            if not any(_same(cmd, c) for _, c, _ in out):
+                out.append((name, cmd, script))
+        return out
+
     def candidates(
         self, view: Any, decision: Decision, rng: np.random.Generator
     ) -> list[tuple[str, Command, Script]]:
-        """(label, command, the script that plays on after it), planner1's choice first."""
-        out: list[tuple[str, Command, Script]] = []
-
-        def add(label: str, cmd: Command, script: Script) -> None:
-            if len(out) < MAX_CANDIDATES and not any(_same(cmd, c) for _, c, _ in out):
-                out.append((label, cmd, script))
-
-        for name, script in self._scripts:
-            add(name, script(view, decision, rng), script)
-        planner1 = self._scripts[0][1]
+        """(label, command, the script that plays on after it), planner1's choice first: the
+        scripts' distinct proposals and, when they disagree, the standing options none proposed."""
+        out = self.proposals(view, decision, rng)
+        if len(out) == 1:
+            return out
         for opt in decision.options:
+            if len(out) >= MAX_CANDIDATES:
+                break
             if _is_point_option(opt) or (decision.kind == "turn" and _moves_or_attacks(opt)):
                 continue
-            add(opt.label, opt.command, planner1)
+            if not any(_same(opt.command, c) for _, c, _ in out):
+                out.append((opt.label, opt.command, self._default))
         return out
 
     # ------------------------------------------------------------------ search
@@ -142,14 +154,14 @@ class SearchPlanner:
         cands = self.candidates(view, decision, rng)
         side = view.unit(decision.unit).side
         if len(cands) == 1:
-            label, cmd, _ = cands[0]
+            _, cmd, _ = cands[0]
             trace.record(
                 view,
                 trace.Considered(
                     decision.unit,
                     decision.kind,
                     view.event_count,
-                    (trace.Candidate(label, 0.0),),
+                    (trace.Candidate(f"all scripts agree: {_describe(cmd)}", 0.0, _point(cmd)),),
                     0,
                     view.round,
                 ),
@@ -157,6 +169,8 @@ class SearchPlanner:
             return cmd
         o = self.options
         per_line = max(1, o.budget // (len(cands) * o.samples))
+        # One dice seed per sample, shared by every candidate (common random numbers: candidates
+        # are compared in the same sampled worlds, which cancels most of the dice's noise).
         seeds = [int(s) for s in rng.integers(0, 2**62, size=o.samples)]
         start = time.perf_counter()
         totals = [0.0] * len(cands)
@@ -164,12 +178,12 @@ class SearchPlanner:
         for k, seed in enumerate(seeds):
             if o.time_cap_ms is not None and k > 0 and (time.perf_counter() - start) * 1000 > o.time_cap_ms:
                 break
-            line_rng = np.random.default_rng(seed)
             for i, (_, cmd, script) in enumerate(cands):
+                line_rng = np.random.default_rng(seed)
                 totals[i] += self.play_line(view, decision, side, cmd, script, seed, per_line, line_rng)
                 counts[i] += 1
         means = [tot / max(1, n) for tot, n in zip(totals, counts, strict=True)]
-        best = max(range(len(cands)), key=lambda i: (means[i], -i))
+        best = max(range(len(cands)), key=lambda i: (means[i] + (MARGIN if i == 0 else 0.0), -i))
         order = sorted(range(len(cands)), key=lambda i: (i != best, -means[i], i))
         weighed = tuple(
             trace.Candidate(
@@ -203,8 +217,7 @@ class SearchPlanner:
         ``seed``, then playing on (see the module doc) for at most ``nodes`` commands."""
         uid = decision.unit
         clone = view.fork(seed)
-        cv = MatchView(clone)
-        before = material(cv, side)
+        before = material(MatchView(clone), side)
         clone.apply(cmd)
         # The turn the decision belongs to: the deciding unit's own, or (a reaction) the active one's.
         turn_of = view.active
@@ -219,7 +232,8 @@ class SearchPlanner:
                 if turns_ended > self.options.horizon:
                     break
             cv = MatchView(clone)
-            policy = script if pending.unit == uid else self._default
+            own = pending.unit == uid and pending.kind == "turn" and turns_ended == 0
+            policy = script if own else self._default
             clone.apply(policy(cv, pending, rng))
         after = material(MatchView(clone), side)
         clone.close()
