@@ -199,9 +199,13 @@ def test_benchmark_prints_a_line_per_opponent_and_the_tables():
     )
     assert got.returncode == 0, got.stderr
     lines = got.stdout.strip().splitlines()
-    for opponent, line in zip(("cautious", "aggressive"), lines[-2:], strict=True):
+    ours = [line for line in lines if line.startswith("planner:")]
+    cpu = [line for line in lines if line.startswith("battle CPU:")]
+    for opponent, line, whole in zip(("cautious", "aggressive"), ours, cpu, strict=True):
         want = rf"planner: [\d.]+ ms/battle, {opponent} [\d.]+, ratio [\d.]+x, win rate vs {opponent} .*%.*\]"
         assert re.fullmatch(want, line), line
+        want = rf"battle CPU: planner vs {opponent} [\d.]+ ms/battle, cautious vs cautious [\d.]+, ratio .*"
+        assert re.fullmatch(want, whole), whole
     assert any(row.startswith("| `aff` |") for row in lines)
     assert any(row.startswith("| `duel` |") for row in lines)
     assert "2 battles vs cautious" in got.stderr and "2 battles vs aggressive" in got.stderr
