@@ -21,13 +21,14 @@ from typing import Any
 
 import esper
 
-from components.decisions import FlowStack, Inbox, PendingDecision
+from components.decisions import FlowStack, Inbox
 from components.spatial import Posture
 from components.state import TurnState
 from components.turns import ActiveTurn
 from game.core.commands import Attack, ChangePosture, Decision, EndTurn, Face, Maneuver, Move, Step
-from game.core.flow import Frame, advance
+from game.core.flow import Frame
 from game.rules.base import Ruleset
+from systems.flows import run_flow
 from systems.host import Host
 from systems.movement import MovementSystem
 from systems.posture import PostureSystem
@@ -67,15 +68,7 @@ class DispatchSystem(esper.Processor):
 
     def _advance(self, host: Host, frames: tuple[Frame, ...], answer: Any) -> None:
         """Run the flow on to its next decision (which becomes the pending one) or its end."""
-        frames, asking = advance(self._rules, host, frames, answer)
-        store = host.store
-        if asking is None:
-            store.put_battle(FlowStack())
-            return
-        decision = asking.decision
-        if decision is None:
-            decision = self._rules.ask(host, asking.builder, asking.args)
-        store.put_battle(FlowStack(frames, (asking.builder, asking.args)), PendingDecision(decision))
+        run_flow(host, self._rules, frames, answer)
 
     def asked(self, host: Host) -> Decision | None:
         """The decision the running flow waits for, built as the match stands (None: none)."""

@@ -14,8 +14,10 @@ Contract:
   and the ruleset's ``start_turn`` may say it cannot act.
 - Round start (the order is empty): every unit in action gets its AP back, the ruleset
   rolls the activation order (``initiative``), ``round_start`` logs it with a state hash
-  for replay verification, and the ruleset's ``start_round`` runs. Past the round limit no
-  round starts: the victory system ends the match.
+  for replay verification, and the ruleset's ``start_round`` runs: a flow it returns runs
+  (``systems.flows.run_flow``) before the first turn starts, and its decisions (asked of any
+  unit) are answered like a reaction's. Past the round limit no round starts: the victory
+  system ends the match.
 - :meth:`TurnSystem.decision` is the turn decision the active unit is offered as the match
   stands (a pure read: a restored snapshot asks it again).
 """
@@ -34,7 +36,7 @@ from components.turns import ActiveTurn, Round
 from game.core.commands import Decision
 from game.core.errors import IllegalCommand
 from game.rules.base import Ruleset
-from systems.flows import flow_running
+from systems.flows import flow_running, run_flow
 from systems.host import Host
 from systems.sight import SightSystem
 from systems.turn_options import turn_decision
@@ -107,6 +109,8 @@ class TurnSystem(esper.Processor):
             if rnd.number >= rnd.limit:
                 return  # the victory system ends the match
             self._start_round(host, rnd)
+            if flow_running(store) or store.battle(PendingDecision).decision is not None:
+                return  # the round's start asks first; the first turn starts when it is over
             rnd = store.battle(Round)
             if not rnd.order:
                 return
@@ -122,7 +126,9 @@ class TurnSystem(esper.Processor):
         order = self._rules.initiative(host, alive)
         store.put_battle(replace(store.battle(Round), order=tuple(order)))
         host.emit("round_start", order=order, state_hash=store.state_hash())
-        self._rules.start_round(host)
+        frame = self._rules.start_round(host)
+        if frame is not None:
+            run_flow(host, self._rules, (frame,), None)
 
     def _start_turn(self, host: Host, uid: str) -> None:
         store = host.store

@@ -88,7 +88,8 @@ from game.cli.params import (
 )
 
 if TYPE_CHECKING:
-    from game.tools.results import Planned, Recorded
+    from game.tools.profiles import ProfilesFile
+    from game.tools.results import Companion, Planned, Recorded
 
 #: Default output folder (under the working directory).
 DEFAULT_OUT = "out"
@@ -533,6 +534,7 @@ def _play(
         "log": log,
     }
     csv_path = out_dir / "battles.csv"
+    profiles = profiles_file(planned, [v.ruleset for v in variants], out_dir)
     kept = record_run(
         planned,
         csv_path,
@@ -543,6 +545,7 @@ def _play(
         dask=dask,
         progress=progress,
         retry=f"skirmish battle {variants[0].path} -n 1 --seed {{seed}} ...",
+        companion=profiles,
     )
     rows, errors = split_errors(kept.in_order())
     if not rows and not errors:
@@ -578,7 +581,7 @@ def _play(
     if len(variants) > 1:
         records = _paired_report(variants, by_variant, records, baseline)
     summary_path = batch.write_csv(records, out_dir / "summary.csv")
-    profiles_path = write_profiles(kept, planned, out_dir, resume)
+    profiles_path = profiles.path
     written: list[Path] = []
     if plots:
         from game.tools.plots import write_all
@@ -634,23 +637,14 @@ def planned_label(v: Variant) -> str:
     return v.label or readable_name(Path(v.path).stem)
 
 
-def write_profiles(kept: Recorded, planned: list[Planned], out_dir: Path, resume: bool) -> Path:
+def profiles_file(planned: list[Planned], rulesets: list[str], out_dir: Path) -> ProfilesFile:
     """``profiles.csv`` beside the battles (:mod:`game.tools.profiles`): per battle, side and unit
-    profile; battles resumed from an earlier run keep their rows of its ``profiles.csv``."""
+    profile, appended battle by battle as ``battles.csv`` is; battles resumed from an earlier run
+    keep their rows of its ``profiles.csv``."""
     from game.tools import profiles, results
 
-    path = out_dir / profiles.PROFILES
-    previous = profiles.read_previous(path) if resume else []
-    pairs = [
-        (
-            kept.rows[i],
-            {"variant": planned[i].variant, "options": results.options_text(planned[i].job.options)},
-        )
-        for i in sorted(kept.rows)
-        if "error" not in kept.rows[i]
-        for p in (planned[i],)
-    ]
-    return profiles.write(profiles.profile_rows(pairs, previous), path)
+    heads = [{"variant": p.variant, "options": results.options_text(p.job.options)} for p in planned]
+    return profiles.ProfilesFile(out_dir / profiles.PROFILES, heads, results.mechanic_names(rulesets))
 
 
 # --------------------------------------------------------------------------- recording (battle, sweep)
@@ -666,8 +660,10 @@ def record_run(
     progress: bool,
     retry: str,
     desc: str = "battles",
+    companion: Companion | None = None,
 ) -> Recorded:
-    """Play ``planned`` into ``csv_path`` (:func:`game.tools.results.record`), with ``run.json``.
+    """Play ``planned`` into ``csv_path`` (:func:`game.tools.results.record`), with ``run.json``
+    (and ``companion``, a file kept battle by battle beside it, e.g. ``profiles.csv``).
 
     Compiles the kernels once first (workers fork with them). A battle that breaks down ends
     the command with exit status 1, naming its seed and how to reproduce it (``retry``, with
@@ -696,6 +692,7 @@ def record_run(
                 progress=progress,
                 desc=desc,
                 before_first_write=manifest,
+                companion=companion,
             )
     except results.ResumeRefused as e:
         raise BadInput("--resume", str(e)) from None

@@ -60,7 +60,7 @@ if TYPE_CHECKING:
     from game.tools.session import Session
 
 #: Decisions ``--until`` may wait for.
-DECISION_KINDS = ("turn", "defence", "dodge_move", "follow", "interpose")
+DECISION_KINDS = ("turn", "defence", "dodge_move", "follow", "interpose", "protection")
 #: Give up waiting for ``--until`` after this many AI decisions.
 MAX_UNTIL_STEPS = 5000
 DEFAULT_SIZE = "1280x800"

@@ -41,11 +41,11 @@ from game.cli.battle import (
     lock_outputs,
     parse_policy_options,
     parse_value,
+    profiles_file,
     record_run,
     report_errors,
     split_errors,
     stopped,
-    write_profiles,
 )
 from game.cli.params import (
     CHECK_INVARIANTS,
@@ -326,6 +326,7 @@ def sweep(
     }
     csv_path = out_dir / RESULTS
     header = results.columns(list(dict.fromkeys(a.ruleset for a in arms)), list(option_values))
+    profiles = profiles_file(planned, list(dict.fromkeys(a.ruleset for a in arms)), out_dir)
     kept = record_run(
         planned,
         csv_path,
@@ -338,6 +339,7 @@ def sweep(
         retry="skirmish battle SCENARIO -n 1 --seed {seed} with the failing arm's --ruleset, --red, "
         "--blue and --option values",
         desc="sweep",
+        companion=profiles,
     )
     rows, errors = split_errors(kept.in_order())
     if not rows and not errors:
@@ -355,7 +357,7 @@ def sweep(
                 c = comparisons.get(a.label) if r["side"] == a.sides[0] else None
                 records.append({**r, **cells(c, base_label)} if len(arms) > 1 else r)
     summary_path = batch.write_csv(records, out_dir / SUMMARY)
-    profiles_path = write_profiles(kept, planned, out_dir, resume)
+    profiles_path = profiles.path
     varying = sw.varied(arms)
     swapped = " x 2 (swapped sides)" if swap_sides else ""
     click.echo(f"{len(arms)} arm(s) x {n} seed(s){swapped}, 95% Wilson intervals")

@@ -11,7 +11,8 @@ Contract:
   starts :meth:`Ruleset.attack_frame` (the step ``"attack"`` with the command) or
   :meth:`Ruleset.maneuver_frame` (``"maneuver"``); each step reads, rolls and acts through the
   ``Battle`` and returns what comes next, asking for a decision (a defence, a retreat point,
-  the 2" dodge move) through a builder (:func:`game.core.flow.asks`). The flow in progress is
+  the 2" dodge move) through a builder (:func:`game.core.flow.asks`). A round may start with a
+  flow too (:meth:`Ruleset.start_round`: decisions taken at the start of the round). The flow in progress is
   data (frames of frozen values), so a match can be cloned and written down mid-attack. The
   engine routes each decision to a human or an AI policy and validates the answer against the
   decision's options before the next step gets it.
@@ -217,8 +218,11 @@ class Ruleset(ABC, Stepper, Generic[StatsT, OptionsT]):
     def initiative(self, battle: Battle, units: Sequence[str]) -> list[str]:
         """Activation order for a new round (roll through ``battle.dice`` if the rules roll)."""
 
-    def start_round(self, battle: Battle) -> None:
-        """Hook at the start of each round (after initiative). Default: nothing."""
+    def start_round(self, battle: Battle) -> Frame | None:
+        """Hook at the start of each round (after initiative and ``round_start``): a flow to run
+        before the first turn (its first frame; it may ask decisions of any unit, e.g. AFF's
+        Ubiquitous Dodging armour-or-dodge choice), or None. Default: none."""
+        return None
 
     @abstractmethod
     def start_turn(self, battle: Battle, uid: str) -> bool:

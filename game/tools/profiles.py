@@ -13,7 +13,12 @@ Contract:
   ``profiles`` cell (one read back by ``--resume``) takes its rows from the previous
   ``profiles.csv`` (``previous``), matched by variant, seed and swapped.
 - :func:`write` writes them atomically (:func:`game.tools.batch.write_csv`).
-- Pure; nothing here plays a battle.
+- :class:`ProfilesFile` keeps ``profiles.csv`` battle by battle while a run records
+  ``battles.csv`` (a :class:`game.tools.results.Companion`): each battle's rows are appended
+  (one write, the same appender as ``battles.csv``) just before its ``battles.csv`` rows, so a
+  run killed with ``kill -9`` and resumed ends with the same file as an uninterrupted run: the
+  battles resumed keep their rows of the file, the rest are played again.
+- Nothing here plays a battle.
 """
 
 from __future__ import annotations
@@ -153,17 +158,84 @@ def profile_rows(
     return out
 
 
-def write(rows: Sequence[Mapping[str, Any]], path: Path) -> Path:
+def header(rows: Sequence[Mapping[str, Any]], mechanics: Sequence[str] = ()) -> list[str]:
+    """The columns: :data:`LEADING`, :data:`TRAILING`, then the mechanics (``mechanics`` and any
+    the rows have) sorted: one order, however the rows came."""
+    fixed = [*LEADING, *TRAILING]
+    return fixed + sorted({*mechanics, *(k for r in rows for k in r if k not in fixed)})
+
+
+def write(rows: Sequence[Mapping[str, Any]], path: Path, mechanics: Sequence[str] = ()) -> Path:
     """``profiles.csv`` with the columns in the documented order (atomically)."""
     from game.core.events import atomic_write_text
     from game.tools.csvtext import rows_to_csv
 
-    fixed = [*LEADING, *TRAILING]
-    extra = sorted(
-        {k for r in rows for k in r if k not in fixed}
-    )  # mechanics: one order, however the rows came
-    header = fixed + extra
-    full = [{k: r.get(k, "") for k in header} for r in rows]
+    header_ = header(rows, mechanics)
+    full = [{k: r.get(k, "") for k in header_} for r in rows]
     if not full:
-        return atomic_write_text(path, ",".join(header) + "\n")
+        return atomic_write_text(path, ",".join(header_) + "\n")
     return atomic_write_text(path, rows_to_csv(full))
+
+
+class ProfilesFile:
+    """``profiles.csv`` written battle by battle beside ``battles.csv`` (see the module docstring).
+
+    Args:
+        path: the file.
+        heads: planned index -> the battle's :data:`LEADING` cells (variant label, options text).
+        mechanics: every mechanic of the rulesets planned (the columns, fixed for the run).
+    """
+
+    def __init__(self, path: Path, heads: Sequence[Mapping[str, Any]], mechanics: Sequence[str]) -> None:
+        self.path, self.heads, self.mechanics = path, heads, list(mechanics)
+        self.columns = header((), mechanics)
+        self.rows: dict[int, list[dict[str, Any]]] = {}
+        self.appender: Any = None
+
+    def _rows(self, i: int, row: Mapping[str, Any]) -> list[dict[str, Any]]:
+        return [] if "error" in row else profile_rows([(row, self.heads[i])])
+
+    def begin(self, resumed: Mapping[int, Mapping[str, Any]], resume: bool) -> None:
+        """Keep the rows of the battles resumed (from the file as an earlier run left it, a torn
+        last line dropped) and start appending after them."""
+        from game.tools.appender import Appender
+
+        previous = _read_whole(self.path) if resume else []
+        for i in sorted(resumed):
+            self.rows[i] = (
+                profile_rows([(resumed[i], self.heads[i])], previous) if "error" not in resumed[i] else []
+            )
+        if self.rows:
+            self._rewrite()
+        self.appender = Appender(self.path, self.columns, fresh=not resumed)
+
+    def write(self, i: int, row: Mapping[str, Any]) -> None:
+        rows = self._rows(i, row)
+        self.rows[i] = rows
+        if rows:
+            self.appender.write(rows)
+
+    def end(self, rows: Mapping[int, Mapping[str, Any]]) -> None:
+        """Close the file and rewrite it in plan order (atomically)."""
+        if self.appender is not None:
+            self.appender.close()
+        self._rewrite()
+
+    def _rewrite(self) -> None:
+        write([r for i in sorted(self.rows) for r in self.rows[i]], self.path, self.mechanics)
+
+
+def _read_whole(path: Path) -> list[dict[str, str]]:
+    """:func:`read_previous` without a torn last line (a run killed mid-write)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return []
+    if text and not text.endswith("\n"):
+        text = text[: text.rfind("\n") + 1]
+    import io
+
+    try:
+        return [r for r in csv.DictReader(io.StringIO(text)) if None not in r and None not in r.values()]
+    except csv.Error:
+        return []

@@ -26,19 +26,18 @@ Contract:
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import io
 import json
-import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from game.core.errors import SkirmishError
-from game.core.events import atomic_write_text, naming
+from game.core.events import atomic_write_text
 from game.tools import batch
+from game.tools.appender import Appender, to_text
 from game.tools.stats import DRAW
 
 #: Columns before the ``option.<key>`` ones.
@@ -297,17 +296,6 @@ def rows_key_of_row(row: Mapping[str, str]) -> Key:
 
 
 # --------------------------------------------------------------------------- the file
-def to_text(rows: Sequence[Mapping[str, Any]], header: Sequence[str], with_header: bool) -> str:
-    """Rows as CSV text under ``header`` (missing cells empty, formula-like text neutralised)."""
-    buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=list(header), restval="", lineterminator="\n")
-    if with_header:
-        writer.writeheader()
-    for row in rows:
-        writer.writerow({k: batch.neutralised(v) for k, v in row.items()})
-    return buf.getvalue()
-
-
 @dataclass(frozen=True)
 class ReadBack:
     """A results file read back: its header, its whole battles, and what was dropped."""
@@ -356,57 +344,6 @@ def read_results(path: Path, sides_of: Mapping[Key, int] | None = None) -> ReadB
     return ReadBack(header, battles, dropped)
 
 
-class _Appender:
-    """Appends rows to the CSV as battles finish.
-
-    A fresh run's first rows replace the file atomically (header and rows into a temp file,
-    renamed over it), so an older file survives a run that fails before its first battle. Later
-    rows are appended, one write per battle, unbuffered; a write that fails (a full disk) is cut
-    back to the last whole battle (truncating frees space, so it works on a full disk too), so
-    the file never keeps half a battle, and the error is raised.
-    """
-
-    def __init__(
-        self, path: Path, header: Sequence[str], fresh: bool, first: Callable[[], object] | None = None
-    ) -> None:
-        self.path, self.header, self.fresh = path, list(header), fresh
-        self.fd: int | None = None
-        self.first = first  # called before a fresh run's first rows replace the file
-
-    def write(self, rows: Sequence[Mapping[str, Any]]) -> None:
-        if self.fresh:
-            # The manifest is written once the rows are safely in the temp file: both change, or
-            # (a full disk) neither.
-            atomic_write_text(self.path, to_text(rows, self.header, with_header=True), self.first)
-            self.first = None
-            self.fresh = False
-            return
-        data = to_text(rows, self.header, with_header=False).encode("utf-8")
-        try:
-            if self.fd is None:
-                self.fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_CLOEXEC", 0))
-            fd = self.fd
-            before = os.lseek(fd, 0, os.SEEK_END)
-        except OSError as e:
-            raise naming(e, self.path) from None
-        try:
-            view = memoryview(data)
-            while view:  # one battle's rows: a kill tears at most these
-                view = view[os.write(fd, view) :]
-        except BaseException as e:
-            with contextlib.suppress(OSError):  # else the resume drops a torn last line anyway
-                os.ftruncate(fd, before)
-            self.close()
-            if isinstance(e, OSError):
-                raise naming(e, self.path) from None
-            raise
-
-    def close(self) -> None:
-        if self.fd is not None:
-            fd, self.fd = self.fd, None
-            os.close(fd)
-
-
 @dataclass
 class Recorded:
     """What :func:`record` kept.
@@ -443,8 +380,15 @@ def record(
     progress: bool = True,
     desc: str = "battles",
     before_first_write: Callable[[], object] | None = None,
+    companion: Companion | None = None,
 ) -> Recorded:
     """Play ``planned`` into the results file ``path`` (see the module docstring).
+
+    ``companion`` (e.g. ``profiles.csv``, :class:`game.tools.profiles.ProfilesFile`) is a file
+    kept with the same care: told the battles resumed (``begin``), given each finished battle
+    just before its rows are appended (``write``: so a battle in the CSV is whole in the
+    companion, and one the companion has but the CSV lacks is played again), and rewritten in
+    plan order when the run ends (``end``).
 
     Returns the finished battles; ``interrupted`` says whether a KeyboardInterrupt stopped it.
     ``before_first_write`` runs before a fresh run first replaces the file (its manifest), so a
@@ -475,9 +419,11 @@ def record(
         out.resumed = len(out.rows)
         out.dropped_lines = back.dropped_lines
         _rewrite(out, path, header)
-    # else: a previous run's file is replaced by this run's first rows (atomically, see _Appender)
+    # else: a previous run's file is replaced by this run's first rows (atomically, see Appender)
     todo = [i for i in range(len(planned)) if i not in out.rows]
-    appender = _Appender(path, header, fresh=not out.rows, first=before_first_write)
+    if companion is not None:
+        companion.begin(out.rows, resume)
+    appender = Appender(path, header, fresh=not out.rows, first=before_first_write)
     try:
         for j, row in batch.iter_batch(
             [planned[i].job for i in todo],
@@ -489,6 +435,8 @@ def record(
         ):
             i = todo[j]
             tidy = side_rows(row, planned[i])
+            if companion is not None:
+                companion.write(i, row)
             appender.write(tidy)
             out.tidy[i], out.rows[i] = tidy, row
     except KeyboardInterrupt as e:
@@ -498,7 +446,17 @@ def record(
         appender.close()
         if out.rows:
             _rewrite(out, path, header)
+        if companion is not None:
+            companion.end(out.rows)
     return out
+
+
+class Companion(Protocol):
+    """A file written beside the results file, battle by battle (see :func:`record`)."""
+
+    def begin(self, resumed: Mapping[int, Mapping[str, Any]], resume: bool) -> None: ...
+    def write(self, i: int, row: Mapping[str, Any]) -> None: ...
+    def end(self, rows: Mapping[int, Mapping[str, Any]]) -> None: ...
 
 
 def _rewrite(out: Recorded, path: Path, header: Sequence[str]) -> None:

@@ -17,7 +17,7 @@ from game.tools.session import Session, Setup
 from tests.render.conftest import REPO
 from tests.render.test_words import REPR
 
-DUEL = REPO / "scenarios" / "duel.yaml"
+DUEL = REPO / "tests" / "fixtures" / "scenarios" / "duel-classic.yaml"  # the knives duel
 SIZE = (800, 500)
 
 

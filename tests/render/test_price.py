@@ -19,7 +19,9 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def duel(ruleset: str, seed: int = 1) -> Match:
-    return Match(load_scenario(REPO / "scenarios" / "duel.yaml", ruleset), seed=seed)
+    return Match(
+        load_scenario(REPO / "tests" / "fixtures" / "scenarios" / "duel-classic.yaml", ruleset), seed=seed
+    )
 
 
 # ---------------------------------------------------------------------------- pure

@@ -17,7 +17,7 @@ from game.scenario import load_scenario
 from game.tools.session import Setup
 from tests.render.conftest import REPO
 
-DUEL = REPO / "scenarios" / "duel.yaml"
+DUEL = REPO / "tests" / "fixtures" / "scenarios" / "duel-classic.yaml"  # the knives duel
 CONTROLLERS = {"red": "aggressive", "blue": "human"}
 
 

@@ -41,7 +41,8 @@ from tests.robustness.fuzzing import examples
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIO = ROOT / "scenarios" / "duel.yaml"
 LOG = ROOT / "tests" / "golden" / "logs" / "duel-cortex-1.jsonl.gz"
-SAVE_V2 = ROOT / "tests" / "golden" / "saved-game.json"
+#: A save of an older format (version 4, a GURPS duel), kept as written: the mutations start here.
+SAVE_V2 = ROOT / "tests" / "fixtures" / "saves" / "saved-game-v4.json"
 
 #: Largest growth of the process's peak memory one example may cause.
 MAX_GROWTH_MB = 300
@@ -169,7 +170,9 @@ def saves(workdir: Path) -> dict[str, bytes]:
     from game.tools.saves import load_match, save_match
 
     data = json.loads(SAVE_V2.read_text())
-    data["scenario"]["path"] = str(workdir / "duel.yaml")
+    scenario = workdir / "saved-duel.yaml"  # the scenario as the save embeds it (shipped one changed)
+    scenario.write_text(data["scenario"]["text"], encoding="utf-8")
+    data["scenario"]["path"] = str(scenario)
     v2 = json.dumps(data, indent=1).encode()
     (workdir / "v2.json").write_bytes(v2)
     match = load_match(workdir / "v2.json")

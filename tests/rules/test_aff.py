@@ -202,8 +202,10 @@ def test_armour_choice(armour: Any, shield: bool, talents: list[str], ok: bool, 
 
 
 def test_ubiquitous_choice_binds_for_the_round() -> None:
+    # the old reading (option first_hit): the first protection rolled binds the round; the
+    # default, a decision at the round's start, is tested in test_aff_round_choice.py
     s = stats(armour=ARMOUR, talents=["swashbuckler"])
-    r, b = duel(target=s, ubiquitous=True)
+    r, b = duel(target=s, ubiquitous=True, ubiquitous_dodging_choice="first_hit")
     assert [c.kind for c in r.protection_choices(b, "t")] == ["armour", "dodge"]
     script(b, [6, 6, 1, 1, 3, 2])  # attacker 12+10 beats 2+10; sword 3 -> 3; dodge d6 2 +1 -> 0
     run_flow(r.attack(b, Attack("a", "t", "sword")), protect("dodge"))
@@ -216,7 +218,11 @@ def test_ubiquitous_choice_binds_for_the_round() -> None:
 def test_the_round_binding_is_a_frozen_value_of_the_match() -> None:
     # issue 25: the ruleset keeps nothing itself; the binding is the match's rules state, a frozen
     # value a snapshot writes and reads back exactly (a mapping that cannot be changed in place).
-    r, b = duel(target=stats(armour=ARMOUR, talents=["swashbuckler"]), ubiquitous=True)
+    r, b = duel(
+        target=stats(armour=ARMOUR, talents=["swashbuckler"]),
+        ubiquitous=True,
+        ubiquitous_dodging_choice="first_hit",
+    )
     script(b, [6, 6, 1, 1, 3, 2])
     run_flow(r.attack(b, Attack("a", "t", "sword")), protect("dodge"))
     state = b.rules_state

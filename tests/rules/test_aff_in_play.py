@@ -31,7 +31,7 @@ def test_armoured_units_use_their_armour(ubiquitous: bool) -> None:
     offered: Counter[str] = Counter()
 
     def watch(match: Any, view: Any, decision: Any, cmd: Any) -> None:
-        if decision.kind == "defence" and decision.unit in armoured:
+        if decision.kind in ("defence", "protection") and decision.unit in armoured:
             kinds = [o.command.kind for o in decision.options if isinstance(o.command, Defend)]
             assert "none" not in kinds, kinds
             offered.update(kinds)
@@ -46,4 +46,5 @@ def test_armoured_units_use_their_armour(ubiquitous: bool) -> None:
     assert (True, "none") not in rolled, rolled
     assert rolled[(True, "armour")] > 0 and rolled[(False, "dodge")] > 0, rolled
     if ubiquitous:
-        assert offered["dodge"] > 0  # the armoured veteran has a Dodge skill: a real choice
+        # the armoured veteran has a Dodge skill: a real choice (at the start of each round)
+        assert offered["dodge"] > 0

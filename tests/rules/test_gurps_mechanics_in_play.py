@@ -24,16 +24,19 @@ import json
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from game.rules.gurps.stats import GurpsStats
+from game.scenario.loader import load_scenario
+from game.scenario.profiles import resolve_stats
 from tests.golden.play import play_log
-from tests.rules.test_gurps_common import profiles
 
 SCENARIOS = ("duel", "firing-line", "hedgerows", "skirmish-5v5", "street")
 SEEDS = (1, 2, 3)
+REPO = Path(__file__).resolve().parents[2]
 YARD = 1.0  # inches per yard on every shipped scenario (scale: yards_per_inch 1.0)
 TOL = 1e-6  # logged positions and lengths are rounded to 6 decimals
 
@@ -76,12 +79,18 @@ def _battle(scenario: str, seed: int, pols: tuple[str, str]) -> Battle:
     events = [json.loads(line) for line in log.splitlines()]
     start = events[0]
     assert start["ruleset"] == "gurps"
-    table = profiles()
+    # Each unit's GURPS block as this scenario resolves it (a scenario may override a profile).
+    spec = load_scenario(REPO / "scenarios" / f"{scenario}.yaml", "gurps")
+    stats: dict[str, GurpsStats] = {}
+    for u in spec.units:
+        block = resolve_stats(spec, u, "gurps")
+        assert isinstance(block, GurpsStats)
+        stats[u.id] = block
     return Battle(
         f"{scenario} seed {seed} {pols[0]}-{pols[1]}",
         events,
         {u["id"]: u["side"] for u in start["units"]},
-        {u["id"]: table[u["profile"] or "trooper"] for u in start["units"]},
+        {u["id"]: stats[u["id"]] for u in start["units"]},
     )
 
 

@@ -9,8 +9,10 @@ options existed. The rules read the values from ``self.options``; nothing else h
 
 from __future__ import annotations
 
+from typing import Literal
+
 from game.rules.base import StrictModel
-from game.rules.options import number, switch
+from game.rules.options import choice, number, switch
 
 TEXT = "aff-dodge-protection.md"
 #: Numbers of the AFF frame the text leaves to the game (a documented decision).
@@ -106,6 +108,13 @@ class AffOptions(StrictModel):
         False,
         source=f"{TEXT}: Alternative Rule: Ubiquitous Dodging",
         description="the text's alternative rule Ubiquitous Dodging",
+    )
+    ubiquitous_dodging_choice: Literal["round_start", "first_hit"] = choice(
+        "round_start",
+        source=f"{TEXT}: Ubiquitous Dodging Rules (Mutual Exclusion with Armor)",
+        description="when a unit that may both armour and dodge chooses one for the round: "
+        "round_start (the text: a decision at the start of each round) or first_hit "
+        "(the old reading: at its first hit of the round)",
     )
     riposte: bool = switch(
         True,

@@ -43,9 +43,16 @@ Where the text is silent (standard AFF practice; decisions marked so):
   Ubiquitous Dodging): "no protection" is offered only to a unit with no
   protection it may use (a unit with one protection at hand is still asked, a
   decision of one option). Option ``optional_protection`` restores the old variant in which
-  "no protection" is always offered. Under Ubiquitous Dodging the choice "at
-  the start of each round" is made at the unit's first hit of the round (the
-  engine poses no decisions at round start) and binds the rest of the round.
+  "no protection" is always offered. Under Ubiquitous Dodging the text's choice
+  "at the start of each round" is a ``protection`` decision at the start of
+  each round (``start_round``) for every unit in action that may both armour and
+  dodge, in scenario order; it binds the whole round (its hits then offer only
+  the chosen protection). Each option's ``p_success`` is the exact chance of no
+  damage from one hit, averaged over the attacks the unit can expect (each enemy
+  alike; of an enemy, its weapons that reach the unit now, or all its weapons if
+  none of any enemy does). Option ``ubiquitous_dodging_choice=first_hit``
+  restores the old reading: the choice is made at the unit's first hit of the
+  round and binds the rest of it.
 - Turn economy (decision): 2 AP a round; moving costs 1 AP per 5 yards, an
   attack 1 AP (one attack a turn, as AFF allows one attack a round), a posture
   change 1 AP, facing is free. Reach is measured base edge to base edge in
@@ -367,6 +374,14 @@ class AffState:
         return AffState(MappingProxyType({**self.locks, uid: (round_, choice)}))
 
 
+@value("aff.round")
+@dataclass(frozen=True, slots=True)
+class RoundChoices:
+    """The units still to choose armour or dodge at the start of this round (Ubiquitous Dodging)."""
+
+    units: tuple[str, ...]
+
+
 #: Protection choices and the best protection, priced for every attack option of every decision
 #: from the same few stat blocks: worked out once per block and key.
 _BY_STATS = BlockMemo()
@@ -376,10 +391,22 @@ _BY_STATS = BlockMemo()
 
 
 def _protection_chosen(e: dict[str, Any]) -> str | None:
-    """The protection (armour or dodge) a ``defence`` event shows the unit rolled."""
+    """The protection (armour or dodge) a ``defence`` event shows the unit rolled, or the one a
+    ``command`` event shows it chose at the start of the round."""
     if e.get("type") == "defence" and e.get("kind") in ("armour", "dodge"):
         return str(e["kind"])
+    if e.get("type") == "command" and e.get("decision") == "protection":
+        kind = (e.get("command") or {}).get("kind")
+        return str(kind) if kind in ("armour", "dodge") else None
     return None
+
+
+def _protection_option(
+    uid: str, p: ProtectionRoll, label: str, safe: float, mean: float, **extra: Any
+) -> Option:
+    """A protection decision's option (round-start choice or a hit's): its odds and track."""
+    detail = {"expected_damage": mean, "track": list(p.track), "expected_harm": {STAMINA: mean}, **extra}
+    return Option(Defend(uid, p.kind), label, p_success=safe, modifiers=p.modifiers, detail=detail)
 
 
 class AffRuleset(Ruleset[AffStats, AffOptions]):
@@ -496,6 +523,11 @@ class AffRuleset(Ruleset[AffStats, AffOptions]):
         entry = self.state(battle).locks.get(uid)
         return entry[1] if entry and entry[0] == battle.round else None
 
+    @property
+    def choose_at_round_start(self) -> bool:
+        """Ubiquitous Dodging's armour-or-dodge choice is a decision at the start of the round."""
+        return self.ubiquitous and self.options.ubiquitous_dodging_choice == "round_start"
+
     def protection_choices(self, battle: Battle, uid: str) -> list[ProtectionRoll]:
         stats: AffStats = battle.stats(uid)
         ubiquitous, locked, optional, bonuses = (
@@ -540,6 +572,71 @@ class AffRuleset(Ruleset[AffStats, AffOptions]):
 
     def start_turn(self, battle: Battle, uid: str) -> bool:
         return not battle.health(uid).out_of_action
+
+    def start_round(self, battle: Battle) -> Frame | None:
+        """Under Ubiquitous Dodging (``round_start``): the armour-or-dodge choice of every unit in
+        action that has both, one ``protection`` decision each."""
+        if not self.choose_at_round_start:
+            return None
+        units = tuple(u for u in battle.units(alive=True) if len(self._round_options(battle, u)) > 1)
+        return Frame("aff.round", RoundChoices(units)) if units else None
+
+    def _round_options(self, battle: Battle, uid: str) -> list[ProtectionRoll]:
+        """The protections ``uid`` may bind this round: armour and dodge, as far as it has them."""
+        return [p for p in self.protection_choices(battle, uid) if p.kind in ("armour", "dodge")]
+
+    def expected_threats(self, battle: Battle, uid: str) -> list[list[AffWeapon]]:
+        """The attacks ``uid`` can expect this round, by enemy: each enemy's weapons that reach it
+        now, or, when no enemy's does, every enemy's weapons (anything may come this round)."""
+        foes = [(e, battle.stats(e)) for e in battle.enemies(uid)]
+        reaching = [
+            [w for w in s.weapons if self.reaches(battle, e, uid, w, battle.sight(e, uid)) is None]
+            for e, s in foes
+        ]
+        if any(reaching):
+            return [ws for ws in reaching if ws]
+        return [list(s.weapons) for _, s in foes]
+
+    def round_protection_options(self, battle: Battle, uid: str) -> tuple[Option, ...]:
+        """The round's armour-or-dodge options, each priced exactly against the expected attacks:
+        ``p_success`` the mean chance of no damage from one hit (each enemy alike, each of its
+        weapons alike), ``expected_damage`` the mean damage of one hit."""
+        threats = self.expected_threats(battle, uid)
+        out = []
+        for p in self._round_options(battle, uid):
+            safe = mean = 0.0
+            for weapons in threats:
+                safe += sum(p_no_damage(w.track, p.track, 0, p.bonus) for w in weapons) / len(weapons)
+                mean += sum(expected_damage(w.track, p.track, 0, p.bonus) for w in weapons) / len(weapons)
+            if threats:
+                safe, mean = safe / len(threats), mean / len(threats)
+            label = f"{p.label} this round: {100 * safe:.0f}% no damage a hit, {mean:.2f} expected"
+            out.append(_protection_option(uid, p, label, safe, mean, threats=sum(len(ws) for ws in threats)))
+        return tuple(out)
+
+    @step("aff.round")
+    def _round_choices(self, battle: Battle, left: RoundChoices, _: Any) -> Outcome:
+        """Ask the next unit to choose armour or dodge for the round (skipping one no longer able
+        to choose: out of action)."""
+        units = tuple(u for u in left.units if not battle.health(u).out_of_action)
+        if not units:
+            return None
+        return Ask("round_protection", units[0], Frame("aff.round.chosen", RoundChoices(units)))
+
+    @asks("round_protection")
+    def _ask_round_protection(self, battle: Battle, uid: str) -> Decision:
+        return Decision(
+            unit=uid,
+            kind="protection",
+            options=self.round_protection_options(battle, uid),
+            context={"round": battle.round, "binds": "armour or dodge for the whole round"},
+        )
+
+    @step("aff.round.chosen")
+    def _round_chosen(self, battle: Battle, left: RoundChoices, choice: Any) -> Outcome:
+        """Bind the answer for this round; then the next unit."""
+        battle.set_rules_state(self.state(battle).locked(left.units[0], battle.round, choice.kind))
+        return Call(Frame("aff.round", RoundChoices(left.units[1:])))
 
     def inches_per_ap(self, battle: Battle, uid: str) -> float:
         return self.options.move_yards_per_ap / battle.yards_per_inch
@@ -926,20 +1023,8 @@ class AffRuleset(Ruleset[AffStats, AffOptions]):
         for p in self.protection_choices(battle, uid):
             safe = p_no_damage(weapon.track, p.track, 0, p.bonus)
             mean = expected_damage(weapon.track, p.track, 0, p.bonus)
-            out.append(
-                Option(
-                    Defend(uid, p.kind),
-                    f"{p.label}: {100 * safe:.0f}% no damage, {mean:.2f} expected",
-                    p_success=safe,
-                    modifiers=p.modifiers,
-                    detail={
-                        "expected_damage": mean,
-                        "track": list(p.track),
-                        "expected_harm": {STAMINA: mean},
-                        "expected_harm_without": {STAMINA: bare},
-                    },
-                )
-            )
+            label = f"{p.label}: {100 * safe:.0f}% no damage, {mean:.2f} expected"
+            out.append(_protection_option(uid, p, label, safe, mean, expected_harm_without={STAMINA: bare}))
         return tuple(out)
 
     @step("hit")
@@ -971,7 +1056,8 @@ class AffRuleset(Ruleset[AffStats, AffOptions]):
         target, attacker = hit.target, hit.attacker
         weapon = battle.stats(attacker).weapon(hit.weapon)
         chosen = next(p for p in self.protection_choices(battle, target) if p.kind == choice.kind)
-        if self.ubiquitous and chosen.kind in ("armour", "dodge"):
+        if self.ubiquitous and not self.choose_at_round_start and chosen.kind in ("armour", "dodge"):
+            # first_hit: the first protection rolled binds the rest of the round
             battle.set_rules_state(self.state(battle).locked(target, battle.round, chosen.kind))
         w_roll = battle.dice.roll(1, 6, "damage", attacker)[0]
         raw = track_value(weapon.track, w_roll)
@@ -1011,4 +1097,13 @@ class AffRuleset(Ruleset[AffStats, AffOptions]):
         return None
 
 
-__all__ = ["AffOptions", "AffRuleset", "AffState", "AffStats", "AffWeapon", "HitData", "protections"]
+__all__ = [
+    "AffOptions",
+    "AffRuleset",
+    "AffState",
+    "AffStats",
+    "AffWeapon",
+    "HitData",
+    "RoundChoices",
+    "protections",
+]
