@@ -50,8 +50,11 @@ from game.ai import tactics as t
 from game.ai.aggressive import aggressive_policy
 from game.ai.cautious import cautious_policy
 from game.ai.planner import evaluate as ev
+from game.ai.planner import reserve as rs
 from game.ai.planner import trace
+from game.ai.planner.facts import log_facts
 from game.ai.planner.onestep import Planner as OneStep
+from game.ai.planner.react import REACH, action_worth
 from game.core.commands import Attack, Command, Decision, EndTurn, Face, Move, Option, Step
 from game.engine.view import MatchView
 
@@ -172,6 +175,7 @@ class SearchPlanner:
         # One dice seed per sample, shared by every candidate (common random numbers: candidates
         # are compared in the same sampled worlds, which cancels most of the dice's noise).
         seeds = [int(s) for s in rng.integers(0, 2**62, size=o.samples)]
+        held = HeldAp.of(view, decision.unit)
         start = time.perf_counter()
         totals = [0.0] * len(cands)
         counts = [0] * len(cands)
@@ -180,7 +184,7 @@ class SearchPlanner:
                 break
             for i, (_, cmd, script) in enumerate(cands):
                 line_rng = np.random.default_rng(seed)
-                totals[i] += self.play_line(view, decision, side, cmd, script, seed, per_line, line_rng)
+                totals[i] += self.play_line(view, decision, side, cmd, script, seed, per_line, line_rng, held)
                 counts[i] += 1
         means = [tot / max(1, n) for tot, n in zip(totals, counts, strict=True)]
         best = max(range(len(cands)), key=lambda i: (means[i] + (MARGIN if i == 0 else 0.0), -i))
@@ -212,9 +216,11 @@ class SearchPlanner:
         seed: int,
         nodes: int,
         rng: np.random.Generator,
+        held: HeldAp | None = None,
     ) -> float:
         """The material change for ``side`` of applying ``cmd`` in a clone with dice seeded by
-        ``seed``, then playing on (see the module doc) for at most ``nodes`` commands."""
+        ``seed``, then playing on (see the module doc) for at most ``nodes`` commands, plus (with
+        ``held``) the worth of the AP the deciding unit holds at the line's end."""
         uid = decision.unit
         clone = view.fork(seed)
         before = material(MatchView(clone), side)
@@ -222,12 +228,16 @@ class SearchPlanner:
         # The turn the decision belongs to: the deciding unit's own, or (a reaction) the active one's.
         turn_of = view.active
         turns_ended = 0
+        acted: set[str] = set()
+        start_round = view.round
         for _ in range(nodes):
             pending = clone.pending
             if clone.outcome is not None or pending is None:
                 break
             if pending.kind == "turn" and pending.unit != turn_of:
                 turns_ended += 1
+                if turn_of is not None:
+                    acted.add(turn_of)
                 turn_of = pending.unit
                 if turns_ended > self.options.horizon:
                     break
@@ -236,8 +246,56 @@ class SearchPlanner:
             policy = script if own else self._default
             clone.apply(policy(cv, pending, rng))
         after = material(MatchView(clone), side)
+        if held is not None and clone.outcome is None:
+            after += held.worth(MatchView(clone), acted, clone.round != start_round)
         clone.close()
         return after - before
+
+
+class HeldAp:
+    """The worth of the AP the deciding unit holds at a line's end (game.ai.planner.reserve), where
+    reactions cost AP: the attacks of its own turn if that is still to come this round, and the
+    reactions against the enemies still to act. Lines stop at different points of the unit's AP
+    (a dodge paid now, an attack not yet made): material alone would count a dodge's saved wound
+    and miss the attack its AP no longer buy. The attack's worth and each enemy's incoming worth
+    are the evaluator's at the decision (one board), the AP and who has acted the line's own."""
+
+    def __init__(self, view: Any, uid: str, c_react: int) -> None:
+        self.uid = uid
+        self.c_react = c_react
+        self.c_attack = rs.attack_cost(view, uid)
+        facts = log_facts(view)
+        self.turn_ahead = rs.own_turn_ahead(view, uid)
+        self.acted = set(facts.acted)
+        b = ev.board(view, None, uid, REACH)
+        here = ev.score_points(view, b, np.array([b.me.xy]), here=True)
+        self.attack = action_worth(float(here.offence[0]))
+        p = facts.defence_chance(uid)
+        self.dodge = {e: p * float(here.mine_e[0, k]) for k, e in enumerate(b.enemies)}
+
+    @classmethod
+    def of(cls, view: Any, uid: str) -> HeldAp | None:
+        """The term for ``uid``, or None where reactions cost no AP."""
+        c = rs.reaction_cost(view, uid)
+        return cls(view, uid, c) if c > 0 else None
+
+    def worth(self, clone: MatchView, acted: set[str], new_round: bool) -> float:
+        """Worth of the AP ``self.uid`` holds in ``clone`` after a line in which ``acted`` had
+        turns (``new_round``: the round turned over, every pool refilled)."""
+        me = clone.unit(self.uid)
+        if not me.alive:
+            return 0.0
+        gone = set() if new_round else self.acted | acted
+        turn = True if new_round else (self.turn_ahead and self.uid not in acted)
+        later = [self.dodge.get(e, 0.0) for e in clone.enemies(self.uid) if e not in gone]
+        return rs.ap_worth(
+            int(me.ap),
+            turn=turn,
+            attack=self.attack,
+            c_attack=self.c_attack,
+            c_react=self.c_react,
+            dodges=later,
+        )
 
 
 def _is_point_option(opt: Option) -> bool:
