@@ -126,7 +126,7 @@ def _defend(view: Any, decision: Decision, rng: np.random.Generator) -> tuple[An
         spend = int(d.get("ap", 0) or 0)
         if spend > 0:
             if price is None:
-                price = _ap_pricer(view, uid, attacker)
+                price = ap_pricer(view, uid, attacker)
             score -= price(spend)
         score -= reactions.FORFEIT_COST * float(d.get("forfeits", 0))
         score -= reactions.spent_bonus_cost(decision.options, opt, stake, q_melee, q_any)
@@ -162,7 +162,7 @@ def _defend(view: Any, decision: Decision, rng: np.random.Generator) -> tuple[An
     return (opt.with_point(point) if opt.point_field is not None else opt.command), weighed
 
 
-def _ap_pricer(view: Any, uid: str, attacker: Any) -> Callable[[int], float]:
+def ap_pricer(view: Any, uid: str, attacker: Any) -> Callable[[int], float]:
     """What paying AP for this reaction costs ``uid`` (game.ai.planner.reserve): the attack of its
     own turn still to come this round it could no longer afford (its best attack from where it
     stands, the evaluator's), or the reaction against a later enemy of the round it could no longer
