@@ -249,3 +249,25 @@ def test_ap_pool_dodge_move_into_cover():
         assert th[1] < th[0], (cmd, th)
 
     _check_first(_position(ROOT / "scenarios" / "skirmish-5v5.yaml", "ap-pool", want), check)
+
+
+def test_aff_fights_defensively_where_it_could_not_strike_back():
+    """AFF 5v5 melee: the defender chooses to fight normally or defensively (+2 to its total, a win
+    deals no damage). Where it could not strike back anyway (no melee weapon in reach, or attacked
+    from behind: the defensive option gives up no strike-back, ``forfeits`` 0), fighting
+    defensively only adds to its chance not to be hit: it strictly dominates."""
+
+    def want(v: MatchView, d: Decision) -> bool:
+        kinds = {getattr(o.command, "kind", None): o for o in d.options}
+        if d.kind != "defence" or set(kinds) != {"normal", "defensive"}:
+            return False
+        safe, normal = kinds["defensive"], kinds["normal"]
+        return not (safe.detail or {}).get("forfeits") and float(safe.p_success or 0) > float(
+            normal.p_success or 0
+        )
+
+    def check(s: Session, d: Decision, cmd: Any) -> None:
+        assert getattr(cmd, "kind", None) == "defensive", cmd
+
+    both = lambda a, b: {a: "aggressive", b: "aggressive"}  # noqa: E731
+    _check_first(_position(ROOT / "scenarios" / "skirmish-5v5.yaml", "aff", want, both), check)

@@ -55,7 +55,7 @@ from game.ai.planner import trace
 from game.ai.planner.facts import log_facts
 from game.ai.planner.onestep import Planner as OneStep
 from game.ai.planner.react import REACH, action_worth
-from game.core.commands import Attack, Command, Decision, EndTurn, Face, Move, Option, Step
+from game.core.commands import Attack, Command, Decision, EndTurn, Face, Maneuver, Move, Option, Step
 from game.engine.view import MatchView
 
 #: Default commands simulated per decision (over all candidates and samples).
@@ -143,7 +143,10 @@ class SearchPlanner:
         out = self.proposals(view, decision, rng)
         if len(out) == 1:
             return out
-        for opt in decision.options:
+        # Maneuvers first (All-Out Defence, a run, a stance: what the scripts weigh least well);
+        # postures, which planner1 already weighs point by point, after them.
+        standing = sorted(decision.options, key=lambda o: not isinstance(o.command, Maneuver))
+        for opt in standing:
             if len(out) >= MAX_CANDIDATES:
                 break
             if _is_point_option(opt) or (decision.kind == "turn" and _moves_or_attacks(opt)):
