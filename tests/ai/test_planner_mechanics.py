@@ -22,11 +22,11 @@ import pytest
 from game.ai import tactics as t
 from game.ai.planner import reserve as rs
 from game.ai.planner.search import planner_policy
-from game.core.commands import Decision, find_option
+from game.core.commands import Decision, EndTurn, find_option
 from game.engine.view import MatchView
 from game.tools.batch import load_spec
 from game.tools.invariants import check
-from game.tools.session import Session, Setup
+from game.tools.session import HUMAN, Session, Setup
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = sorted(p for p in (ROOT / "scenarios").glob("*.yaml") if p.stem != "profiles")
@@ -271,3 +271,51 @@ def test_aff_fights_defensively_where_it_could_not_strike_back():
 
     both = lambda a, b: {a: "aggressive", b: "aggressive"}  # noqa: E731
     _check_first(_position(ROOT / "scenarios" / "skirmish-5v5.yaml", "aff", want, both), check)
+
+
+def _cornered_guard_turn(ruleset: str) -> Iterator[tuple[Session, Decision]]:
+    """The guard's first turn in tests/fixtures/scenarios/cornered.yaml (the brute passed its own)."""
+    spec = load_spec(str(FIXTURES / "cornered.yaml"), ruleset)
+    with Session.start(spec, Setup(ruleset=ruleset, seed=1), HUMAN) as s:
+        for _ in range(8):
+            d = s.match.pending
+            assert d is not None
+            if d.kind == "turn" and d.unit == "guard":
+                yield s, d
+                return
+            s.apply(EndTurn(d.unit) if d.kind == "turn" else d.options[0].command)
+
+
+@pytest.mark.xfail(
+    strict=False,
+    reason="measured: planner1 values an opaque maneuver at GUARD x incoming and proposes a step; "
+    "the search's sampled lines (2 by default; 16 tried) rate All-Out Defence below the useless "
+    "knife attack here (-0.60 against -0.25 material over 16 futures): not resolved",
+)
+def test_gurps_all_out_defence_when_cornered():
+    """GURPS, tests/fixtures/scenarios/cornered.yaml: the guard's knife cannot get through the
+    brute's DR 12 (its attack option's own odds: no chance to hurt), walls close the alcove on
+    three sides and the brute the fourth, and the brute's blow can take the guard out. Nothing
+    the guard does changes the fight except defending better: All-Out Defence (Double Defence, a
+    second defence when the first fails) is clearly best."""
+
+    def check(s: Session, d: Decision, cmd: Any) -> None:
+        assert getattr(cmd, "name", None) == "all_out_defence", cmd
+
+    _check_first(_cornered_guard_turn("gurps"), check, 1)
+
+
+@pytest.mark.xfail(
+    strict=False,
+    reason="measured: planner1, cautious and aggressive all declare 2 actions, and where the "
+    "scripts agree the search weighs nothing else, so All-Out Defence is never tried: not resolved",
+)
+def test_cortex_all_out_defence_when_cornered():
+    """Cortex, the same alcove: the guard's d4 knife against the brute's armour 8 cannot wound, so
+    actions declared for attacks buy nothing; All-Out Defence turns all three actions into free
+    active defences at +2 steps until its next turn, the only thing that changes the fight."""
+
+    def check(s: Session, d: Decision, cmd: Any) -> None:
+        assert getattr(cmd, "name", None) == "all_out_defence", cmd
+
+    _check_first(_cornered_guard_turn("cortex"), check, 1)
