@@ -8,8 +8,9 @@ Usage::
 
 Plays each shipped scenario named (default the duel and the 5v5) under every ruleset with each
 level's policy and options (:data:`game.ai.difficulty.LEVELS`) on both sides, as the window
-would, and times every AI decision (after compiling the kernels, as ``make warmup`` does) in wall-clock time (what a player waits; the window answers
-one decision a frame). Prints, per level, the decisions timed, the median, the 99th percentile
+would, and times every AI decision (after compiling the kernels, as ``make warmup`` does) in
+wall-clock time (what a player waits; the window answers one decision a frame).
+Prints, per level, the decisions timed, the median, the 99th percentile
 and the slowest, and whether the slowest is within the cap. A busy host stretches wall time:
 read it on an idle machine.
 """
@@ -58,7 +59,9 @@ def main(argv: list[str] | None = None) -> int:
                             times.append((time.perf_counter() - t0) * 1000)
         arr = np.asarray(times)
         worst = float(arr.max())
-        cap = "" if level.name != "hard" else ("within" if worst <= HARD_CAP_MS else "OVER") + f" {HARD_CAP_MS}"
+        cap = (
+            "" if level.name != "hard" else ("within" if worst <= HARD_CAP_MS else "OVER") + f" {HARD_CAP_MS}"
+        )
         print(
             f"{level.name:<8} {level.policy:<11} {arr.size:>9} {np.median(arr):>10.1f} "
             f"{np.percentile(arr, 99):>8.1f} {worst:>8.1f}  {cap}"

@@ -68,7 +68,8 @@ STRENGTH: dict[str, str] = {
     "aggressive": "closes in and attacks where its odds are best; about as strong as cautious",
     "cautious": "fights from cover, advances only to a better spot; about as strong as aggressive",
     "planner": "searches: plays its candidate plans and reactions forward through clones of the match "
-    "with sampled dice and replies (W shows the lines and their values)",
+    "with sampled dice and replies (W shows the lines and their values); the strongest (67% of "
+    "decisive battles against cautious, 59% against planner1, 52% against aggressive)",
     "planner1": "weighs every plan with a one-ply position evaluator; narrowly stronger than cautious "
     "(55% of decisive battles won against cautious and against aggressive)",
 }
@@ -79,8 +80,8 @@ RANK: dict[str, str] = {
     "random": "the weakest",
     "aggressive": "middling",
     "cautious": "middling",
-    "planner": "not yet measured (searches; the costliest)",
-    "planner1": "the strongest measured",
+    "planner": "the strongest (and the costliest)",
+    "planner1": "strong",
 }
 
 

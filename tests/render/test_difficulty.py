@@ -20,7 +20,10 @@ def test_levels_run_weakest_to_strongest_and_cycle():
 
 
 def test_a_level_replaces_the_ai_sides_only_and_given_options_win():
-    assert players({"red": "human", "blue": "cautious"}, LEVELS["hard"]) == {"red": "human", "blue": "planner"}
+    assert players({"red": "human", "blue": "cautious"}, LEVELS["hard"]) == {
+        "red": "human",
+        "blue": "planner",
+    }
     # Options a policy does not take are not passed to it (so the level works with any planner).
     from game.ai import _OPTION_MODELS, _load
 
@@ -36,7 +39,17 @@ def test_a_level_replaces_the_ai_sides_only_and_given_options_win():
 def test_play_difficulty_sets_the_ai_and_says_so_and_f2_changes_it(tmp_path, capsys):
     script = tmp_path / "s.txt"
     script.write_text("wait\nkey f2\nwait\nshot after\n")
-    args = ["play", DUEL, "--difficulty", "hard", "--headless", "--script", str(script), "--shots", str(tmp_path)]
+    args = [
+        "play",
+        DUEL,
+        "--difficulty",
+        "hard",
+        "--headless",
+        "--script",
+        str(script),
+        "--shots",
+        str(tmp_path),
+    ]
     code, out, err = run_cli(args, capsys)
     assert code == 0, err
     assert "blue: AI planner (difficulty hard" in out
