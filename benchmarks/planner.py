@@ -119,6 +119,20 @@ class Result:
     battle: Battle
     winner: str | None  # "planner", the opponent's name, or None (a draw)
     spent: dict[str, float]  # CPU seconds of each policy's own calls
+    battle_cpu: float  # CPU seconds of the whole battle (engine and both policies)
+    baseline_cpu: float  # CPU seconds of the same battle with cautious on both sides
+
+
+def cautious_battle(battle: Battle) -> float:
+    """CPU seconds of the whole battle ``battle`` names with ``cautious`` on both sides."""
+    spec = load_spec(str(ROOT / "scenarios" / f"{battle.scenario}.yaml"), battle.ruleset)
+    players = {side: "cautious" for side in spec.sides}
+    t0 = time.process_time()
+    with Session.start(
+        spec, Setup(ruleset=battle.ruleset, seed=battle.seed, controllers=players), players
+    ) as s:
+        s.play()
+    return time.process_time() - t0
 
 
 def play(job: tuple[Battle, dict[str, Any]]) -> Result:
@@ -135,6 +149,7 @@ def play(job: tuple[Battle, dict[str, Any]]) -> Result:
     side_of = {first: a, second: b}
     setup = Setup(ruleset=battle.ruleset, seed=battle.seed, controllers=side_of)
     # Both sides "human" to the session: this loop answers with the timed policies.
+    t0 = time.process_time()
     with Session.start(spec, setup, HUMAN) as s:
         m = s.match
         while m.outcome is None:
@@ -142,7 +157,8 @@ def play(job: tuple[Battle, dict[str, Any]]) -> Result:
             assert d is not None
             s.apply(players[side_of[m.side(d.unit)]](s.view, d, m.ai_rng))
         winner = side_of.get(m.outcome.winner) if m.outcome.winner else None
-    return Result(battle, winner, spent)
+    battle_cpu = time.process_time() - t0
+    return Result(battle, winner, spent, battle_cpu, cautious_battle(battle))
 
 
 def tally(results: list[Result]) -> tuple[int, int, int]:
@@ -222,6 +238,12 @@ def main() -> None:
         won, lost, drawn = tally(rs)
         p_ms = 1000.0 * sum(r.spent["planner"] for r in rs) / len(rs)
         o_ms = 1000.0 * sum(r.spent[o] for r in rs) / len(rs)
+        b_ms = 1000.0 * sum(r.battle_cpu for r in rs) / len(rs)
+        c_ms = 1000.0 * sum(r.baseline_cpu for r in rs) / len(rs)
+        print(
+            f"battle CPU: planner vs {o} {b_ms:.1f} ms/battle, cautious vs cautious {c_ms:.1f}, "
+            f"ratio {b_ms / c_ms:.2f}x (the issue's bound: 20x)"
+        )
         print(f"{len(rs)} battles vs {o}: planner won {won}, lost {lost}, drew {drawn}", file=sys.stderr)
         print(
             f"planner: {p_ms:.1f} ms/battle, {o} {o_ms:.1f}, ratio {p_ms / o_ms:.2f}x, "

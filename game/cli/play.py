@@ -3,7 +3,8 @@
 Contract (DESIGN §4, issue 7):
 
 - ``skirmish play SCENARIO [--ruleset R] [--red human|POLICY] [--blue human|POLICY]
-  [--seed N] [--size WxH] [--save-file PATH] [--policy-option POLICY.KEY=VALUE ...]`` opens a
+  [--difficulty easy|normal|hard] [--seed N] [--size WxH] [--save-file PATH]
+  [--policy-option POLICY.KEY=VALUE ...]`` opens a
   resizable window (:class:`game.render.window.App`).
   ``--red`` / ``--blue`` set who plays the scenario's first / second side (as in ``skirmish
   battle``): ``human`` (default for red), an AI policy name (default for blue: the
@@ -16,7 +17,9 @@ Contract (DESIGN §4, issue 7):
   names the policy again (:func:`game.tools.integrity.trusted_players`). A save continues under
   its own ruleset and seed: ``--ruleset`` or ``--seed`` given with ``--load`` must be the
   saved ones, else it is refused (exit 2). ``--policy-option POLICY.KEY=VALUE`` (repeatable)
-  gives an AI policy its options, as in ``skirmish battle``.
+  gives an AI policy its options, as in ``skirmish battle``. ``--difficulty LEVEL`` plays every
+  AI side not named by ``--red``/``--blue`` at a level of :data:`game.ai.difficulty.LEVELS`
+  (``hard``: the strongest policy, answering within 300 ms); F2 in the window cycles the level.
 - The controls are listed in the window (H) and in ``docs/window.md``.
 - ``--script FILE`` plays the actions of FILE (:mod:`game.render.script`: ``key``, ``click``,
   ``hover``, ``wait``, ``shot``) in the window and exits at its end; ``--headless`` runs the
@@ -67,8 +70,15 @@ def _opponents() -> str:
     )
 
 
-def who_plays(spec: object, controllers: dict[str, str], given: dict[str, str], humans: set[str]) -> str:
-    """One line: who plays each side, and why (given, the scenario's controllers, the default)."""
+def who_plays(
+    spec: object,
+    controllers: dict[str, str],
+    given: dict[str, str],
+    humans: set[str],
+    level: str | None = None,
+) -> str:
+    """One line: who plays each side, and why (given, the difficulty level, the scenario's
+    controllers, the default)."""
     from game.ai import RANK
     from game.scenario.schema import DEFAULT_CONTROLLER
     from game.scenario.yaml_source import parse_yaml
@@ -83,7 +93,15 @@ def who_plays(spec: object, controllers: dict[str, str], given: dict[str, str], 
         if side in humans:
             parts.append(f"{side}: you")
             continue
-        why = "your choice" if side in given else "the scenario's" if side in named else "the default"
+        why = (
+            "your choice"
+            if side in given
+            else f"difficulty {level}"
+            if level is not None
+            else "the scenario's"
+            if side in named
+            else "the default"
+        )
         rank = RANK.get(who)
         parts.append(f"{side}: AI {who} ({why}" + (f", {rank})" if rank else ")"))
     return "; ".join(parts) + ". --red/--blue POLICY picks another (play --help)"
@@ -104,6 +122,13 @@ def who_plays(spec: object, controllers: dict[str, str], given: dict[str, str], 
     default=None,
     type=POLICY_OR_HUMAN,
     help="Second side: 'human', an AI policy or FILE.py:FUNCTION [default: the scenario's].",
+)
+@click.option(
+    "--difficulty",
+    type=click.Choice(["easy", "normal", "hard"]),
+    default=None,
+    help="Play every AI side at this level (easy: aggressive, normal: cautious, hard: planner, "
+    "answering within 300 ms); F2 in the window changes it [default: the scenario's AI].",
 )
 @click.option("--seed", default=0, show_default=True, type=SEED, help="Match seed (dice and AI).")
 @click.option("--size", default="1280x800", show_default=True, help="Window size WIDTHxHEIGHT.")
@@ -129,6 +154,7 @@ def play(
     ruleset: str | None,
     red: str,
     blue: str | None,
+    difficulty: str | None,
     seed: int,
     size: str,
     save_file: Path,
@@ -193,11 +219,20 @@ def play(
         name = ruleset or spec.ruleset
         options = ruleset_options(name, cli_options, base=spec.options.get(name, {}))
         match = Setup(ruleset=ruleset, seed=seed, options=options, controllers=controllers).build(spec)
+    level = None
+    if difficulty is not None:
+        from game.ai.difficulty import LEVELS
+
+        # A level replaces the AI of every side not played by a person and not named by --red/--blue.
+        level = LEVELS[difficulty]
+        for side, who in controllers.items():
+            if who != "human" and side not in given:
+                controllers[side] = level.policy
     for note in notes:
         click.echo(f"note: {note}", err=True)
     # The window plays the match through a game.tools.session.Session with these controllers.
-    app = App(match, controllers, size=dims, save_path=save_file, policy_options=policy_options)
-    intro = who_plays(spec, controllers, given, set(app.humans))
+    app = App(match, controllers, size=dims, save_path=save_file, policy_options=policy_options, level=level)
+    intro = who_plays(spec, controllers, given, set(app.humans), level.name if level is not None else None)
     click.echo(intro)
     app.ui.say(intro, ttl=600)
     for note in notes:

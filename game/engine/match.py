@@ -128,8 +128,12 @@ class Match:
         self._run()
 
     # ------------------------------------------------------------------ a value
-    def clone(self) -> Match:
-        """An independent, exact copy of this match (see the module docstring)."""
+    def clone(self, dice_seed: int | None = None) -> Match:
+        """An independent, exact copy of this match (see the module docstring).
+
+        With ``dice_seed`` the copy's dice stream is a fresh one seeded with it (the AI stream is
+        still forked): a search plays a *determinized* future there, its dice its own, without
+        reading the real match's next rolls."""
         twin = object.__new__(Match)
         twin.spec = self.spec
         twin.ruleset_name = self.ruleset_name
@@ -141,6 +145,9 @@ class Match:
         twin.store = self.store.fork()
         twin._mirror = None if self._mirror is None else self._mirror.fork()
         twin._decide = self._decide
+        if dice_seed is not None:
+            ai = twin.store.battle(Randomness).ai
+            twin.store.put_battle(Randomness(Stream.seeded(np.random.SeedSequence(dice_seed)), ai))
         twin.dice = MatchDice(twin.store)
         twin._log = None
         return twin

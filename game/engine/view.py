@@ -229,6 +229,12 @@ class MatchView:
     def round(self) -> int:
         return self._m.round
 
+    def fork(self, dice_seed: int) -> Match:
+        """An independent copy of the match to play forward (``Match.clone(dice_seed)``): its dice
+        are a fresh stream seeded with ``dice_seed``, so a search through it neither changes this
+        match nor reads its coming rolls."""
+        return self._m.clone(dice_seed)
+
     @property
     def ai_memory(self) -> Mapping[str, Mapping[str, str]]:
         """The match's AI memory (``Match.ai_memory``), read-only: ``{topic: {unit: value}}``."""

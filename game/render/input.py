@@ -459,7 +459,7 @@ class InputHandler:
             ui.say("AI paused (N: one decision)" if ui.ai_paused else "AI resumed", ttl=120)
         elif action == "ai_step":
             ui.ai_steps += 1
-        elif action in ("save", "load", "undo"):
+        elif action in ("save", "load", "undo", "difficulty"):
             ui.request = action
         elif action.startswith("pan_"):
             dx, dy = {"pan_left": (1, 0), "pan_right": (-1, 0), "pan_up": (0, 1), "pan_down": (0, -1)}[action]

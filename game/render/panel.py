@@ -231,6 +231,10 @@ class Panel:
         y = self._lines(
             surface, [f"{view.ruleset} rules, round {view.round}"], x, y, w, SMALL, colors.PANEL_DIM
         )
+        ai = {side: c for side, c in controllers.items() if side not in humans}
+        if ai and humans:
+            # Who the player is up against, at which level, and how to change it.
+            y = self._lines(surface, [ai_line(ai)], x, y, w, SMALL, colors.PANEL_DIM)
         if "planner" not in ui.overlays and any(
             c == "planner" for side, c in controllers.items() if side not in humans
         ):
@@ -566,3 +570,14 @@ class Panel:
         for s in lines:
             self.text.draw(surf, s, (x, y), SMALL, colors.PANEL_TEXT)
             y += SMALL_LINE
+
+
+def ai_line(ai: Mapping[str, str]) -> str:
+    """``"AI: blue hard (planner) - F2: difficulty"``: the AI sides, each with its level if any."""
+    from game.ai.difficulty import level_of
+
+    parts = []
+    for side, policy in ai.items():
+        level = level_of(policy)
+        parts.append(f"{side} {level.label() if level is not None else policy}")
+    return "AI: " + ", ".join(parts) + " - F2: difficulty"

@@ -80,6 +80,7 @@ ACTION_KEYS: dict[str, tuple[str, str]] = {
     "backspace": ("undo", "undo your last command (while no die has been rolled since)"),
     "f5": ("save", "save the game"),
     "f9": ("load", "load the saved game"),
+    "f2": ("difficulty", "AI difficulty: the next level (easy, normal, hard)"),
     "left": ("pan_left", "pan"),
     "right": ("pan_right", "pan"),
     "up": ("pan_up", "pan"),
@@ -144,7 +145,8 @@ class UiState:
         log_scroll: how many sentences the log panel is scrolled back.
         ai_paused: AI sides wait (``n`` lets them take one decision).
         ai_steps: decisions the AI may take while paused.
-        request: app-level request from the input layer: ``save``, ``load`` or ``quit``.
+        request: app-level request from the input layer: ``save``, ``load``, ``undo`` or
+            ``difficulty``.
         point_ok: while an option is armed, whether the point under the cursor is legal.
         snapped: while an option is armed, the legal point a click under the cursor gives
             (snapped onto the drawn region), or None.

@@ -29,6 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from components.specs import ScenarioSpec
+from game.ai import difficulty
+from game.ai.difficulty import Level
 from game.core.commands import command_from_json
 from game.core.errors import IllegalCommand, SkirmishError
 from game.engine.match import Match
@@ -78,6 +80,8 @@ class App:
         save_path: file used by F5 / F9.
         screen: a surface to draw on instead of opening a window (tests, benchmarks).
         policy_options: policy name -> its options (``--policy-option``).
+        level: the difficulty level the AI sides play at (:mod:`game.ai.difficulty`), if one was
+            chosen; F2 cycles it (:meth:`cycle_difficulty`).
     """
 
     def __init__(
@@ -89,6 +93,7 @@ class App:
         save_path: str | Path = "skirmish-save.json",
         screen: Any = None,
         policy_options: Mapping[str, Mapping[str, Any]] | None = None,
+        level: Level | None = None,
     ) -> None:
         pygame = require_pygame_ce()
         from game.render.input import InputHandler
@@ -100,7 +105,12 @@ class App:
         self.controllers = {
             s: (controllers or {}).get(s, match.controllers.get(s, "random")) for s in match.spec.sides
         }
-        self.policy_options = dict(policy_options or {})
+        #: ``--policy-option`` as given; a level's options are added to them (given ones win).
+        self.given_options = dict(policy_options or {})
+        self.level = level
+        self.policy_options = (
+            difficulty.policy_options(level, self.given_options) if level else self.given_options
+        )
         #: The match and who plays it: the AI sides' policies answer through the session.
         self.session = Session(match, self.controllers, self.policy_options)
         self.humans = set(self.session.humans)
@@ -189,7 +199,9 @@ class App:
                 self.apply(cmd)
         if self.ui.request is not None:
             request, self.ui.request = self.ui.request, None
-            {"save": self.save, "load": self.load, "undo": self.undo}[request]()
+            handlers = {"save": self.save, "load": self.load, "undo": self.undo}
+            handlers["difficulty"] = self.cycle_difficulty
+            handlers[request]()
         self.ai_step()
         self.input.refresh()
         self.renderer.draw(self.screen, self.ui, self.humans, self.controllers, threat_budget=THREAT_BUDGET_S)
@@ -209,6 +221,27 @@ class App:
         """Stop the renderer's background work and close the match's world."""
         self.renderer.close()
         self.session.close()
+
+    def cycle_difficulty(self) -> None:
+        """F2: play every AI side at the next difficulty level (easy, normal, hard, easy...).
+
+        The match goes on as it is; only who answers the AI sides' next decisions changes (the log
+        records commands, so a replay or a save is unaffected). With no AI side it only says so.
+        """
+        ai_sides = [s for s in self.match.spec.sides if s not in self.humans]
+        if not ai_sides:
+            self.ui.say("no AI side: both sides are played by people", error=True)
+            return
+        current = self.level.name if self.level is not None else None
+        if current is None:
+            found = difficulty.level_of(self.controllers[ai_sides[0]])
+            current = found.name if found is not None else None
+        level = difficulty.next_level(current)
+        self.level = level
+        self.controllers = difficulty.players(self.controllers, level)
+        self.policy_options = difficulty.policy_options(level, self.given_options)
+        self.set_match(self.match)
+        self.ui.say(f"AI difficulty: {level.label()}: {level.text} (F2: next)", ttl=NOTICE_FRAMES)
 
     # ------------------------------------------------------------------ saves
     def save(self) -> None:

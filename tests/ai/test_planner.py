@@ -29,8 +29,8 @@ PLANNER_MODULES = sorted((ROOT / "game" / "ai" / "planner").glob("*.py"))
 
 
 def test_registered_as_planner():
-    assert get_policy("planner") is planner_policy
-    made = get_policy("planner", budget=5)
+    assert get_policy("planner1") is planner_policy
+    made = get_policy("planner1", budget=5)
     assert isinstance(made, Planner) and made.options.budget == 5
     assert make_planner().options == PlannerOptions()
 
@@ -52,7 +52,7 @@ def test_legal_under_every_ruleset_on_every_scenario(scenario, ruleset):
     hold after every command, with the planner on either side."""
     spec = load_spec(str(scenario), ruleset)
     first, second = spec.sides[0], spec.sides[1]
-    for k, (a, b) in enumerate((("planner", "aggressive"), ("cautious", "planner"))):
+    for k, (a, b) in enumerate((("planner1", "aggressive"), ("cautious", "planner1"))):
         job = plan(
             seeds=[200 + k],
             scenario=str(scenario),
@@ -69,11 +69,11 @@ def test_legal_under_every_ruleset_on_every_scenario(scenario, ruleset):
 
 def _log(seed: int, budget: int | None = None) -> str:
     spec = load_spec(str(ROOT / "scenarios" / "skirmish-5v5.yaml"), "ap-pool")
-    options = {"planner": {"budget": budget}} if budget is not None else None
+    options = {"planner1": {"budget": budget}} if budget is not None else None
     with Session.start(
         spec,
         Setup(ruleset="ap-pool", seed=seed, round_limit=4),
-        {"red": "planner", "blue": "cautious"},
+        {"red": "planner1", "blue": "cautious"},
         options,
     ) as s:
         s.play()
@@ -90,10 +90,12 @@ def test_budget_knob_sets_the_points_weighed():
     spec = load_spec(str(ROOT / "scenarios" / "street.yaml"), "ap-pool")
     weighed = {}
     for budget in (2, 48):
-        with Session.start(spec, Setup(ruleset="ap-pool", seed=3), {"red": "planner", "blue": "random"}) as s:
+        with Session.start(
+            spec, Setup(ruleset="ap-pool", seed=3), {"red": "planner1", "blue": "random"}
+        ) as s:
             policy = Planner(PlannerOptions(budget=budget))
             d = s.match.pending
-            while d.kind != "turn" or s.players[s.match.side(d.unit)] != "planner":
+            while d.kind != "turn" or s.players[s.match.side(d.unit)] != "planner1":
                 s.step()
                 d = s.match.pending
             policy(s.view, d, np.random.default_rng(0))
@@ -106,9 +108,9 @@ def test_budget_is_validated():
     from game.ai import PolicyOptionError
 
     with pytest.raises(PolicyOptionError, match="budget"):
-        get_policy("planner", budget=0)
+        get_policy("planner1", budget=0)
     with pytest.raises(PolicyOptionError, match="bduget"):
-        get_policy("planner", bduget=3)
+        get_policy("planner1", bduget=3)
 
 
 def test_a_smaller_budget_still_plays_legal_battles():
@@ -118,13 +120,13 @@ def test_a_smaller_budget_still_plays_legal_battles():
 def test_records_what_it_weighed():
     """After each decision the window can read the plans weighed, best (the chosen one) first."""
     spec = load_spec(str(ROOT / "scenarios" / "hedgerows.yaml"), "gurps")
-    with Session.start(spec, Setup(ruleset="gurps", seed=2), {"red": "planner", "blue": "cautious"}) as s:
+    with Session.start(spec, Setup(ruleset="gurps", seed=2), {"red": "planner1", "blue": "cautious"}) as s:
         seen = 0
         for _ in range(60):
             d = s.match.pending
             if d is None:
                 break
-            mine = s.players[s.match.side(d.unit)] == "planner"
+            mine = s.players[s.match.side(d.unit)] == "planner1"
             s.step()
             if not mine:
                 continue
@@ -138,7 +140,7 @@ def test_records_what_it_weighed():
         from game.engine.view import MatchView
 
         assert planner_trace.last(MatchView(s.match)) is planner_trace.last(s.view)
-        assert "planner" not in str(s.match.ai_memory)
+        assert "planner1" not in str(s.match.ai_memory)
 
 
 @pytest.mark.slow
@@ -152,11 +154,11 @@ def test_beats_random():
             scenario=path,
             spec=spec,
             ruleset="ap-pool",
-            policies={"red": "planner", "blue": "random"},
+            policies={"red": "planner1", "blue": "random"},
             swap_sides=True,
         )
     rows = run_batch(jobs, workers=2, progress=False)
-    won = sum(r["winner_policy"] == "planner" for r in rows)
+    won = sum(r["winner_policy"] == "planner1" for r in rows)
     lost = sum(r["winner_policy"] == "random" for r in rows)
     assert won >= 10 and lost <= 1, (won, lost)
 
@@ -197,9 +199,13 @@ def test_benchmark_prints_a_line_per_opponent_and_the_tables():
     )
     assert got.returncode == 0, got.stderr
     lines = got.stdout.strip().splitlines()
-    for opponent, line in zip(("cautious", "aggressive"), lines[-2:], strict=True):
+    ours = [line for line in lines if line.startswith("planner:")]
+    cpu = [line for line in lines if line.startswith("battle CPU:")]
+    for opponent, line, whole in zip(("cautious", "aggressive"), ours, cpu, strict=True):
         want = rf"planner: [\d.]+ ms/battle, {opponent} [\d.]+, ratio [\d.]+x, win rate vs {opponent} .*%.*\]"
         assert re.fullmatch(want, line), line
+        want = rf"battle CPU: planner vs {opponent} [\d.]+ ms/battle, cautious vs cautious [\d.]+, ratio .*"
+        assert re.fullmatch(want, whole), whole
     assert any(row.startswith("| `aff` |") for row in lines)
     assert any(row.startswith("| `duel` |") for row in lines)
     assert "2 battles vs cautious" in got.stderr and "2 battles vs aggressive" in got.stderr

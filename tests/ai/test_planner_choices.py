@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from game.ai import reactions
 from game.ai import tactics as t
 from game.ai.planner import evaluate as ev
 from game.ai.planner import onestep as pl
@@ -49,7 +48,8 @@ def test_an_enemy_reaches_as_far_as_its_kind_was_seen_to_attack():
 
 def test_a_defence_is_worth_the_hit_it_stops_less_its_ap():
     """An ap-pool dodge scores its exact chance times the worth of the attacker's hit, less the
-    shared price of the AP it spends; no dodge scores 0."""
+    price of the AP it spends (what they would otherwise buy: game.ai.planner.reserve); no dodge
+    scores 0."""
     checked = 0
     with _session("skirmish-5v5", "ap-pool") as s:
         for _ in range(600):
@@ -59,10 +59,11 @@ def test_a_defence_is_worth_the_hit_it_stops_less_its_ap():
             if d.kind == "defence":
                 cmd, weighed = pr.react(s.view, d, s.match.ai_rng)
                 stake = pr.hit_worth(s.view, d.unit, d.context.get("attacker"))
+                price = pr.ap_pricer(s.view, d.unit, d.context.get("attacker"))
                 values = {c.label: c.value for c in weighed}
                 for o in d.options:
-                    ap = float((o.detail or {}).get("ap", 0))
-                    want = float(o.p_success or 0.0) * stake - reactions.AP_COST * ap
+                    ap = int((o.detail or {}).get("ap", 0))
+                    want = float(o.p_success or 0.0) * stake - (price(ap) if ap else 0.0)
                     assert values[o.label] == pytest.approx(want, abs=1e-9)
                 checked += 1
             else:
@@ -88,7 +89,7 @@ def test_a_setup_pays_only_by_its_gain_over_the_best_attack_now():
     """An aim is valued at SETUP_DISCOUNT × (promised attack − best attack now) over ending the
     turn where the unit stands (it gives up this turn's attack)."""
     checked = 0
-    with _session("hedgerows", "gurps", {"red": "planner", "blue": "planner"}) as s:
+    with _session("hedgerows", "gurps", {"red": "planner1", "blue": "planner1"}) as s:
         for _ in range(400):
             d = s.match.pending
             if d is None or checked >= 3:

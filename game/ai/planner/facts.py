@@ -28,6 +28,8 @@ MELEE_GAP = 1.0
 #: Falloff scales (inches) :func:`falloff_scale` chooses from, and the one assumed without evidence.
 SCALES = (4.0, 8.0, 16.0, 32.0, 64.0, 1e6)
 PRIOR_SCALE = 16.0
+#: A defence's chance to work before the log tells (even odds), weighing as one defence seen.
+PRIOR_DEFENCE = 0.5
 #: Shots needed before the log's evidence about the falloff is used; it is refitted every REFIT strikes.
 MIN_SHOTS = 8
 REFIT = 4
@@ -69,6 +71,8 @@ class LogFacts:
         reach: per side, the longest centre distance at which one of its units attacked.
         profile_reach: the same per (side, profile).
         strikes: every attack so far, in order (see the module docstring).
+        defence_odds: per unit, [sum, count] of the exact ``p_success`` its rolled defences had
+            (the ``defence`` events that carry one): its own odds of making a reaction pay.
     """
 
     seen: int = 0
@@ -83,6 +87,7 @@ class LogFacts:
     reach: dict[str, float] = field(default_factory=dict)
     profile_reach: dict[tuple[str, str], float] = field(default_factory=dict)
     strikes: list[Strike] = field(default_factory=list)
+    defence_odds: dict[str, list[float]] = field(default_factory=dict)
     _last: tuple[str, str] | None = None
     _scale: tuple[int, float] | None = None
     _tallies: tuple[tuple[int, float, float], dict[tuple[bool, str, str | None], list[float]]] | None = None
@@ -119,6 +124,14 @@ class LogFacts:
                         g[3] += 1.0
             self._tallies = (key, groups)
         return self._tallies[1]
+
+    def defence_chance(self, uid: str) -> float:
+        """``uid``'s chance that a rolled defence works: the mean exact ``p_success`` of its defences
+        so far, shrunk towards every unit's (weight one defence each), and that towards even odds."""
+        total = [sum(v[0] for v in self.defence_odds.values()), sum(v[1] for v in self.defence_odds.values())]
+        overall = (total[0] + PRIOR_DEFENCE) / (total[1] + 1.0)
+        own = self.defence_odds.get(uid, [0.0, 0.0])
+        return (own[0] + overall) / (own[1] + 1.0)
 
     def rate(
         self,
@@ -234,6 +247,10 @@ def _read(facts: LogFacts, e: dict[str, Any], view: Any) -> None:
             facts._open[4] += harm
     elif kind == "round_start":
         facts.acted.clear()
+    elif kind == "defence" and isinstance(e.get("p_success"), (int, float)) and "unit" in e:
+        got = facts.defence_odds.setdefault(str(e["unit"]), [0.0, 0.0])
+        got[0] += float(e["p_success"])
+        got[1] += 1.0
     elif kind == "turn_start":
         facts.faced.discard(e["unit"])
     elif kind == "turn_end":

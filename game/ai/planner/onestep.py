@@ -50,6 +50,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from game.ai import commitment
 from game.ai import tactics as t
 from game.ai.planner import evaluate as ev
+from game.ai.planner import reserve as rs
 from game.ai.planner import trace
 from game.ai.planner.facts import log_facts
 from game.ai.planner.react import react
@@ -99,9 +100,6 @@ FACE_TOLERANCE = 45.0
 #: While no attack is worth making, a point counts ADVANCE per move-length of progress towards the
 #: nearest enemy (more as the round limit nears, see :func:`pressure`).
 ADVANCE = 0.05
-#: Where reactions cost AP (learned from the log), AP kept for one reaction are worth this share of
-#: the incoming attacks aimed at the unit.
-RESERVE = 0.3
 #: Attacks expected to take less worth than this are not worth their AP.
 MIN_GAIN = 0.002
 #: A unit whose best attack takes less than this is not engaged: it advances (ADVANCE).
@@ -245,12 +243,6 @@ def pressure(view: Any) -> float:
     if limit <= 0:
         return 0.0
     return float(min(1.0, max(0.0, (view.round - 0.5 * limit) / (0.5 * limit))))
-
-
-def reaction_reserve(view: Any) -> float:
-    """AP one reaction was seen to cost in this match (0: reactions cost no AP, or none seen)."""
-    costs = [c for c in log_facts(view).reaction_ap.values() if c > 0]
-    return float(min(costs)) if costs else 0.0
 
 
 def quarry(b: ev.Board) -> int | None:
@@ -469,7 +461,7 @@ def _plan(
             gone[1 : 1 + len(along)] = np.maximum(gone[1 : 1 + len(along)], along)
         progress = np.clip(gone / max(reach, 1.0), -1.0, 1.0)
         pv = pv + ADVANCE * (1.0 + 2.0 * press) * progress
-    react_ap = reaction_reserve(view)
+    react_ap = rs.reaction_cost(view, uid)
     # AP each point needs (inf: out of reach this turn) and AP left there.
     need = np.zeros(len(pts))
     need[1 : 1 + n_move] = move_costs(view, uid, dist[1 : 1 + n_move], per_ap, ap)
@@ -482,13 +474,23 @@ def _plan(
     plans: list[_Plan] = []
     pv_here = float(pv[0])
     best_gain = max(gains, default=0.0)
-    mine = sc.mine
+
+    # AP kept for reactions are worth the reactions they pay for against the enemies still to act
+    # this round (one each, the most dangerous first): each enemy's incoming worth at the point x
+    # the unit's defence chance (game.ai.planner.reserve). Fewer AP than a reaction costs: nothing.
+    later = set(rs.to_act(view, uid))
+    cols = [k for k, e in enumerate(b.enemies) if e in later]
+    dodge_worth = log_facts(view).defence_chance(uid) * sc.mine_e[:, cols]
 
     def reserve(a: float | np.ndarray, j: int | np.ndarray = 0) -> Any:
         """Worth of keeping ``a`` AP for reactions at point(s) ``j``."""
-        if react_ap <= 0:
-            return 0.0 * np.asarray(a)
-        return RESERVE * np.clip(np.asarray(a, dtype=np.float64) / react_ap, 0.0, 1.0) * mine[j]
+        aa = np.asarray(a, dtype=np.float64)
+        jj = np.asarray(j)
+        if react_ap <= 0 or not cols:
+            return 0.0 * aa
+        left, rows = np.broadcast_arrays(aa, jj)
+        got = rs.held_worth(left.ravel(), int(react_ap), dodge_worth[rows.ravel()])
+        return got.reshape(left.shape) if left.ndim else float(got[0])
 
     # The best continuation after an attack, with ``a`` AP left.
     moved = dist >= MIN_MOVE

@@ -9,9 +9,10 @@ command's ``drop`` flag).
 
 - ``defence``: each option is scored in the evaluator's worth: its exact ``p_success`` times the
   worth one hit of the attacker takes (:func:`hit_worth`: the attacker's kind's hit share from the
-  log, :func:`game.ai.planner.evaluate.loss` at the unit's health), less what it spends, priced as the
-  shared policy prices it (:data:`game.ai.reactions.AP_COST` an AP,
-  :data:`~game.ai.reactions.FORFEIT_COST` a forfeited action), less a once-per-turn bonus it uses
+  log, :func:`game.ai.planner.evaluate.loss` at the unit's health), less what it spends: its AP at
+  what they would otherwise buy (:func:`game.ai.planner.reserve.reaction_price`: the own-turn
+  attack or the later reaction of the round it could no longer afford), a forfeited action as the
+  shared policy prices it (:data:`~game.ai.reactions.FORFEIT_COST`), less a once-per-turn bonus it uses
   up (:func:`~game.ai.reactions.spent_bonus_cost`, at the same worth of a hit). A drop adds the
   position value lying prone changes where it stands, less one action of its turn to get up
   (:func:`action_worth`: its best attack from where it stands); a retreat adds
@@ -28,6 +29,7 @@ command's ``drop`` flag).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -35,6 +37,7 @@ import numpy as np
 from game.ai import reactions
 from game.ai import tactics as t
 from game.ai.planner import evaluate as ev
+from game.ai.planner import reserve as rs
 from game.ai.planner import trace
 from game.ai.planner.facts import log_facts
 from game.core.commands import Decision, Option
@@ -114,12 +117,17 @@ def _defend(view: Any, decision: Decision, rng: np.random.Generator) -> tuple[An
     prone: float | None = None
     points: dict[tuple[int, int], tuple[t.Point, float] | None] = {}
     scored: list[tuple[float, float, int, Option, t.Point | None]] = []
+    price: Callable[[int], float] | None = None
     for i, opt in enumerate(decision.options):
         d = opt.detail or {}
         score = float(opt.p_success or 0.0) * stake
-        # What it spends is priced as the shared policy prices it: pricing AP and forfeited actions
-        # at the evaluator's attack from here made it dodge too rarely (docs/ai.md, measured).
-        score -= reactions.AP_COST * float(d.get("ap", 0))
+        # AP it spends are priced at what they would otherwise buy (game.ai.planner.reserve);
+        # a forfeited action as the shared policy prices it.
+        spend = int(d.get("ap", 0) or 0)
+        if spend > 0:
+            if price is None:
+                price = ap_pricer(view, uid, attacker)
+            score -= price(spend)
         score -= reactions.FORFEIT_COST * float(d.get("forfeits", 0))
         score -= reactions.spent_bonus_cost(decision.options, opt, stake, q_melee, q_any)
         drop = bool(getattr(opt.command, "drop", False))
@@ -152,6 +160,28 @@ def _defend(view: Any, decision: Decision, rng: np.random.Generator) -> tuple[An
     _, _, _, opt, point = scored[0]
     weighed = [trace.Candidate(_label(o, q), v, q, _defence_why(o)) for v, _, _, o, q in scored]
     return (opt.with_point(point) if opt.point_field is not None else opt.command), weighed
+
+
+def ap_pricer(view: Any, uid: str, attacker: Any) -> Callable[[int], float]:
+    """What paying AP for this reaction costs ``uid`` (game.ai.planner.reserve): the attack of its
+    own turn still to come this round it could no longer afford (its best attack from where it
+    stands, the evaluator's), or the reaction against a later enemy of the round it could no longer
+    pay for (that enemy's incoming worth × its defence chance from the log)."""
+    a = int(view.unit(uid).ap)
+    turn = rs.own_turn_ahead(view, uid)
+    later = rs.to_act(view, uid, (attacker,) if isinstance(attacker, str) else ())
+    b = ev.board(view, None, uid, REACH)
+    here = ev.score_points(view, b, np.array([b.me.xy]), here=True)
+    p = log_facts(view).defence_chance(uid)
+    index = {e: k for k, e in enumerate(b.enemies)}
+    dodges = [p * float(here.mine_e[0, index[e]]) for e in later if e in index]
+    attack = action_worth(float(here.offence[0])) if turn else 0.0
+    c_attack = rs.attack_cost(view, uid)
+
+    def price(cost: int) -> float:
+        return rs.reaction_price(a, cost, turn=turn, attack=attack, c_attack=c_attack, dodges=dodges)
+
+    return price
 
 
 def _defence_why(opt: Option) -> tuple[str, ...]:
