@@ -143,7 +143,7 @@ def test_resume_refuses_other_parameters_and_unplanned_battles(tmp_path, capsys)
 def test_ctrl_c_with_worker_processes_then_resume_equals_an_uninterrupted_run(tmp_path: Path) -> None:
     """SIGINT to the command (its workers ignore it) after the first rows appear; exit 130."""
     env = dict(os.environ, PYTHONPATH=str(ROOT), SDL_VIDEODRIVER="dummy", MPLBACKEND="Agg")
-    base = [sys.executable, "-m", "game", "battle", str(FIVE), "-n", "16", "--red", "cautious"]
+    base = [sys.executable, "-m", "game", "battle", str(FIVE), "-n", "40", "--red", "cautious"]
     base += ["--blue", "aggressive", "--no-plots", "--no-progress", "--workers", "2"]
     cut = tmp_path / "cut"
     proc = subprocess.Popen(
@@ -160,7 +160,7 @@ def test_ctrl_c_with_worker_processes_then_resume_equals_an_uninterrupted_run(tm
     assert proc.returncode == 130, err.decode()
     assert b"interrupted:" in err
     kept = csv_path.read_text().count("\n") - 1
-    assert 2 <= kept < 32 and kept % 2 == 0
+    assert 2 <= kept < 80 and kept % 2 == 0  # 40 battles: the signal lands mid-run even on a busy host
     done = subprocess.run([*base, "--out", str(cut), "--resume"], env=env, capture_output=True, timeout=300)
     assert done.returncode == 0, done.stderr.decode()
     whole = tmp_path / "whole"

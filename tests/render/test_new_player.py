@@ -97,7 +97,7 @@ def test_an_option_error_lists_the_valid_options_with_their_ranges(tmp_path, cap
     )
     assert code == 2 and "option aim_die cannot be '7': expected aim_die (one of 10, 12; default 10)" in err
     code, _, err = run_cli(
-        ["battle", DUEL, "--red", "planner", "--policy-option", "planner.budget=0", "--out", str(tmp_path)],
+        ["battle", DUEL, "--red", "planner1", "--policy-option", "planner1.budget=0", "--out", str(tmp_path)],
         capsys,
     )
     assert code == 2 and "budget (a whole number, at least 1, at most 1024; default 12)" in err
@@ -124,7 +124,7 @@ def test_the_planner_says_per_unit_what_it_chose_and_why_in_the_games_terms(pg):
     from game.tools.session import Session
 
     m = Match(load_scenario(REPO / "scenarios" / "skirmish-5v5.yaml", "ap-pool"), seed=2)
-    s = Session(m, {"red": "cautious", "blue": "planner"})
+    s = Session(m, {"red": "cautious", "blue": "planner1"})  # the one-ply planner's reasons
     s.play(steps=80)
     view = MatchView(m)
     records = trace.by_unit(view)
