@@ -54,9 +54,8 @@ LEVELS: dict[str, Level] = {
 NAMES: tuple[str, ...] = tuple(LEVELS)
 
 
-def level_of(policy: str, options: Mapping[str, Any] | None = None) -> Level | None:
+def level_of(policy: str) -> Level | None:
     """The level ``policy`` plays at (the first whose policy it is), or None."""
-    del options  # a level is named by its policy; the options only tune it
     return next((lv for lv in LEVELS.values() if lv.policy == policy), None)
 
 

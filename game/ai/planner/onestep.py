@@ -134,7 +134,7 @@ def region_points(option: Any, centre: t.Point, radius: float, n: int) -> np.nda
 
 
 class PlannerOptions(BaseModel):
-    """Options of the ``planner`` policy (``--policy-option planner.KEY=VALUE``)."""
+    """Options of the ``planner1`` policy (``--policy-option planner1.KEY=VALUE``)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
