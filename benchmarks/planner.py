@@ -8,6 +8,7 @@ Usage::
     .venv/bin/python benchmarks/planner.py --scenario village-battle --seeds 1 \
         --opponent cautious --opponent aggressive       # the 40v40 village, measured apart
     .venv/bin/python benchmarks/planner.py --budget 4   # the budget knob (planner.budget)
+    .venv/bin/python benchmarks/planner.py --planner-option samples=4   # any planner option
     .venv/bin/python benchmarks/planner.py --clone-cost # what one look-ahead copy of a match costs
 
 Every shipped scenario but the 40v40 village (:data:`SEPARATE`: it costs as much as all the
@@ -189,6 +190,13 @@ def main() -> None:
     ap.add_argument("--seeds", type=int, default=2, help="seeds per scenario and ruleset (default 2)")
     ap.add_argument("--first-seed", type=int, default=1, help="the first seed (default 1)")
     ap.add_argument("--budget", type=int, default=None, help="planner.budget (default: the planner's)")
+    ap.add_argument(
+        "--planner-option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="another option of the planner, e.g. samples=1 (repeatable)",
+    )
     ap.add_argument("--ruleset", action="append", help="only this ruleset (repeatable)")
     ap.add_argument(
         "--scenario",
@@ -207,7 +215,12 @@ def main() -> None:
         return
     opponents = args.opponent or ["cautious"]
     scenarios = args.scenario or [p.stem for p in SCENARIOS if p.stem not in SEPARATE]
-    options = {} if args.budget is None else {"budget": args.budget}
+    options: dict[str, Any] = {} if args.budget is None else {"budget": args.budget}
+    for item in args.planner_option:
+        key, sep, value = item.partition("=")
+        if not sep:
+            ap.error(f"--planner-option {item!r}: expected KEY=VALUE")
+        options[key.strip()] = value.strip()
     jobs = [
         (Battle(sc, ruleset, seed, opponent, swapped), options)
         for opponent in opponents

@@ -116,6 +116,18 @@ def _memo(view: MatchView) -> _Memo:
     return memo
 
 
+def inherit_memo(child: MatchView, parent: MatchView) -> None:
+    """Give ``child`` (a view of a clone of ``parent``'s match, whose log begins with all of
+    ``parent``'s events) a copy of what the policies remember of ``parent``, so that it reads only
+    the clone's own events instead of the whole log again."""
+    src = _memo(parent)
+    _MEMO[child] = _Memo(
+        seen=src.seen,
+        start={u: dict(h) for u, h in src.start.items()},
+        attacked=set(src.attacked),
+    )
+
+
 def _now(view: MatchView) -> dict[tuple[str, str], Any]:
     """Answers about the match as it stands, by (question, unit id).
 

@@ -58,6 +58,7 @@ from game.core.errors import IllegalCommand
 from game.core.events import EventLog, round_pos
 from game.dice import Dice
 from game.dice.stream import Stream
+from game.dice.synced import SyncedRolls
 from game.engine.build import build_store
 from game.rules import get_ruleset
 from game.rules.base import Ruleset
@@ -85,6 +86,20 @@ class MatchDice(Dice):
 
     def _log(self, payload: dict[str, Any]) -> None:  # type: ignore[override]
         self._journal.append(self._store.battle(Round).number, "roll", payload)
+
+
+class SyncedMatchDice(MatchDice):
+    """A search clone's dice: each roll's faces keyed by what the roll is (game.dice.synced),
+    logged in the clone's journal like any roll."""
+
+    def __init__(self, store: Store, seed: int) -> None:
+        super().__init__(store)
+        self._rolls = SyncedRolls(seed)
+
+    def roll(self, n: int, sides: int, purpose: str, unit: str | None = None) -> list[int]:
+        faces = self._rolls.faces(self._store.battle(Round).number, unit, purpose, n, sides)
+        self._log({"purpose": purpose, "unit": unit, "dice": f"{n}d{sides}", "faces": faces})
+        return faces
 
 
 class Match:
@@ -128,12 +143,14 @@ class Match:
         self._run()
 
     # ------------------------------------------------------------------ a value
-    def clone(self, dice_seed: int | None = None) -> Match:
+    def clone(self, dice_seed: int | None = None, *, synced: bool = False) -> Match:
         """An independent, exact copy of this match (see the module docstring).
 
         With ``dice_seed`` the copy's dice stream is a fresh one seeded with it (the AI stream is
         still forked): a search plays a *determinized* future there, its dice its own, without
-        reading the real match's next rolls."""
+        reading the real match's next rolls. ``synced`` (with ``dice_seed``): each roll's faces are
+        keyed by what the roll is instead of drawn in turn (game.dice.synced), so clones with the
+        same seed that differ by one command roll alike wherever that command changed nothing."""
         twin = object.__new__(Match)
         twin.spec = self.spec
         twin.ruleset_name = self.ruleset_name
@@ -148,7 +165,11 @@ class Match:
         if dice_seed is not None:
             ai = twin.store.battle(Randomness).ai
             twin.store.put_battle(Randomness(Stream.seeded(np.random.SeedSequence(dice_seed)), ai))
-        twin.dice = MatchDice(twin.store)
+        twin.dice = (
+            SyncedMatchDice(twin.store, dice_seed)
+            if synced and dice_seed is not None
+            else MatchDice(twin.store)
+        )
         twin._log = None
         return twin
 

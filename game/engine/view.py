@@ -229,11 +229,12 @@ class MatchView:
     def round(self) -> int:
         return self._m.round
 
-    def fork(self, dice_seed: int) -> Match:
+    def fork(self, dice_seed: int, *, synced: bool = False) -> Match:
         """An independent copy of the match to play forward (``Match.clone(dice_seed)``): its dice
         are a fresh stream seeded with ``dice_seed``, so a search through it neither changes this
-        match nor reads its coming rolls."""
-        return self._m.clone(dice_seed)
+        match nor reads its coming rolls (``synced``: rolls keyed by what they are, see
+        ``Match.clone``)."""
+        return self._m.clone(dice_seed, synced=synced)
 
     @property
     def ai_memory(self) -> Mapping[str, Mapping[str, str]]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 import weakref
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 #: Gap (inches, base edge to edge) within which an attack counts as a blow in melee.
@@ -218,6 +218,29 @@ def falloff_scale(shots: list[tuple[float, bool]], typical: float) -> float:
 
 
 _FACTS: weakref.WeakKeyDictionary[Any, LogFacts] = weakref.WeakKeyDictionary()
+
+
+def inherit_facts(child: Any, parent: Any) -> None:
+    """Give ``child`` (a view of a clone of ``parent``'s match, whose log begins with all of
+    ``parent``'s events) a copy of ``parent``'s facts, so that it reads only the clone's own events
+    instead of the whole log again (a search makes a view of every clone it plays)."""
+    src = log_facts(parent)
+    _FACTS[child] = replace(
+        src,
+        acted=set(src.acted),
+        faced=set(src.faced),
+        reaction_ap=dict(src.reaction_ap),
+        side_of=dict(src.side_of),
+        profile_of=dict(src.profile_of),
+        start={u: dict(h) for u, h in src.start.items()},
+        pos=dict(src.pos),
+        reach=dict(src.reach),
+        profile_reach=dict(src.profile_reach),
+        strikes=list(src.strikes),
+        defence_odds={u: list(v) for u, v in src.defence_odds.items()},
+        _tallies=None,
+        _open=None if src._open is None else list(src._open),
+    )
 
 
 def log_facts(view: Any) -> LogFacts:

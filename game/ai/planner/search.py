@@ -6,27 +6,38 @@ Contract:
   (:mod:`game.ai.planner.onestep`), still registered under that name.
 - **Search only where the scripts disagree.** The portfolio scripts (``planner1``,
   ``cautious``, ``aggressive``) are asked first; when they all give the same command it is played
-  without a clone. Otherwise the **candidates** are their distinct commands (``planner1``'s
-  first) and the options without a point that the turn's scripts never weigh (All-Out Defence
-  and other standing maneuvers; for a reaction every defence, retreat or drop option), at most
-  :data:`MAX_CANDIDATES`.
-- **Playing a line forward.** Each candidate is applied to ``samples`` clones of the match
-  (:meth:`~game.engine.view.MatchView.fork`): each clone's dice are a fresh stream seeded from
-  ``rng`` (*determinization*: the sampled dice are the clone's own, never the real match's
-  next rolls, and the same seed gives the same battle). Every candidate is played in the same
-  sampled worlds (one seed per sample, common random numbers). The line then continues: the
-  deciding unit finishes its own turn with the script that proposed the candidate (``cautious``
-  for options no script proposed), every other decision is played by ``cautious`` (the fixed
-  opponent of Portfolio Greedy Search), until the deciding unit's turn (for a reaction: the
-  turn it happens in) has ended and ``horizon`` more turns of other units have been played,
-  the battle ends, or the line's share of the node budget (``budget``: commands simulated per
-  searched decision, split evenly over candidates x samples) is spent.
+  without a clone, unless that command is a turn's standing choice (a maneuver or a declaration:
+  the choice the scripts weigh least well). Otherwise the **candidates** are their distinct
+  commands (``planner1``'s first) and the options without a point that the turn's scripts never
+  weigh (All-Out Defence and other standing maneuvers; for a reaction every defence, retreat or
+  drop option), at most :data:`MAX_CANDIDATES`.
+- **Sampled worlds.** Each candidate is applied to clones of the match
+  (:meth:`~game.engine.view.MatchView.fork`), one per sampled world: a world is a dice seed drawn
+  from ``rng`` (*determinization*: the sampled dice are the clone's own, never the real match's
+  next rolls, and the same seed gives the same battle) and a script for the enemy's replies.
+  Every candidate is played in the same worlds (common random numbers), and with
+  ``synced_dice`` (default) a world's rolls are keyed by what they are (round, unit, purpose,
+  how many such rolls came before: game.dice.synced), not drawn in turn, so the brute's blow next
+  round falls alike after each candidate instead of shifting with every die a candidate rolled:
+  the candidates' difference is not drowned in the dice's noise. With ``replies="mixed"``
+  (default) the enemy answers as ``cautious`` in even worlds and as ``aggressive`` in odd ones:
+  the opponent of Portfolio Greedy Search is a fixed script, and one fixed script rewards plans
+  that only beat that script.
+- **Playing a line forward.** The deciding unit finishes its own turn with the script that
+  proposed the candidate (``cautious`` for options no script proposed), its friends' decisions
+  are played by ``cautious`` and the enemy's by the world's script, until the deciding unit's
+  turn (for a reaction: the turn it happens in) has ended and ``horizon`` more turns of other
+  units have been played, the battle ends, or the line's share of the node budget (``budget``:
+  commands simulated per searched decision, split evenly over candidates x ``samples``) is
+  spent. At least ``samples`` worlds are played; lines mostly end at their horizon before their
+  share, and what they leave buys further worlds while a round of them still fits the budget,
+  up to ``max_samples``. A line's clone gets one view, which inherits what the policies already
+  read of the real match's log (tactics.inherit_memo, facts.inherit_facts).
 - **Value.** A line is worth the change of the deciding side's material over it, as the game
   prices it: every unit in action is worth ``ALIVE`` (evaluate.ALIVE) plus its health fraction
   (``tactics.condition``, the rules' own tracks), friends count plus and enemies minus. A
-  candidate's value is the mean over its samples; the best mean is played, ``planner1``'s own
-  choice (listed first) unless another beats it by :data:`MARGIN`. Where the scripts agree
-  nothing is searched.
+  candidate's value is the mean over its worlds; the best mean is played, ``planner1``'s own
+  choice (listed first) unless another beats it by :data:`MARGIN`.
 - ``time_cap_ms`` (the window's hardest level only): the search stops adding samples once the
   cap is spent; battles in benchmarks and tests use nodes alone, so they stay deterministic.
 - Every random draw comes from ``rng`` (seeds for the clones, the scripts' own draws): a battle
@@ -41,7 +52,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import fields
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -52,7 +63,7 @@ from game.ai.cautious import cautious_policy
 from game.ai.planner import evaluate as ev
 from game.ai.planner import reserve as rs
 from game.ai.planner import trace
-from game.ai.planner.facts import log_facts
+from game.ai.planner.facts import inherit_facts, log_facts
 from game.ai.planner.onestep import Planner as OneStep
 from game.ai.planner.react import REACH, action_worth
 from game.core.commands import Attack, Command, Decision, EndTurn, Face, Maneuver, Move, Option, Step
@@ -62,6 +73,8 @@ from game.engine.view import MatchView
 DEFAULT_BUDGET = 48
 #: Default determinizations (sampled dice streams) per candidate.
 DEFAULT_SAMPLES = 2
+#: Default most determinizations per candidate, while the budget lasts.
+DEFAULT_MAX_SAMPLES = 2
 #: Default number of other units' turns played after the deciding unit's turn.
 DEFAULT_HORIZON = 1
 #: Most candidates weighed per decision.
@@ -70,6 +83,9 @@ MAX_CANDIDATES = 4
 MARGIN = 0.05
 
 Script = Callable[[Any, Decision, np.random.Generator], Command]
+
+#: How the enemy may reply in a sampled line: sample k plays ``OPPONENTS[k % 2]``.
+OPPONENTS: tuple[Script, ...] = (cautious_policy, aggressive_policy)
 
 
 class SearchOptions(BaseModel):
@@ -84,10 +100,25 @@ class SearchOptions(BaseModel):
         description="commands simulated per decision through clones of the match (strength for time)",
     )
     samples: int = Field(
-        default=DEFAULT_SAMPLES, ge=1, le=32, description="sampled dice streams per candidate"
+        default=DEFAULT_SAMPLES, ge=1, le=32, description="sampled dice streams per candidate, at least"
+    )
+    max_samples: int = Field(
+        default=DEFAULT_MAX_SAMPLES,
+        ge=1,
+        le=64,
+        description="sampled dice streams per candidate while the budget lasts, at most",
     )
     horizon: int = Field(
         default=DEFAULT_HORIZON, ge=0, le=8, description="other units' turns played after the unit's own"
+    )
+    replies: Literal["mixed", "cautious"] = Field(
+        default="mixed",
+        description="the enemy's replies in a line: 'mixed' (cautious, then aggressive, sample by "
+        "sample) or 'cautious' alone",
+    )
+    synced_dice: bool = Field(
+        default=True,
+        description="roll a sampled world's dice by what each roll is (game.dice.synced), not in turn",
     )
     time_cap_ms: int | None = Field(
         default=None, ge=1, le=60_000, description="stop searching after this many ms (window only)"
@@ -141,7 +172,7 @@ class SearchPlanner:
         """(label, command, the script that plays on after it), planner1's choice first: the
         scripts' distinct proposals and, when they disagree, the standing options none proposed."""
         out = self.proposals(view, decision, rng)
-        if len(out) == 1:
+        if len(out) == 1 and not (decision.kind == "turn" and isinstance(out[0][1], Maneuver)):
             return out
         # Maneuvers first (All-Out Defence, a run, a stance: what the scripts weigh least well);
         # postures, which planner1 already weighs point by point, after them.
@@ -175,20 +206,38 @@ class SearchPlanner:
             return cmd
         o = self.options
         per_line = max(1, o.budget // (len(cands) * o.samples))
-        # One dice seed per sample, shared by every candidate (common random numbers: candidates
-        # are compared in the same sampled worlds, which cancels most of the dice's noise).
-        seeds = [int(s) for s in rng.integers(0, 2**62, size=o.samples)]
         held = HeldAp.of(view, decision.unit)
         start = time.perf_counter()
         totals = [0.0] * len(cands)
         counts = [0] * len(cands)
-        for k, seed in enumerate(seeds):
+        spent = 0
+        last = 0
+        k = 0
+        # Sample after sample: at least ``samples``, then more while the budget still pays for a
+        # round like the last one (lines end at their horizon, mostly well before their share of
+        # the budget, and what they leave buys further sampled worlds), at most ``max_samples``.
+        while k < max(o.samples, o.max_samples):
+            if k >= o.samples and spent + last > o.budget:
+                break
             if o.time_cap_ms is not None and k > 0 and (time.perf_counter() - start) * 1000 > o.time_cap_ms:
                 break
+            # One dice seed per sample, shared by every candidate (common random numbers, the
+            # rolls synchronized by what they are: game.dice.synced), and each sample a different
+            # script for the enemy's replies (careful, then headlong), the same for every candidate.
+            seed = int(rng.integers(0, 2**62))
+            opponent = OPPONENTS[k % len(OPPONENTS)] if o.replies == "mixed" else cautious_policy
+            used = 0
             for i, (_, cmd, script) in enumerate(cands):
                 line_rng = np.random.default_rng(seed)
-                totals[i] += self.play_line(view, decision, side, cmd, script, seed, per_line, line_rng, held)
+                value, n = self.play_line(
+                    view, decision, side, cmd, script, seed, per_line, line_rng, held, opponent
+                )
+                totals[i] += value
                 counts[i] += 1
+                used += n
+            spent += used
+            last = used
+            k += 1
         means = [tot / max(1, n) for tot, n in zip(totals, counts, strict=True)]
         best = max(range(len(cands)), key=lambda i: (means[i] + (MARGIN if i == 0 else 0.0), -i))
         order = sorted(range(len(cands)), key=lambda i: (i != best, -means[i], i))
@@ -220,19 +269,26 @@ class SearchPlanner:
         nodes: int,
         rng: np.random.Generator,
         held: HeldAp | None = None,
-    ) -> float:
+        opponent: Script | None = None,
+    ) -> tuple[float, int]:
         """The material change for ``side`` of applying ``cmd`` in a clone with dice seeded by
         ``seed``, then playing on (see the module doc) for at most ``nodes`` commands, plus (with
         ``held``) the worth of the AP the deciding unit holds at the line's end."""
         uid = decision.unit
-        clone = view.fork(seed)
-        before = material(MatchView(clone), side)
+        clone = view.fork(seed, synced=self.options.synced_dice)
+        # One view of the clone for the whole line, given what the policies already read of the
+        # real match's log (a fresh view would read the whole log again, once per command).
+        cv = MatchView(clone)
+        t.inherit_memo(cv, view)
+        inherit_facts(cv, view)
+        before = material(cv, side)
         clone.apply(cmd)
         # The turn the decision belongs to: the deciding unit's own, or (a reaction) the active one's.
         turn_of = view.active
         turns_ended = 0
         acted: set[str] = set()
         start_round = view.round
+        used = 1
         for _ in range(nodes):
             pending = clone.pending
             if clone.outcome is not None or pending is None:
@@ -244,15 +300,20 @@ class SearchPlanner:
                 turn_of = pending.unit
                 if turns_ended > self.options.horizon:
                     break
-            cv = MatchView(clone)
             own = pending.unit == uid and pending.kind == "turn" and turns_ended == 0
-            policy = script if own else self._default
+            if own:
+                policy = script
+            elif opponent is not None and clone_side(cv, pending.unit) != side:
+                policy = opponent
+            else:
+                policy = self._default
             clone.apply(policy(cv, pending, rng))
-        after = material(MatchView(clone), side)
+            used += 1
+        after = material(cv, side)
         if held is not None and clone.outcome is None:
-            after += held.worth(MatchView(clone), acted, clone.round != start_round)
+            after += held.worth(cv, acted, clone.round != start_round)
         clone.close()
-        return after - before
+        return after - before, used
 
 
 class HeldAp:
@@ -299,6 +360,10 @@ class HeldAp:
             c_react=self.c_react,
             dodges=later,
         )
+
+
+def clone_side(view: MatchView, uid: str) -> str:
+    return str(view.unit(uid).side)
 
 
 def _is_point_option(opt: Option) -> bool:
