@@ -40,6 +40,9 @@ from game.geometry import SightCache, SightIndex, UnitTable
 from game.geometry.discs import ClippedDisc
 from game.movement import NavMesh, Path, regions
 
+#: A move region's path may be this much longer than its reach (rounding).
+LEGAL_SLACK = 1e-9
+
 
 @lru_cache(maxsize=16)
 def static_geometry(
@@ -99,6 +102,11 @@ class Mover:
 
     def path(self, to: Point) -> Path | None:
         return cached_path(self.nav, self.start, self.radius, self.blockers, self.ids, to)
+
+    def straight_codes(self, goals: np.ndarray) -> np.ndarray:
+        """:meth:`NavMesh.straight_codes` from here: per goal, whether :meth:`path` would be None
+        (0), the straight segment (1), or needs asking (2, 3)."""
+        return self.nav.straight_codes(self.start, goals, self.radius, self.blockers)
 
 
 def memoised(validate: Callable[[Any], str | None]) -> Callable[[Any], str | None]:
@@ -269,7 +277,7 @@ class Arena:
             path = mover.path(p)
             if path is None:
                 return "no free path there"
-            if path.length > max_len + 1e-9:
+            if path.length > max_len + LEGAL_SLACK:
                 return f"path of {path.length:.2f} in is longer than {max_len:.2f} in"
             return None
 

@@ -992,6 +992,27 @@ class NavMesh:
                 continue
             return Path(points=tuple(map(tuple, pts.tolist())), length=float(lengths.sum()))
 
+    def straight_codes(
+        self, start: ArrayLike, goals: FloatArray, radius: float, blockers: ArrayLike = ()
+    ) -> NDArray[np.int8]:
+        """The first verdict of :meth:`path` for each goal (an (n, 2) array), without searching.
+
+        Per goal: 0 when the start or the goal is not free (``path`` returns None), 1 when the
+        straight move is clear (``path`` returns the straight segment, of length
+        ``math.dist(start, goal)``), 2 when a search is needed, 3 when an obstacle verdict is
+        left to GEOS (ask ``path``). The same kernel and floating-point operations as ``path``,
+        so the verdicts are its own: many candidate points are judged without a search each.
+        """
+        r = _check_radius(radius)
+        sx, sy = _xy(start)
+        bl = as_blockers(blockers)
+        w, h, box, ptr, seg = self.width, self.height, self._box, self._ptr, self._seg
+        prelude = _k.prelude
+        out = np.empty(len(goals), np.int8)
+        for i, (tx, ty) in enumerate(np.asarray(goals, dtype=np.float64).tolist()):
+            out[i] = prelude(sx, sy, tx, ty, r, w, h, TOUCH_TOL, _AMBIGUITY, box, ptr, seg, bl)[0]
+        return out
+
     @staticmethod
     def _blocking(a: FloatArray, b: FloatArray, r: float, blockers: FloatArray) -> NDArray[np.bool_]:
         """(segments, blockers) mask: which blockers each segment a->b overlaps."""
