@@ -25,7 +25,10 @@ Contract:
   decision's validation (points are tested with each option's validator, so an
   unmasked action is always accepted; an option's region only proposes candidates,
   since e.g. the move region is a plain reach disc). Stepping a masked action raises
-  ``ValueError``.
+  ``ValueError``. It is worked out once per decision, in bulk (the move validator's
+  ``legal_many``; candidate points remembered by their region's values) and
+  :meth:`SkirmishEnv.reference_legal_commands` is its plain one-by-one definition, which
+  ``legal_commands`` equals (``tests/robustness/test_rl_mask.py``).
 - Rewards (per agent, accumulated as PettingZoo does): for every ``damage`` event,
   the harm (the fraction of each health track's reference value lost) is subtracted
   from the victim and added to the attacker (subtracted for friendly fire); a unit
