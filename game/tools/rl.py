@@ -442,6 +442,12 @@ class SkirmishEnv(AECEnv[str, dict[str, np.ndarray], int]):
         self.catalogue = ActionCatalogue(targets=max(1, self._max_enemies))
         rows = 2 + self._max_friends + self._max_enemies
         self._rows = rows
+        #: Per agent, the units of observation rows 1.. (None: an empty friend slot).
+        self._order: dict[str, list[str | None]] = {}
+        for a in side_of:
+            order: list[str | None] = [a, *self._friends[a]]
+            order += [None] * (1 + self._max_friends - len(order))
+            self._order[a] = (order + list(self._enemies[a]))[: rows - 1]
         obs_space = spaces.Dict(
             {
                 "observation": spaces.Box(-1.0, 1.0, shape=(rows, N_FEATURES), dtype=np.float32),
@@ -549,26 +555,26 @@ class SkirmishEnv(AECEnv[str, dict[str, np.ndarray], int]):
         rows = self._rows
         obs = np.zeros((rows, N_FEATURES), dtype=np.float32)
         mask = np.zeros(self.catalogue.size, dtype=np.int8)
-        mine = m.outcome is None and m.pending is not None and m.pending.unit == agent
+        pending = m.pending
+        mine = pending is not None and pending.unit == agent and m.outcome is None
+        n_legal = 0
         if mine:
-            mask[list(self._legal_actions())] = 1
-        self._context_row(obs[0], mine, int(mask.sum()))
-        attacker = m.pending.context.get("attacker") if m.pending is not None else None
-        order: list[str | None] = [agent, *self._friends[agent]]
-        order += [None] * (1 + self._max_friends - len(order))
-        order += self._enemies[agent]
-        for i, uid in enumerate(order[: rows - 1], start=1):
+            legal = self._legal_actions()
+            mask[list(legal)] = 1
+            n_legal = len(legal)
+        self._context_row(obs[0], pending, mine, n_legal)
+        attacker = pending.context.get("attacker") if pending is not None else None
+        for i, uid in enumerate(self._order[agent], start=1):
             if uid is not None:
                 self._unit_row(obs[i], agent, uid, uid == attacker)
         np.clip(obs, -1.0, 1.0, out=obs)
         return {"observation": obs, "action_mask": mask}
 
-    def _context_row(self, row: np.ndarray, mine: bool, n_legal: int) -> None:
+    def _context_row(self, row: np.ndarray, pending: Decision | None, mine: bool, n_legal: int) -> None:
         m = self._require_match()
-        kind = m.pending.kind if m.pending is not None else ""
-        k = DECISION_KINDS.index(kind) if kind in DECISION_KINDS else len(DECISION_KINDS)
-        if m.pending is not None:
-            row[k] = 1.0
+        if pending is not None:
+            kind = pending.kind
+            row[DECISION_KINDS.index(kind) if kind in DECISION_KINDS else len(DECISION_KINDS)] = 1.0
         row[len(DECISION_KINDS) + 1] = m.round / max(1, m.round_limit)
         row[len(DECISION_KINDS) + 2] = 1.0 if mine else 0.0
         row[len(DECISION_KINDS) + 3] = n_legal / self.catalogue.size
