@@ -327,26 +327,23 @@ def _ray_points(
 def _compute_ray_points(
     opt: Option, pos: tuple[float, float], reach: float, rings: Sequence[float]
 ) -> list[_Candidate]:
-    if reach <= 0 or _region_empty(opt):
+    # GEOS answers on the built region (a clipped disc builds it, once, anyway: the rays at
+    # full reach end on its rim, where only GEOS can tell inside from out).
+    region = opt.region
+    if region is None or region.is_empty or reach <= 0:
         return [None] * (len(DIRECTIONS) * len(rings))
-    ring_arr = np.asarray(rings, dtype=float)
-    scale = reach * ring_arr[None, :, None] * _BACKOFF[None, None, :]
-    xs = pos[0] + _DIRS[:, 0, None, None] * scale
-    ys = pos[1] + _DIRS[:, 1, None, None] * scale
-    disc = _disc_of(opt)
-    flat_x, flat_y = xs.ravel(), ys.ravel()
-    if disc is not None:
-        inside = disc.contains_xy(flat_x, flat_y).reshape(xs.shape)
-    else:
-        inside = np.asarray(shapely.contains_xy(opt.region, flat_x, flat_y)).reshape(xs.shape)
-    first = inside.argmax(axis=2)  # the farthest backoff inside (where any is)
-    rows, cols = np.indices(first.shape)
-    out_x = xs[rows, cols, first].ravel().tolist()
-    out_y = ys[rows, cols, first].ravel().tolist()
-    miss = np.flatnonzero(~inside.any(axis=2).ravel())
+    # (the reference's arithmetic, operation for operation: the same floats)
+    scale = (reach * np.asarray(rings, dtype=float))[:, None] * _BACKOFF
+    xs = (pos[0] + _DIRS[:, 0, None, None] * scale).ravel()  # (direction, ring, backoff)
+    ys = (pos[1] + _DIRS[:, 1, None, None] * scale).ravel()
+    inside = shapely.contains_xy(region, xs, ys).reshape(-1, len(_BACKOFF))
+    # per ray, the farthest backoff inside (where any is), else the full-reach target
+    pick = np.arange(0, xs.size, len(_BACKOFF)) + inside.argmax(axis=1)
+    out_x, out_y = xs[pick].tolist(), ys[pick].tolist()
+    miss = np.flatnonzero(~inside.any(axis=1))
     if miss.size:
-        targets = shapely.points(xs[:, :, 0].ravel()[miss], ys[:, :, 0].ravel()[miss])
-        near = shapely.get_coordinates(shapely.get_point(shapely.shortest_line(opt.region, targets), 0))
+        targets = shapely.points(xs[pick[miss]], ys[pick[miss]])
+        near = shapely.get_coordinates(shapely.get_point(shapely.shortest_line(region, targets), 0))
         for i, (nx, ny) in zip(miss.tolist(), near.tolist(), strict=True):
             out_x[i], out_y[i] = nx, ny
     return list(zip(out_x, out_y, strict=True))
