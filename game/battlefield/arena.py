@@ -109,25 +109,50 @@ class Mover:
         return self.nav.straight_codes(self.start, goals, self.radius, self.blockers)
 
 
-def memoised(validate: Callable[[Any], str | None]) -> Callable[[Any], str | None]:
-    """``validate`` (a pure validator) answering each point once.
+class Memoised:
+    """``validate`` (a pure validator) answering each point once; see :func:`memoised`."""
 
-    A policy validates the point it picks and the match validates it again on ``apply``; each
-    answer may cost a shortest-path search.
-    """
-    memo: dict[tuple[float, float], str | None] = {}
+    __slots__ = ("_many", "_memo", "_validate")
 
-    def check(p: Any) -> str | None:
+    def __init__(
+        self,
+        validate: Callable[[Any], str | None],
+        many: Callable[[list[tuple[float, float]]], list[bool]] | None = None,
+    ) -> None:
+        self._validate = validate
+        self._many = many
+        self._memo: dict[tuple[float, float], str | None] = {}
+
+    def __call__(self, p: Any) -> str | None:
         if type(p) is not tuple or len(p) != 2 or type(p[0]) is not float or type(p[1]) is not float:
-            return validate(p)  # only (float, float) points are remembered
+            return self._validate(p)  # only (float, float) points are remembered
+        memo = self._memo
         if p in memo:
             return memo[p]
         if len(memo) >= 4096:
             memo.clear()
-        why = memo[p] = validate(p)
+        why = memo[p] = self._validate(p)
         return why
 
-    return check
+    def legal_many(self, points: list[tuple[float, float]]) -> list[bool]:
+        """``[self(p) is None for p in points]`` (for finite (x, y) float points), in bulk when
+        the validator has a bulk form."""
+        if self._many is None:
+            return [self(p) is None for p in points]
+        return self._many(points)
+
+
+def memoised(
+    validate: Callable[[Any], str | None],
+    many: Callable[[list[tuple[float, float]]], list[bool]] | None = None,
+) -> Memoised:
+    """``validate`` (a pure validator) answering each point once.
+
+    A policy validates the point it picks and the match validates it again on ``apply``; each
+    answer may cost a shortest-path search. ``many``, if given, is the validator's bulk form
+    (``[validate(p) is None for p in points]``): :meth:`Memoised.legal_many` uses it.
+    """
+    return Memoised(validate, many)
 
 
 class Arena:
@@ -291,7 +316,10 @@ class Arena:
         blk, ids = self.blockers(uid)
         return Region(
             self._disc(start, r, max_len, lazy),
-            memoised(lambda p: regions.is_legal_step(self.nav, p, start, r, max_len, blk, ids)),
+            memoised(
+                lambda p: regions.is_legal_step(self.nav, p, start, r, max_len, blk, ids),
+                lambda ps: regions.legal_steps(self.nav, ps, start, r, max_len, blk, ids),
+            ),
         )
 
     def _disc(self, centre: Point, radius: float, max_len: float, lazy: bool) -> Any:

@@ -40,10 +40,11 @@ def _compare(e: SkirmishEnv, seed: int, steps: int) -> int:
             e.step(None)
             continue
         fast, reference = e.legal_commands(), e.reference_legal_commands()
+        only_fast, only_reference = sorted(set(fast) - set(reference)), sorted(set(reference) - set(fast))
+        differ = sorted(a for a in set(fast) & set(reference) if fast[a] != reference[a])
         assert fast == reference, (
-            f"{e.ruleset} {e.match.pending.kind} of {agent}: actions only in the fast mask "
-            f"{sorted(set(fast) - set(reference))}, only in the reference {sorted(set(reference) - set(fast))}, "
-            f"different commands {sorted(a for a in set(fast) & set(reference) if fast[a] != reference[a])}"
+            f"{e.ruleset} {e.match.pending.kind} of {agent}: actions only in the fast mask {only_fast}, "
+            f"only in the reference {only_reference}, different commands {differ}"
         )
         mask = e.observe(agent)["action_mask"]
         assert sorted(np.flatnonzero(mask).tolist()) == sorted(fast)
