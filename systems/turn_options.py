@@ -8,7 +8,8 @@ ruleset prices a step), Face, ChangePosture (each posture the ruleset allows), t
 ruleset's attacks and maneuvers, and EndTurn. It returns ``None`` when the turn should end
 by itself (no AP and no free step). The decision is a value: its validators keep the values
 they check against (the mover's place, the other bases, the AP price), never the match, so
-a clone shares it.
+a clone shares it. The move's validator is a :class:`MoveCheck`, whose ``legal_many`` judges
+many points at once with the same verdicts (a learning agent's action mask asks dozens).
 """
 
 from __future__ import annotations

@@ -18,7 +18,9 @@ The legal regions it makes are values: each validator is a pure function of the 
 stood when the region was made (the mover's place and base, the other bases, the static map),
 never of the live arena, so a decision built from them holds for every clone of the match it
 was built in. Paths are memoised by those values in one process-wide cache
-(:func:`cached_path`), which the validators, the arena and every clone share.
+(:func:`cached_path`), which the validators, the arena and every clone share. Each region's
+validator is a :class:`Memoised` one (every point answered once); its ``legal_many`` judges
+many points at once, with the same verdicts (the step region's in bulk).
 """
 
 from __future__ import annotations
