@@ -24,6 +24,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 DUEL = ROOT / "scenarios" / "duel.yaml"
+# Measure this checkout's code, not whichever copy the environment has installed.
+sys.path.insert(0, str(ROOT))
 
 
 def rollout(e: Any, steps: int, seed: int) -> tuple[int, float, float]:

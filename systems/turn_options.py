@@ -8,19 +8,27 @@ ruleset prices a step), Face, ChangePosture (each posture the ruleset allows), t
 ruleset's attacks and maneuvers, and EndTurn. It returns ``None`` when the turn should end
 by itself (no AP and no free step). The decision is a value: its validators keep the values
 they check against (the mover's place, the other bases, the AP price), never the match, so
-a clone shares it.
+a clone shares it. The move's validator is a :class:`MoveCheck`, whose ``legal_many`` judges
+many points at once with the same verdicts (a learning agent's action mask asks dozens).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from components.spatial import Posture
-from game.battlefield.arena import Arena
-from game.core.battle import Battle
+from game.battlefield.arena import LEGAL_SLACK, Arena, Mover
+from game.core.battle import Battle, Region
 from game.core.commands import ChangePosture, Decision, EndTurn, Face, Move, Option, Step
 from game.rules.base import Ruleset
+
+#: A routed path is never shorter than the straight line; rounding could only shave ~1e-13 in.
+_DETOUR_MARGIN = 1e-6
 
 #: Every posture with its name (reading an enum member's value is a descriptor call).
 _POSTURES = tuple((p, p.value) for p in Posture)
@@ -66,6 +74,58 @@ def _finite_degrees(v: Any) -> str | None:
     return "degrees must be a finite number"
 
 
+@dataclass(frozen=True, eq=False)
+class MoveCheck:
+    """A turn's move validator: ``check(to)`` is None if a move to ``to`` is legal, else why not
+    (inside the move region, whose validator is the exact shortest path within ``max_len``, and
+    priced by the ruleset within the AP left). :meth:`legal_many` gives the same verdicts for
+    many points at once (a learning agent's action mask asks dozens per decision)."""
+
+    region: Region
+    mover: Mover
+    price: Callable[[float], int | None]
+    ap: int
+    max_len: float
+
+    def __call__(self, to: Any) -> str | None:
+        why: str | None = self.region.validate(to)
+        if why:
+            return str(why)
+        path = self.mover.path(to)
+        if path is None:
+            return "no free path there"
+        if self.price(path.length) is None:
+            return f"path of {path.length:.2f} in is too far with {self.ap} AP"
+        return None
+
+    def legal_many(self, points: list[tuple[float, float]]) -> list[bool]:
+        """``[self(p) is None for p in points]``, mostly without a path search per point.
+
+        The mesh's first verdict (:meth:`Mover.straight_codes`, the very one ``path`` starts
+        with) settles a point whose base may not stand there (illegal) or whose straight move
+        is clear (the path is the segment: its length decides); a blocked straight line longer
+        than the reach is illegal too (any path is at least as long; the margin dwarfs
+        rounding). Only the rest are validated one by one.
+        """
+        if not points:
+            return []
+        codes = self.mover.straight_codes(np.array(points, dtype=np.float64)).tolist()
+        start, limit, price = self.mover.start, self.max_len + LEGAL_SLACK, self.price
+        out: list[bool] = []
+        for p, code in zip(points, codes, strict=True):
+            if code == 0:
+                out.append(False)
+                continue
+            d = math.dist(start, p)
+            if code == 1:
+                out.append(d <= limit and price(d) is not None)
+            elif code == 2 and d > limit + _DETOUR_MARGIN:
+                out.append(False)
+            else:
+                out.append(self(p) is None)
+        return out
+
+
 def turn_decision(battle: Battle, rules: Ruleset, arena: Arena, uid: str) -> Decision | None:
     """The turn decision of ``uid`` now, or ``None`` when its turn should end by itself."""
     ap = battle.ap(uid)
@@ -85,19 +145,9 @@ def turn_decision(battle: Battle, rules: Ruleset, arena: Arena, uid: str) -> Dec
         # The region's geometry is only built if someone reads it (sampling, drawing).
         region = arena.move_region(uid, max_len, lazy=True)
         # The validator keeps values, not the match: a decision is a value its clones share.
-        mover, price, ap_now = arena.mover(uid), rules.move_pricer(battle, uid), ap.current
-
-        def validate_move(to: Any, region: Any = region) -> str | None:
-            why: str | None = region.validate(to)
-            if why:
-                return str(why)
-            path = mover.path(to)
-            if path is None:
-                return "no free path there"
-            if price(path.length) is None:
-                return f"path of {path.length:.2f} in is too far with {ap_now} AP"
-            return None
-
+        validate_move = MoveCheck(
+            region, arena.mover(uid), rules.move_pricer(battle, uid), ap.current, max_len
+        )
         options.append(
             Option(
                 move,

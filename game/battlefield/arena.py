@@ -18,7 +18,9 @@ The legal regions it makes are values: each validator is a pure function of the 
 stood when the region was made (the mover's place and base, the other bases, the static map),
 never of the live arena, so a decision built from them holds for every clone of the match it
 was built in. Paths are memoised by those values in one process-wide cache
-(:func:`cached_path`), which the validators, the arena and every clone share.
+(:func:`cached_path`), which the validators, the arena and every clone share. Each region's
+validator is a :class:`Memoised` one (every point answered once); its ``legal_many`` judges
+many points at once, with the same verdicts (the step region's in bulk).
 """
 
 from __future__ import annotations
@@ -39,6 +41,9 @@ from game.core.commands import LazyRegion, Point
 from game.geometry import SightCache, SightIndex, UnitTable
 from game.geometry.discs import ClippedDisc
 from game.movement import NavMesh, Path, regions
+
+#: A move region's path may be this much longer than its reach (rounding).
+LEGAL_SLACK = 1e-9
 
 
 @lru_cache(maxsize=16)
@@ -100,26 +105,56 @@ class Mover:
     def path(self, to: Point) -> Path | None:
         return cached_path(self.nav, self.start, self.radius, self.blockers, self.ids, to)
 
+    def straight_codes(self, goals: np.ndarray) -> np.ndarray:
+        """:meth:`NavMesh.straight_codes` from here: per goal, whether :meth:`path` would be None
+        (0), the straight segment (1), or needs asking (2, 3)."""
+        return self.nav.straight_codes(self.start, goals, self.radius, self.blockers)
 
-def memoised(validate: Callable[[Any], str | None]) -> Callable[[Any], str | None]:
-    """``validate`` (a pure validator) answering each point once.
 
-    A policy validates the point it picks and the match validates it again on ``apply``; each
-    answer may cost a shortest-path search.
-    """
-    memo: dict[tuple[float, float], str | None] = {}
+class Memoised:
+    """``validate`` (a pure validator) answering each point once; see :func:`memoised`."""
 
-    def check(p: Any) -> str | None:
+    __slots__ = ("_many", "_memo", "_validate")
+
+    def __init__(
+        self,
+        validate: Callable[[Any], str | None],
+        many: Callable[[list[tuple[float, float]]], list[bool]] | None = None,
+    ) -> None:
+        self._validate = validate
+        self._many = many
+        self._memo: dict[tuple[float, float], str | None] = {}
+
+    def __call__(self, p: Any) -> str | None:
         if type(p) is not tuple or len(p) != 2 or type(p[0]) is not float or type(p[1]) is not float:
-            return validate(p)  # only (float, float) points are remembered
+            return self._validate(p)  # only (float, float) points are remembered
+        memo = self._memo
         if p in memo:
             return memo[p]
         if len(memo) >= 4096:
             memo.clear()
-        why = memo[p] = validate(p)
+        why = memo[p] = self._validate(p)
         return why
 
-    return check
+    def legal_many(self, points: list[tuple[float, float]]) -> list[bool]:
+        """``[self(p) is None for p in points]`` (for finite (x, y) float points), in bulk when
+        the validator has a bulk form."""
+        if self._many is None:
+            return [self(p) is None for p in points]
+        return self._many(points)
+
+
+def memoised(
+    validate: Callable[[Any], str | None],
+    many: Callable[[list[tuple[float, float]]], list[bool]] | None = None,
+) -> Memoised:
+    """``validate`` (a pure validator) answering each point once.
+
+    A policy validates the point it picks and the match validates it again on ``apply``; each
+    answer may cost a shortest-path search. ``many``, if given, is the validator's bulk form
+    (``[validate(p) is None for p in points]``): :meth:`Memoised.legal_many` uses it.
+    """
+    return Memoised(validate, many)
 
 
 class Arena:
@@ -269,7 +304,7 @@ class Arena:
             path = mover.path(p)
             if path is None:
                 return "no free path there"
-            if path.length > max_len + 1e-9:
+            if path.length > max_len + LEGAL_SLACK:
                 return f"path of {path.length:.2f} in is longer than {max_len:.2f} in"
             return None
 
@@ -283,7 +318,10 @@ class Arena:
         blk, ids = self.blockers(uid)
         return Region(
             self._disc(start, r, max_len, lazy),
-            memoised(lambda p: regions.is_legal_step(self.nav, p, start, r, max_len, blk, ids)),
+            memoised(
+                lambda p: regions.is_legal_step(self.nav, p, start, r, max_len, blk, ids),
+                lambda ps: regions.legal_steps(self.nav, ps, start, r, max_len, blk, ids),
+            ),
         )
 
     def _disc(self, centre: Point, radius: float, max_len: float, lazy: bool) -> Any:

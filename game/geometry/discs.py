@@ -184,6 +184,12 @@ class ClippedDisc:
         )
         return bounds, tol
 
+    @property
+    def key(self) -> tuple[tuple[float, float, float, float], Point, float]:
+        """(box, centre, max_len): the values the region is a function of (equal keys, equal
+        regions)."""
+        return self._box, self._centre, self._max_len
+
     def __call__(self) -> Any:
         """The geometry (built once)."""
         if self._geom is None:

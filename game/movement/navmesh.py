@@ -66,6 +66,9 @@ from game.movement.path import Path
 
 #: Touching is allowed: bases may come this close to overlapping (inches).
 TOUCH_TOL = 1e-9
+#: :meth:`NavMesh.segment_codes` verdicts: the slide is clear; GEOS must settle it.
+SEGMENT_FREE = _k.FREE
+SEGMENT_ASK = _k.ASK_GEOS
 #: Corner arcs are split into this many pieces per quarter circle (like shapely's quad_segs).
 DEFAULT_QUAD_SEGS = 8
 #: Vertices of the (inscribed) polygon standing for a reach disc in regions.
@@ -991,6 +994,44 @@ class NavMesh:
                 old_parts, old_act, old_cross = parts, act.copy(), edges
                 continue
             return Path(points=tuple(map(tuple, pts.tolist())), length=float(lengths.sum()))
+
+    def segment_codes(
+        self, a: ArrayLike, goals: Sequence[tuple[float, float]], radius: float, blockers: ArrayLike = ()
+    ) -> list[int]:
+        """:meth:`segment_reason`'s kernel verdict for sliding from ``a`` to each goal:
+        :data:`SEGMENT_FREE` (the reason is None), :data:`SEGMENT_ASK` (ask
+        :meth:`segment_reason`: GEOS settles a close call), anything else a refusal. The same
+        kernel call as ``segment_reason``, without wording a reason per goal."""
+        r = _check_radius(radius)
+        ax, ay = _xy(a)
+        bl = as_blockers(blockers)
+        w, h, box, ptr, seg = self.width, self.height, self._box, self._ptr, self._seg
+        code_of = _k.segment_code
+        return [
+            int(code_of(ax, ay, float(bx), float(by), r, w, h, TOUCH_TOL, _AMBIGUITY, box, ptr, seg, bl)[1])
+            for bx, by in goals
+        ]
+
+    def straight_codes(
+        self, start: ArrayLike, goals: FloatArray, radius: float, blockers: ArrayLike = ()
+    ) -> NDArray[np.int8]:
+        """The first verdict of :meth:`path` for each goal (an (n, 2) array), without searching.
+
+        Per goal: 0 when the start or the goal is not free (``path`` returns None), 1 when the
+        straight move is clear (``path`` returns the straight segment, of length
+        ``math.dist(start, goal)``), 2 when a search is needed, 3 when an obstacle verdict is
+        left to GEOS (ask ``path``). The same kernel and floating-point operations as ``path``,
+        so the verdicts are its own: many candidate points are judged without a search each.
+        """
+        r = _check_radius(radius)
+        sx, sy = _xy(start)
+        bl = as_blockers(blockers)
+        w, h, box, ptr, seg = self.width, self.height, self._box, self._ptr, self._seg
+        prelude = _k.prelude
+        out = np.empty(len(goals), np.int8)
+        for i, (tx, ty) in enumerate(np.asarray(goals, dtype=np.float64).tolist()):
+            out[i] = prelude(sx, sy, tx, ty, r, w, h, TOUCH_TOL, _AMBIGUITY, box, ptr, seg, bl)[0]
+        return out
 
     @staticmethod
     def _blocking(a: FloatArray, b: FloatArray, r: float, blockers: FloatArray) -> NDArray[np.bool_]:

@@ -39,6 +39,8 @@ from shapely.geometry.base import BaseGeometry
 from shapely.ops import nearest_points
 
 from game.movement.navmesh import (
+    SEGMENT_ASK,
+    SEGMENT_FREE,
     TOUCH_TOL,
     FloatArray,
     NavMesh,
@@ -107,6 +109,31 @@ def is_legal_step(
 ) -> str | None:
     """None if a straight step from ``pos`` to ``to`` is legal, else why not."""
     return _straight_move_reason(mesh, "a step moves", to, pos, radius, step_len, blockers, blocker_ids)
+
+
+def legal_steps(
+    mesh: NavMesh,
+    points: Sequence[tuple[float, float]],
+    pos: tuple[float, float],
+    radius: float,
+    step_len: float,
+    blockers: ArrayLike = (),
+    blocker_ids: Sequence[str] = (),
+) -> list[bool]:
+    """``[is_legal_step(mesh, p, pos, ...) is None for p in points]``, in bulk: the length test
+    and one kernel verdict per point (:meth:`NavMesh.segment_codes`); only the close calls the
+    kernel leaves to GEOS are asked one by one."""
+    codes = mesh.segment_codes(pos, points, radius, blockers)
+    limit = step_len + LEGAL_TOL
+    out: list[bool] = []
+    for p, code in zip(points, codes, strict=True):
+        if math.dist(p, pos) > limit:
+            out.append(False)
+        elif code == SEGMENT_ASK:
+            out.append(is_legal_step(mesh, p, pos, radius, step_len, blockers, blocker_ids) is None)
+        else:
+            out.append(code == SEGMENT_FREE)
+    return out
 
 
 def _straight_move_reason(

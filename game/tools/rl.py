@@ -25,7 +25,10 @@ Contract:
   decision's validation (points are tested with each option's validator, so an
   unmasked action is always accepted; an option's region only proposes candidates,
   since e.g. the move region is a plain reach disc). Stepping a masked action raises
-  ``ValueError``.
+  ``ValueError``. It is worked out once per decision, in bulk (the move validator's
+  ``legal_many``; candidate points remembered by their region's values) and
+  :meth:`SkirmishEnv.reference_legal_commands` is its plain one-by-one definition, which
+  ``legal_commands`` equals (``tests/robustness/test_rl_mask.py``).
 - Rewards (per agent, accumulated as PettingZoo does): for every ``damage`` event,
   the harm (the fraction of each health track's reference value lost) is subtracted
   from the victim and added to the attacker (subtracted for friendly fire); a unit
@@ -56,9 +59,10 @@ from __future__ import annotations
 
 import math
 import os
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 import shapely
@@ -88,6 +92,7 @@ from game.core.commands import (
 )
 from game.engine.match import Match
 from game.engine.view import MatchView
+from game.geometry.discs import ClippedDisc
 from game.tools.session import HUMAN, Session, Setup
 
 #: Draws a match view as an (h, w, 3) uint8 picture (``render_mode="rgb_array"``).
@@ -149,6 +154,10 @@ CONTEXT_FEATURES: tuple[str, ...] = (
     "legal_fraction",
 )
 N_FEATURES = len(UNIT_FEATURES)
+#: Column of each unit feature.
+_COL = {name: i for i, name in enumerate(UNIT_FEATURES)}
+#: ``my_arc_on_it`` by the arc the target is seen in.
+_ARC_FEATURE = {"front": 0.0, "side": 0.5, "rear": 1.0}
 
 
 @dataclass(frozen=True)
@@ -251,6 +260,130 @@ def _unit_vector(degrees: float) -> tuple[float, float]:
     return math.cos(r), math.sin(r)
 
 
+#: Unit vectors of :data:`DIRECTIONS`, (8, 2).
+_DIRS = np.array([_unit_vector(d) for d in DIRECTIONS])
+
+
+def _accepts(opt: Option, value: Any) -> bool:
+    """``matches(opt, opt.with_point(value)) is None`` for a finite free value (a float, or an
+    (x, y) tuple of finite floats): that command differs from the template only in the free
+    field, and is finite, so the option's validator alone decides."""
+    return opt.validate is None or opt.validate(value) is None
+
+
+def _disc_of(opt: Option) -> ClippedDisc | None:
+    """The option's region as a :class:`ClippedDisc` (it answers GEOS's ``contains_xy`` and
+    ``is_empty`` mostly without building the polygon), or None."""
+    lazy = opt.lazy_region
+    build = lazy.build if lazy is not None else None
+    return build if isinstance(build, ClippedDisc) else None
+
+
+def _region_empty(opt: Option) -> bool:
+    """``opt.region is None or opt.region.is_empty`` (a clipped disc answers without building)."""
+    disc = _disc_of(opt)
+    if disc is not None:
+        return disc.is_empty
+    return opt.region is None or bool(opt.region.is_empty)
+
+
+#: Candidate points by (clipped disc's key, pos, reach, rings), and a clipped disc's reach
+#: from pos: a unit that stays put is offered the same disc again (and every episode starts
+#: from the same places). Pure functions of their keys, so what is remembered changes nothing.
+_RAYS: OrderedDict[Any, Any] = OrderedDict()
+_REACH: OrderedDict[Any, Any] = OrderedDict()
+_MEMO_MAX = 4096
+
+_T = TypeVar("_T")
+
+
+def _remember(memo: OrderedDict[Any, Any], key: Any, compute: Callable[[], _T]) -> _T:
+    """``compute()``, remembered in ``memo`` by ``key`` (least recently used forgotten first)."""
+    got = memo.get(key)
+    if got is None:
+        got = memo[key] = compute()
+        if len(memo) > _MEMO_MAX:
+            memo.popitem(last=False)
+    else:
+        memo.move_to_end(key)
+    return got  # type: ignore[no-any-return]
+
+
+def _ray_points(
+    opt: Option, pos: tuple[float, float], reach: float, rings: Sequence[float]
+) -> list[_Candidate]:
+    """:func:`_reference_ray_points`, the same points with fewer GEOS calls: a clipped move disc
+    answers ``contains_xy`` itself, its points are remembered by the disc's values, and the
+    rays that miss the region ask GEOS for their nearest points in one vectorized call
+    (``nearest_points`` is ``shortest_line``'s first point)."""
+    disc = _disc_of(opt)
+    if disc is None:
+        return _compute_ray_points(opt, pos, reach, rings)
+    return _remember(
+        _RAYS, (disc.key, pos, reach, tuple(rings)), lambda: _compute_ray_points(opt, pos, reach, rings)
+    )
+
+
+def _compute_ray_points(
+    opt: Option, pos: tuple[float, float], reach: float, rings: Sequence[float]
+) -> list[_Candidate]:
+    # GEOS answers on the built region (a clipped disc builds it, once, anyway: the rays at
+    # full reach end on its rim, where only GEOS can tell inside from out).
+    region = opt.region
+    if region is None or region.is_empty or reach <= 0:
+        return [None] * (len(DIRECTIONS) * len(rings))
+    # (the reference's arithmetic, operation for operation: the same floats)
+    scale = (reach * np.asarray(rings, dtype=float))[:, None] * _BACKOFF
+    xs = (pos[0] + _DIRS[:, 0, None, None] * scale).ravel()  # (direction, ring, backoff)
+    ys = (pos[1] + _DIRS[:, 1, None, None] * scale).ravel()
+    inside = shapely.contains_xy(region, xs, ys).reshape(-1, len(_BACKOFF))
+    # per ray, the farthest backoff inside (where any is), else the full-reach target
+    pick = np.arange(0, xs.size, len(_BACKOFF)) + inside.argmax(axis=1)
+    out_x, out_y = xs[pick].tolist(), ys[pick].tolist()
+    miss = np.flatnonzero(~inside.any(axis=1))
+    if miss.size:
+        targets = shapely.points(xs[pick[miss]], ys[pick[miss]])
+        near = shapely.get_coordinates(shapely.get_point(shapely.shortest_line(region, targets), 0))
+        for i, (nx, ny) in zip(miss.tolist(), near.tolist(), strict=True):
+            out_x[i], out_y[i] = nx, ny
+    return list(zip(out_x, out_y, strict=True))
+
+
+def _reference_ray_points(
+    opt: Option, pos: tuple[float, float], reach: float, rings: Sequence[float]
+) -> list[_Candidate]:
+    """One candidate per (direction, ring): the farthest point of the ray inside the region.
+
+    The target is ``pos + reach * ring`` in each direction; if it is outside the
+    region the point backs off toward ``pos``; if the whole ray misses (a region
+    that does not contain ``pos``, like a retreat ring), the region's nearest point
+    to the target is used. Validation decides afterwards. (The plain version, kept as the
+    reference of :func:`_ray_points`.)
+    """
+    region = opt.region
+    out: list[_Candidate] = []
+    if region is None or region.is_empty or reach <= 0:
+        return [None] * (len(DIRECTIONS) * len(rings))
+    dirs = np.array([_unit_vector(d) for d in DIRECTIONS])
+    ring_arr = np.asarray(rings, dtype=float)
+    # (direction, ring, backoff) candidate points, tested in one vectorized call.
+    scale = reach * ring_arr[None, :, None] * _BACKOFF[None, None, :]
+    xs = pos[0] + dirs[:, 0, None, None] * scale
+    ys = pos[1] + dirs[:, 1, None, None] * scale
+    inside = shapely.contains_xy(region, xs.ravel(), ys.ravel()).reshape(xs.shape)
+    for k in range(len(DIRECTIONS)):
+        for r in range(len(rings)):
+            hits = np.flatnonzero(inside[k, r])
+            if hits.size:
+                b = int(hits[0])
+                out.append((float(xs[k, r, b]), float(ys[k, r, b])))
+            else:
+                target = SPoint(float(xs[k, r, 0]), float(ys[k, r, 0]))
+                near = nearest_points(region, target)[0]
+                out.append((near.x, near.y))
+    return out
+
+
 class SkirmishEnv(AECEnv[str, dict[str, np.ndarray], int]):
     """PettingZoo AEC environment; see the module docstring. Build it with :func:`env`."""
 
@@ -271,7 +404,6 @@ class SkirmishEnv(AECEnv[str, dict[str, np.ndarray], int]):
         frame: FrameFunction | None = None,
     ) -> None:
         super().__init__()
-        self._validated: dict[tuple[int, Any], bool] = {}
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
                 f"render_mode must be one of {self.metadata['render_modes']} or None, not {render_mode!r}"
@@ -307,6 +439,12 @@ class SkirmishEnv(AECEnv[str, dict[str, np.ndarray], int]):
         self.catalogue = ActionCatalogue(targets=max(1, self._max_enemies))
         rows = 2 + self._max_friends + self._max_enemies
         self._rows = rows
+        #: Per agent, the units of observation rows 1.. (None: an empty friend slot).
+        self._order: dict[str, list[str | None]] = {}
+        for a in side_of:
+            order: list[str | None] = [a, *self._friends[a]]
+            order += [None] * (1 + self._max_friends - len(order))
+            self._order[a] = (order + list(self._enemies[a]))[: rows - 1]
         obs_space = spaces.Dict(
             {
                 "observation": spaces.Box(-1.0, 1.0, shape=(rows, N_FEATURES), dtype=np.float32),
@@ -323,8 +461,9 @@ class SkirmishEnv(AECEnv[str, dict[str, np.ndarray], int]):
         self._weapons: dict[str, list[str]] = {}
         #: The current match, every side played by the agents (None before ``reset``).
         self.session: Session | None = None
-        self._legal_key: tuple[int, int] | None = None
-        self._legal: dict[int, Any] = {}
+        self._legal_for: Decision | None = None  # the decision _legal answers, and its match
+        self._legal_match: Match | None = None
+        self._legal: dict[int, tuple[Option, Any]] = {}
         self._start_health: dict[str, dict[str, int]] = {}
         self._last_attacker: dict[str, str] = {}
 
@@ -351,7 +490,7 @@ class SkirmishEnv(AECEnv[str, dict[str, np.ndarray], int]):
         start = self.session.match.log.events[0]
         self._start_health = {u["id"]: dict(u["health"]) for u in start["units"]}
         self._last_attacker = {}
-        self._legal_key = None
+        self._legal_for = self._legal_match = None
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -413,27 +552,26 @@ class SkirmishEnv(AECEnv[str, dict[str, np.ndarray], int]):
         rows = self._rows
         obs = np.zeros((rows, N_FEATURES), dtype=np.float32)
         mask = np.zeros(self.catalogue.size, dtype=np.int8)
-        mine = m.outcome is None and m.pending is not None and m.pending.unit == agent
+        pending = m.pending
+        mine = pending is not None and pending.unit == agent and m.outcome is None
+        n_legal = 0
         if mine:
-            for a in self._legal_actions():
-                mask[a] = 1
-        self._context_row(obs[0], mine, int(mask.sum()))
-        attacker = m.pending.context.get("attacker") if m.pending is not None else None
-        order: list[str | None] = [agent, *self._friends[agent]]
-        order += [None] * (1 + self._max_friends - len(order))
-        order += self._enemies[agent]
-        for i, uid in enumerate(order[: rows - 1], start=1):
+            legal = self._legal_actions()
+            mask[list(legal)] = 1
+            n_legal = len(legal)
+        self._context_row(obs[0], pending, mine, n_legal)
+        attacker = pending.context.get("attacker") if pending is not None else None
+        for i, uid in enumerate(self._order[agent], start=1):
             if uid is not None:
                 self._unit_row(obs[i], agent, uid, uid == attacker)
         np.clip(obs, -1.0, 1.0, out=obs)
         return {"observation": obs, "action_mask": mask}
 
-    def _context_row(self, row: np.ndarray, mine: bool, n_legal: int) -> None:
+    def _context_row(self, row: np.ndarray, pending: Decision | None, mine: bool, n_legal: int) -> None:
         m = self._require_match()
-        kind = m.pending.kind if m.pending is not None else ""
-        k = DECISION_KINDS.index(kind) if kind in DECISION_KINDS else len(DECISION_KINDS)
-        if m.pending is not None:
-            row[k] = 1.0
+        if pending is not None:
+            kind = pending.kind
+            row[DECISION_KINDS.index(kind) if kind in DECISION_KINDS else len(DECISION_KINDS)] = 1.0
         row[len(DECISION_KINDS) + 1] = m.round / max(1, m.round_limit)
         row[len(DECISION_KINDS) + 2] = 1.0 if mine else 0.0
         row[len(DECISION_KINDS) + 3] = n_legal / self.catalogue.size
@@ -442,54 +580,53 @@ class SkirmishEnv(AECEnv[str, dict[str, np.ndarray], int]):
         """Mean remaining fraction of the unit's health tracks (1 = unhurt)."""
         m = self._require_match()
         h = m.health(uid)
+        start_health = self._start_health.get(uid, {})
         parts = []
         for k, v in h.tracks.items():
             ref = h.maxima.get(k, 0)
             if ref <= 0:
                 continue
-            start = self._start_health.get(uid, {}).get(k, 0)
+            start = start_health.get(k, 0)
             # A track that starts at its reference counts down (hp); one that starts at 0 counts up (wounds).
             parts.append(v / ref if start >= ref else 1.0 - v / ref)
-        return float(np.mean(parts)) if parts else 1.0
+        # (summed in order, as numpy's mean sums a handful of values)
+        return float(sum(parts) / len(parts)) if parts else 1.0
 
     def _unit_row(self, row: np.ndarray, me: str, uid: str, is_attacker: bool) -> None:
         m = self._require_match()
-        diag = math.hypot(self.spec.width, self.spec.height)
+        spec = self.spec
+        diag = math.hypot(spec.width, spec.height)
         x, y = m.pos(uid)
         sx, sy = m.pos(me)
         h = m.health(uid)
         alive = not h.out_of_action
         ap = m.ap(uid)
-        f = m.facing(uid)
-        values = {
-            "present": 1.0,
-            "alive": float(alive),
-            "is_self": float(uid == me),
-            "friend": float(self._side_of[uid] == self._side_of[me]),
-            "x": x / self.spec.width,
-            "y": y / self.spec.height,
-            "dx": (x - sx) / diag,
-            "dy": (y - sy) / diag,
-            "distance": math.hypot(x - sx, y - sy) / diag,
-            "facing_cos": math.cos(math.radians(f)),
-            "facing_sin": math.sin(math.radians(f)),
-            f"posture_{m.posture(uid).value}": 1.0,
-            "ap": ap.current / max(1, ap.maximum),
-            "health": self._health_fraction(uid),
-            "is_attacker": float(is_attacker),
-            "has_status": float(bool(h.status)),
-            "base": m.body(uid).base / 2.0,
-        }
+        f = math.radians(m.facing(uid))
+        row[_COL["present"]] = 1.0
+        row[_COL["alive"]] = float(alive)
+        row[_COL["is_self"]] = float(uid == me)
+        row[_COL["friend"]] = float(self._side_of[uid] == self._side_of[me])
+        row[_COL["x"]] = x / spec.width
+        row[_COL["y"]] = y / spec.height
+        row[_COL["dx"]] = (x - sx) / diag
+        row[_COL["dy"]] = (y - sy) / diag
+        row[_COL["distance"]] = math.hypot(x - sx, y - sy) / diag
+        row[_COL["facing_cos"]] = math.cos(f)
+        row[_COL["facing_sin"]] = math.sin(f)
+        row[_COL[f"posture_{m.posture(uid).value}"]] = 1.0
+        row[_COL["ap"]] = ap.current / max(1, ap.maximum)
+        row[_COL["health"]] = self._health_fraction(uid)
+        row[_COL["is_attacker"]] = float(is_attacker)
+        row[_COL["has_status"]] = float(bool(h.status))
+        row[_COL["base"]] = m.body(uid).base / 2.0
         if uid != me and alive and not m.health(me).out_of_action:
             seen = m.sight(me, uid)
             seer = m.sight(uid, me)
-            values["i_see_it"] = float(seen.visible)
-            values["its_cover_from_me"] = seen.cover_fraction
-            values["it_sees_me"] = float(seer.visible)
-            values["my_cover_from_it"] = seer.cover_fraction
-            values["my_arc_on_it"] = {"front": 0.0, "side": 0.5, "rear": 1.0}.get(str(seen.arc), 0.0)
-        for name, v in values.items():
-            row[UNIT_FEATURES.index(name)] = v
+            row[_COL["i_see_it"]] = float(seen.visible)
+            row[_COL["its_cover_from_me"]] = seen.cover_fraction
+            row[_COL["it_sees_me"]] = float(seer.visible)
+            row[_COL["my_cover_from_it"]] = seer.cover_fraction
+            row[_COL["my_arc_on_it"]] = _ARC_FEATURE.get(str(seen.arc), 0.0)
 
     # ---- actions -----------------------------------------------------------------------------
     def _require_match(self) -> Match:
@@ -499,22 +636,25 @@ class SkirmishEnv(AECEnv[str, dict[str, np.ndarray], int]):
 
     def legal_commands(self) -> dict[int, Any]:
         """Action -> command for the pending decision (empty when the match is over)."""
-        return dict(self._legal_actions())
+        return {a: opt.with_point(value) for a, (opt, value) in self._legal_actions().items()}
 
-    def _legal_actions(self) -> dict[int, Any]:
+    def _legal_actions(self) -> dict[int, tuple[Option, Any]]:
+        """Action -> (option, free value) of the pending decision, worked out once per decision
+        (``last()`` and ``step`` ask again); the command is ``option.with_point(value)``, built
+        only for the action taken."""
         m = self._require_match()
-        key = (len(m.log), len(m.commands))
-        if self._legal_key == key:
-            return self._legal
-        legal: dict[int, Any] = {}
-        self._validated = {}
         d = m.pending
+        # A decision is a value replaced by every change of the match: its identity is the key
+        # (kept alive by _legal_for, so the id is never reused while it is the key).
+        if self._legal_for is d and self._legal_match is m:
+            return self._legal
+        legal: dict[int, tuple[Option, Any]] = {}
         if m.outcome is None and d is not None:
             if d.kind == "turn":
                 self._turn_actions(d, legal)
             else:
                 self._reaction_actions(d, legal)
-        self._legal_key, self._legal = key, legal
+        self._legal_for, self._legal_match, self._legal = d, m, legal
         return legal
 
     def _weapon_slot(self, uid: str, weapon: str) -> int:
@@ -535,7 +675,7 @@ class SkirmishEnv(AECEnv[str, dict[str, np.ndarray], int]):
             registry.append(name)
         return registry.index(name)
 
-    def _turn_actions(self, d: Decision, legal: dict[int, Any]) -> None:
+    def _turn_actions(self, d: Decision, legal: dict[int, tuple[Option, Any]]) -> None:
         cat = self.catalogue
         m = self._require_match()
         pos = m.pos(d.unit)
@@ -543,21 +683,18 @@ class SkirmishEnv(AECEnv[str, dict[str, np.ndarray], int]):
         for opt in d.options:
             cmd = opt.command
             if isinstance(cmd, EndTurn):
-                legal[cat.end_turn] = cmd
+                legal[cat.end_turn] = (opt, None)
             elif isinstance(cmd, ChangePosture) and opt.point_field is None:
-                legal[cat.posture + POSTURES.index(Posture(cmd.posture))] = cmd
+                legal[cat.posture + POSTURES.index(Posture(cmd.posture))] = (opt, None)
             elif isinstance(cmd, Face) and opt.point_field == "degrees":
                 for k, deg in enumerate(DIRECTIONS):
-                    face = opt.with_point(deg)
-                    if matches(opt, face) is None:
-                        legal[cat.face + k] = face
+                    if _accepts(opt, deg):
+                        legal[cat.face + k] = (opt, deg)
             elif isinstance(cmd, Move) and opt.point_field == "to":
                 reach = float(opt.detail.get("max_len") or self._reach(opt, pos))
-                for k, point in enumerate(self._ray_points(opt, pos, reach, MOVE_RINGS)):
-                    self._offer(legal, cat.move + k, opt, point)
+                self._offer_all(legal, cat.move, opt, _ray_points(opt, pos, reach, MOVE_RINGS))
             elif isinstance(cmd, Step) and opt.point_field == "to":
-                for k, point in enumerate(self._ray_points(opt, pos, self._reach(opt, pos), (1.0,))):
-                    self._offer(legal, cat.step + k, opt, point)
+                self._offer_all(legal, cat.step, opt, _ray_points(opt, pos, self._reach(opt, pos), (1.0,)))
             elif isinstance(cmd, Attack) and opt.point_field is None:
                 enemies = self._enemies[d.unit]
                 if cmd.target not in enemies:
@@ -566,7 +703,7 @@ class SkirmishEnv(AECEnv[str, dict[str, np.ndarray], int]):
                 variant = variants.get(slot, 0)
                 variants[slot] = variant + 1
                 if slot[1] < WEAPON_SLOTS and variant < ATTACK_VARIANTS:
-                    legal[cat.attack_action(slot[0], slot[1], variant)] = cmd
+                    legal[cat.attack_action(slot[0], slot[1], variant)] = (opt, None)
             elif isinstance(cmd, Maneuver) and opt.point_field is None:
                 parts = cmd.name.split(":")
                 if len(parts) == 3 and parts[2] in self._enemies[d.unit]:
@@ -574,80 +711,120 @@ class SkirmishEnv(AECEnv[str, dict[str, np.ndarray], int]):
                     w_slot = self._weapon_slot(d.unit, parts[1])
                     if kind_slot < TARGETED_MANEUVER_SLOTS and w_slot < WEAPON_SLOTS:
                         t_slot = self._enemies[d.unit].index(parts[2])
-                        legal[cat.targeted_action(kind_slot, t_slot, w_slot)] = cmd
+                        legal[cat.targeted_action(kind_slot, t_slot, w_slot)] = (opt, None)
                 else:
                     slot_m = self._slot(self._maneuvers, cmd.name)
                     if slot_m < MANEUVER_SLOTS:
-                        legal[cat.maneuver + slot_m] = cmd
+                        legal[cat.maneuver + slot_m] = (opt, None)
 
-    def _reaction_actions(self, d: Decision, legal: dict[int, Any]) -> None:
+    def _reaction_actions(self, d: Decision, legal: dict[int, tuple[Option, Any]]) -> None:
         cat = self.catalogue
         m = self._require_match()
         pos = m.pos(d.unit)
         for j, opt in enumerate(d.options[:REACTION_SLOTS]):
             if opt.point_field is None:
                 if matches(opt, opt.command) is None:
-                    legal[cat.reaction_action(j, 0)] = opt.command
+                    legal[cat.reaction_action(j, 0)] = (opt, None)
                 continue
-            if opt.region is None or opt.region.is_empty:
+            if _region_empty(opt):
                 continue
             inside = opt.region.representative_point()
-            self._offer(legal, cat.reaction_action(j, 0), opt, (inside.x, inside.y))
-            for k, point in enumerate(self._ray_points(opt, pos, self._reach(opt, pos), (1.0,))):
-                self._offer(legal, cat.reaction_action(j, 1 + k), opt, point)
+            self._offer_all(legal, cat.reaction_action(j, 0), opt, [(inside.x, inside.y)])
+            rays = _ray_points(opt, pos, self._reach(opt, pos), (1.0,))
+            self._offer_all(legal, cat.reaction_action(j, 1), opt, rays)
 
-    def _offer(self, legal: dict[int, Any], action: int, opt: Option, candidate: _Candidate) -> None:
-        """Unmask ``action`` if the candidate point is legal for ``opt`` (validated once per point)."""
-        if candidate is None:
-            return
-        cmd = opt.with_point((float(candidate[0]), float(candidate[1])))
-        key = (id(opt), cmd)
-        ok = self._validated.get(key)
-        if ok is None:
-            ok = self._validated[key] = matches(opt, cmd) is None
-        if ok:
-            legal[action] = cmd
+    @staticmethod
+    def _offer_all(
+        legal: dict[int, tuple[Option, Any]], first: int, opt: Option, candidates: Sequence[_Candidate]
+    ) -> None:
+        """Unmask ``first + k`` for each legal candidate point ``k`` of ``opt``.
+
+        A validator with ``legal_many`` (the turn's move) judges them in one call; any other is
+        asked point by point (each distinct point once). Either way the verdict is the engine's
+        own for that command (:func:`_accepts`).
+        """
+        points = [(float(c[0]), float(c[1])) if c is not None else None for c in candidates]
+        todo = list(dict.fromkeys(p for p in points if p is not None))
+        if not all(math.isfinite(x) and math.isfinite(y) for x, y in todo):
+            ok = {p: matches(opt, opt.with_point(p)) is None for p in todo}
+        else:
+            many = getattr(opt.validate, "legal_many", None)
+            verdicts = many(todo) if many is not None else [_accepts(opt, p) for p in todo]
+            ok = dict(zip(todo, verdicts, strict=True))
+        for k, p in enumerate(points):
+            if p is not None and ok[p]:
+                legal[first + k] = (opt, p)
 
     @staticmethod
     def _reach(opt: Option, pos: tuple[float, float]) -> float:
-        """Farthest distance from ``pos`` to the option's region (its vertices)."""
+        """Farthest distance from ``pos`` to the option's region (its vertices); a clipped
+        disc's is remembered by its values (the step disc recurs: GEOS builds it to answer)."""
+        disc = _disc_of(opt)
+        if disc is None:
+            return SkirmishEnv._reference_reach(opt, pos)
+        return _remember(_REACH, (disc.key, pos), lambda: SkirmishEnv._reference_reach(opt, pos))
+
+    # ---- the reference mask ----------------------------------------------------------------
+    def reference_legal_commands(self) -> dict[int, Any]:
+        """Action -> command for the pending decision, worked out the plain slow way (the
+        environment's first version): every candidate point computed with GEOS alone, built as
+        a command and checked with :func:`game.core.commands.matches`, one by one. The
+        definition :meth:`legal_commands` must equal (the tests compare them). Attack and
+        maneuver slots have no point to judge: their entries are the fast table's, for each
+        option that ``matches`` accepts."""
+        m = self._require_match()
+        legal: dict[int, Any] = {}
+        d = m.pending
+        if m.outcome is not None or d is None:
+            return legal
+        cat = self.catalogue
+        pos = m.pos(d.unit)
+
+        def offer(action: int, opt: Option, candidate: _Candidate) -> None:
+            if candidate is not None:
+                cmd = opt.with_point((float(candidate[0]), float(candidate[1])))
+                if matches(opt, cmd) is None:
+                    legal[action] = cmd
+
+        if d.kind != "turn":
+            for j, opt in enumerate(d.options[:REACTION_SLOTS]):
+                if opt.point_field is None:
+                    if matches(opt, opt.command) is None:
+                        legal[cat.reaction_action(j, 0)] = opt.command
+                    continue
+                if opt.region is None or opt.region.is_empty:
+                    continue
+                inside = opt.region.representative_point()
+                offer(cat.reaction_action(j, 0), opt, (inside.x, inside.y))
+                reach = self._reference_reach(opt, pos)
+                for k, point in enumerate(_reference_ray_points(opt, pos, reach, (1.0,))):
+                    offer(cat.reaction_action(j, 1 + k), opt, point)
+            return legal
+        fast = self._legal_actions()
+        for opt in d.options:
+            cmd = opt.command
+            if isinstance(cmd, Face) and opt.point_field == "degrees":
+                for k, deg in enumerate(DIRECTIONS):
+                    face = opt.with_point(deg)
+                    if matches(opt, face) is None:
+                        legal[cat.face + k] = face
+            elif isinstance(cmd, Move) and opt.point_field == "to":
+                reach = float(opt.detail.get("max_len") or self._reference_reach(opt, pos))
+                for k, point in enumerate(_reference_ray_points(opt, pos, reach, MOVE_RINGS)):
+                    offer(cat.move + k, opt, point)
+            elif isinstance(cmd, Step) and opt.point_field == "to":
+                reach = self._reference_reach(opt, pos)
+                for k, point in enumerate(_reference_ray_points(opt, pos, reach, (1.0,))):
+                    offer(cat.step + k, opt, point)
+            elif opt.point_field is None and matches(opt, cmd) is None:
+                legal.update({a: o.command for a, (o, _) in fast.items() if o is opt})
+        return legal
+
+    @staticmethod
+    def _reference_reach(opt: Option, pos: tuple[float, float]) -> float:
         if opt.region is None or opt.region.is_empty:
             return 0.0
         return float(shapely.hausdorff_distance(SPoint(pos), opt.region))
-
-    @staticmethod
-    def _ray_points(
-        opt: Option, pos: tuple[float, float], reach: float, rings: Sequence[float]
-    ) -> list[_Candidate]:
-        """One candidate per (direction, ring): the farthest point of the ray inside the region.
-
-        The target is ``pos + reach * ring`` in each direction; if it is outside the
-        region the point backs off toward ``pos``; if the whole ray misses (a region
-        that does not contain ``pos``, like a retreat ring), the region's nearest point
-        to the target is used. Validation decides afterwards.
-        """
-        region = opt.region
-        out: list[_Candidate] = []
-        if region is None or region.is_empty or reach <= 0:
-            return [None] * (len(DIRECTIONS) * len(rings))
-        dirs = np.array([_unit_vector(d) for d in DIRECTIONS])
-        ring_arr = np.asarray(rings, dtype=float)
-        # (direction, ring, backoff) candidate points, tested in one vectorized call.
-        scale = reach * ring_arr[None, :, None] * _BACKOFF[None, None, :]
-        xs = pos[0] + dirs[:, 0, None, None] * scale
-        ys = pos[1] + dirs[:, 1, None, None] * scale
-        inside = shapely.contains_xy(region, xs.ravel(), ys.ravel()).reshape(xs.shape)
-        for k in range(len(DIRECTIONS)):
-            for r in range(len(rings)):
-                hits = np.flatnonzero(inside[k, r])
-                if hits.size:
-                    b = int(hits[0])
-                    out.append((float(xs[k, r, b]), float(ys[k, r, b])))
-                else:
-                    target = SPoint(float(xs[k, r, 0]), float(ys[k, r, 0]))
-                    near = nearest_points(region, target)[0]
-                    out.append((near.x, near.y))
-        return out
 
     # ---- stepping ------------------------------------------------------------------------------
     def step(self, action: int | None) -> None:
@@ -669,7 +846,8 @@ class SkirmishEnv(AECEnv[str, dict[str, np.ndarray], int]):
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
         first = len(m.log)
-        m.apply(legal[a])
+        opt, value = legal[a]
+        m.apply(opt.with_point(value))
         assert self.session is not None
         self.session.play()  # the opponents answer until a learning unit must decide (or the end)
         self._score(m.log.events[first:])
