@@ -21,7 +21,7 @@ import pytest
 
 from game.ai import tactics as t
 from game.ai.planner import reserve as rs
-from game.ai.planner.search import DEFAULT_BUDGET, make_planner, planner_policy
+from game.ai.planner.search import make_planner, planner_policy
 from game.core.commands import Decision, EndTurn, find_option
 from game.engine.view import MatchView
 from game.tools.batch import load_spec
@@ -311,10 +311,10 @@ def test_cortex_all_out_defence_in_a_crossfire():
     defences at +2 steps until its next turn; declaring actions instead costs a step on every
     defence. All-Out Defence is clearly best (over 24 sampled futures: -0.48 material, against
     -0.86 to -1.06 for every declaration), and the planner weighs it although all its scripts
-    declare actions. The search runs with 16 sampled futures per candidate (and 16 times
-    the default budget to play them): a line's dice decide more than the choice here, and with the
+    declare actions. The search runs with 16 sampled futures per candidate (and the budget
+    to play each line out, 16 commands): a line's dice decide more than the choice here, and with the
     default budget's one or two futures the noise picks."""
-    wise = make_planner(samples=16, budget=16 * DEFAULT_BUDGET)
+    wise = make_planner(samples=16, budget=16 * 4 * 16)  # 16 worlds x 4 candidates x 16 commands
     for s, d in _guard_turn("crossfire.yaml", "cortex"):
         for seed in (1, 2):  # two searches, each with its own sampled futures
             cmd = wise(s.view, d, np.random.default_rng(seed))

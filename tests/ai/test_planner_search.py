@@ -78,9 +78,9 @@ def test_no_search_where_the_scripts_agree(monkeypatch) -> None:  # type: ignore
     forks: list[int] = []
     real_fork = MatchView.fork
 
-    def counting_fork(self: MatchView, seed: int):  # type: ignore[no-untyped-def]
+    def counting_fork(self: MatchView, seed: int, *, synced: bool = False):  # type: ignore[no-untyped-def]
         forks.append(seed)
-        return real_fork(self, seed)
+        return real_fork(self, seed, synced=synced)
 
     monkeypatch.setattr(MatchView, "fork", counting_fork)
     with Session.start(spec, Setup(ruleset="gurps", seed=2), HUMAN) as s:
