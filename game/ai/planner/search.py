@@ -207,6 +207,8 @@ class SearchPlanner:
         o = self.options
         per_line = max(1, o.budget // (len(cands) * o.samples))
         held = HeldAp.of(view, decision.unit)
+        # Every line starts from this board (a clone is exact): its material is counted once.
+        before = material(view, side)
         start = time.perf_counter()
         totals = [0.0] * len(cands)
         counts = [0] * len(cands)
@@ -229,10 +231,10 @@ class SearchPlanner:
             used = 0
             for i, (_, cmd, script) in enumerate(cands):
                 line_rng = np.random.default_rng(seed)
-                value, n = self.play_line(
+                after, n = self.play_line(
                     view, decision, side, cmd, script, seed, per_line, line_rng, held, opponent
                 )
-                totals[i] += value
+                totals[i] += after - before
                 counts[i] += 1
                 used += n
             spent += used
@@ -271,9 +273,10 @@ class SearchPlanner:
         held: HeldAp | None = None,
         opponent: Script | None = None,
     ) -> tuple[float, int]:
-        """The material change for ``side`` of applying ``cmd`` in a clone with dice seeded by
-        ``seed``, then playing on (see the module doc) for at most ``nodes`` commands, plus (with
-        ``held``) the worth of the AP the deciding unit holds at the line's end."""
+        """(``side``'s material at the end of the line, the commands it played): ``cmd`` applied
+        in a clone with dice seeded by ``seed``, then play on (see the module doc) for at most
+        ``nodes`` commands; with ``held``, the worth of the AP the deciding unit holds at the
+        line's end is added. The line's value is that material less the board's."""
         uid = decision.unit
         clone = view.fork(seed, synced=self.options.synced_dice)
         # One view of the clone for the whole line, given what the policies already read of the
@@ -281,7 +284,6 @@ class SearchPlanner:
         cv = MatchView(clone)
         t.inherit_memo(cv, view)
         inherit_facts(cv, view)
-        before = material(cv, side)
         clone.apply(cmd)
         # The turn the decision belongs to: the deciding unit's own, or (a reaction) the active one's.
         turn_of = view.active
@@ -303,7 +305,7 @@ class SearchPlanner:
             own = pending.unit == uid and pending.kind == "turn" and turns_ended == 0
             if own:
                 policy = script
-            elif opponent is not None and clone_side(cv, pending.unit) != side:
+            elif opponent is not None and cv.unit(pending.unit).side != side:
                 policy = opponent
             else:
                 policy = self._default
@@ -313,7 +315,7 @@ class SearchPlanner:
         if held is not None and clone.outcome is None:
             after += held.worth(cv, acted, clone.round != start_round)
         clone.close()
-        return after - before, used
+        return after, used
 
 
 class HeldAp:
@@ -360,10 +362,6 @@ class HeldAp:
             c_react=self.c_react,
             dodges=later,
         )
-
-
-def clone_side(view: MatchView, uid: str) -> str:
-    return str(view.unit(uid).side)
 
 
 def _is_point_option(opt: Option) -> bool:
