@@ -22,7 +22,7 @@ import pytest
 from game.ai import tactics as t
 from game.ai.planner import reserve as rs
 from game.ai.planner.search import make_planner, planner_policy
-from game.core.commands import Decision, EndTurn, find_option
+from game.core.commands import Decision, EndTurn, Move, find_option
 from game.engine.view import MatchView
 from game.tools.batch import load_spec
 from game.tools.invariants import check
@@ -289,19 +289,25 @@ def _guard_turn(fixture: str, ruleset: str, seed: int = 1) -> Iterator[tuple[Ses
 def test_gurps_all_out_defence_when_cornered():
     """GURPS, tests/fixtures/scenarios/cornered.yaml: the guard's knife cannot get through the
     brute's DR 12 (its attack option's own odds: no chance to hurt), walls close the alcove on
-    three sides and the brute the fourth, and the brute's blow can take the guard out. Nothing
-    the guard does hurts the brute; defending better is what changes the fight: the planner's
-    turn ends in All-Out Defence (Double Defence, a second defence when the first fails). It may
-    step first (a free step in GURPS: the search found that a step toward the alcove's open
-    side leaves room to retreat, +3 to the Dodge, which All-Out Defence alone in the corner lacks)."""
-    for s, d in _guard_turn("cornered.yaml", "gurps"):
-        taken = []
-        while d is not None and d.kind == "turn" and d.unit == "guard":
-            cmd = _planner_answers(s, d)
-            taken.append(cmd)
-            s.apply(cmd)
-            d = s.match.pending
-        assert any(getattr(c, "name", None) == "all_out_defence" for c in taken), taken
+    three sides and a cart the fourth behind the brute, and the brute's blow can take the guard
+    out. Nothing the guard does hurts the brute; defending better is what changes the fight: the
+    planner's turn ends in All-Out Defence (Double Defence, a second defence when the first
+    fails), in three searches with their own sampled futures. It may step first (a free step in
+    GURPS: a step leaves room to retreat, +3 to the Dodge, which All-Out Defence alone in the
+    corner lacks). With the alcove's mouth open a blow was the better choice, and the search
+    was right: parrying or dodging it, the brute retreated a yard out of reach and, played by
+    ``cautious``, walked off to cover instead of striking (over 60 sampled futures the guard fell
+    in 13 after All-Out Defence, in 2 after the blow); the cart leaves it no room to."""
+    for search in range(3):  # three searches, each with its own sampled futures
+        for s, d in _guard_turn("cornered.yaml", "gurps"):
+            taken = []
+            while d is not None and d.kind == "turn" and d.unit == "guard":
+                cmd = planner_policy(s.view, d, np.random.default_rng(search))
+                find_option(d, cmd)
+                taken.append(cmd)
+                s.apply(cmd)
+                d = s.match.pending
+            assert any(getattr(c, "name", None) == "all_out_defence" for c in taken), (search, taken)
 
 
 def test_cortex_all_out_defence_in_a_crossfire():
@@ -320,3 +326,34 @@ def test_cortex_all_out_defence_in_a_crossfire():
             cmd = wise(s.view, d, np.random.default_rng(seed))
             find_option(d, cmd)
             assert getattr(cmd, "name", None) == "all_out_defence", (seed, cmd)
+
+
+def test_cortex_runs_out_of_sight():
+    """Cortex, tests/fixtures/scenarios/sprint.yaml: the guard stands in the open before three
+    crossbowmen across a stream its knife cannot cross; nothing it does hurts them, and the only
+    place out of their sight is behind the wall, 11.4" of path away: beyond a hustle (10", one
+    action) and within most runs (two actions, 30 ft + the rolled Agility + Athletics/Running,
+    10.7" to 14"). The planner declares at least two actions and runs (a move priced at the run's
+    two actions) to the wall's lee (out of every crossbowman's sight where the roll reached). The
+    ``withdraw`` script proposes it; the search plays each line on until all three crossbowmen
+    have shot (``horizon=3``: the default sees only the next one, and one bolt barely tells hiding
+    from crouching in the open), over 8 sampled futures a candidate."""
+    wise = make_planner(samples=8, budget=8 * 6 * 16, horizon=3)
+    for seed in (1, 2, 3):
+        for s, d in _guard_turn("sprint.yaml", "cortex", seed):
+            since = s.view.event_count
+            taken = []
+            while d is not None and d.kind == "turn" and d.unit == "guard" and len(taken) < 4:
+                cmd = wise(s.view, d, np.random.default_rng(seed))
+                find_option(d, cmd)
+                taken.append(cmd)
+                s.apply(cmd)
+                d = s.match.pending
+                if isinstance(cmd, Move):
+                    break  # the run made (or not): what is asked
+            names = [getattr(c, "name", "") for c in taken]
+            declared = [int(n.split(":")[1]) for n in names if n.startswith("declare:")]
+            assert declared and declared[0] >= 2, (seed, taken)
+            runs = [e for e in s.view.events(since) if e["type"] == "move" and e["unit"] == "guard"]
+            assert runs and runs[0]["ap"] >= 2 and runs[0]["length"] > 10.0, (seed, taken, runs)
+            assert runs[0]["to"][0] < 5.0, (seed, runs)  # behind the wall's line

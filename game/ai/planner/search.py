@@ -66,6 +66,7 @@ from game.ai.planner import trace
 from game.ai.planner.facts import inherit_facts, log_facts
 from game.ai.planner.onestep import Planner as OneStep
 from game.ai.planner.react import REACH, action_worth
+from game.ai.planner.withdraw import withdraw_policy
 from game.core.commands import Attack, Command, Decision, EndTurn, Face, Maneuver, Move, Option, Step
 from game.engine.view import MatchView
 
@@ -125,8 +126,18 @@ class SearchOptions(BaseModel):
     )
 
 
+#: Scripts whose proposal is a candidate only when it is one of these commands: ``withdraw``'s
+#: other answers (staying put, a posture, its reactions: ``cautious``'s) are no plan of its own.
+ONLY_PROPOSES: dict[str, tuple[type, ...]] = {"withdraw": (Move, Maneuver)}
+
+
 def _portfolio() -> list[tuple[str, Script]]:
-    return [("planner1", OneStep()), ("cautious", cautious_policy), ("aggressive", aggressive_policy)]
+    return [
+        ("planner1", OneStep()),
+        ("cautious", cautious_policy),
+        ("aggressive", aggressive_policy),
+        ("withdraw", withdraw_policy),
+    ]
 
 
 def material(view: MatchView, side: str) -> float:
@@ -158,10 +169,16 @@ class SearchPlanner:
     def proposals(
         self, view: Any, decision: Decision, rng: np.random.Generator
     ) -> list[tuple[str, Command, Script]]:
-        """What each script of the portfolio would play, distinct commands only, planner1's first."""
+        """What each script of the portfolio would play, distinct commands only, planner1's first
+        (``withdraw`` only where it gets away: a move or a declaration to move, see
+        :data:`ONLY_PROPOSES`)."""
         out: list[tuple[str, Command, Script]] = []
         for name, script in self._scripts:
+            if name in ONLY_PROPOSES and decision.kind != "turn":
+                continue
             cmd = script(view, decision, rng)
+            if name in ONLY_PROPOSES and not isinstance(cmd, ONLY_PROPOSES[name]):
+                continue
             if not any(_same(cmd, c) for _, c, _ in out):
                 out.append((name, cmd, script))
         return out
