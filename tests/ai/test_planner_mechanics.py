@@ -335,10 +335,11 @@ def test_cortex_runs_out_of_sight():
     action) and within most runs (two actions, 30 ft + the rolled Agility + Athletics/Running,
     10.7" to 14"). The planner declares at least two actions and runs (a move priced at the run's
     two actions) to the wall's lee (out of every crossbowman's sight where the roll reached). The
-    ``withdraw`` script proposes it; the search plays each line on until all three crossbowmen
-    have shot (``horizon=3``: the default sees only the next one, and one bolt barely tells hiding
-    from crouching in the open), over 8 sampled futures a candidate."""
-    wise = make_planner(samples=8, budget=8 * 6 * 16, horizon=3)
+    ``withdraw`` script proposes it (``withdraw=True``: off by default); the search plays each
+    line on until all three crossbowmen have shot (``horizon=3``: the default sees only the next
+    one, and one bolt barely tells hiding from crouching in the open), over 8 sampled futures a
+    candidate."""
+    wise = make_planner(samples=8, budget=8 * 6 * 16, horizon=3, withdraw=True)
     for seed in (1, 2, 3):
         for s, d in _guard_turn("sprint.yaml", "cortex", seed):
             since = s.view.event_count

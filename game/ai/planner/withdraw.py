@@ -5,7 +5,8 @@ advances from cover to cover, ``planner1`` weighs each command one ply deep); no
 breaks contact, so a search over their proposals never weighs getting away: a unit that cannot
 hurt anyone in reach, a wounded one, one caught in the open by more guns than it can answer.
 This script proposes exactly that, and the search (:mod:`game.ai.planner.search`) decides by
-playing it forward whether it pays.
+playing it forward whether it pays (with the planner option ``withdraw``; off by default, see
+docs/ai.md for what it costs).
 
 Contract: ``withdraw_policy(view, decision, rng)`` returns a legal command of ``decision``;
 reactions go to the shared :func:`game.ai.reactions.react`. On its own turn:
