@@ -174,14 +174,14 @@ def _defend(view: MatchView, decision: Decision, rng: np.random.Generator) -> Co
         score = defence_score(view, opt, uid) - spent_bonus_cost(decision.options, opt, s, q_melee, q_any)
         if getattr(opt.command, "drop", False):
             if threat_here is None:
-                threat_here = _threat_here(view, uid)
+                threat_here = t.threat_now(view, uid)
             score += RETREAT_COVER_WEIGHT * (threat_here - _threat_lying(view, uid))
         point: t.Point | None = None
         if opt.point_field is not None:
             if opt.region is None:
                 continue  # a free number in a defence: not something this policy can weigh
             if threat_here is None:
-                threat_here = _threat_here(view, uid)
+                threat_here = t.threat_now(view, uid)
             key = (id(opt.lazy_region or opt.region), id(opt.validate))
             if key not in points:
                 points[key] = best_cover_point(view, uid, opt, rng)
@@ -199,13 +199,8 @@ def _defend(view: MatchView, decision: Decision, rng: np.random.Generator) -> Co
     return opt.with_point(point) if opt.point_field is not None else opt.command
 
 
-def _threat_here(view: MatchView, uid: str) -> float:
-    cover, weights = t.exposure_now(view, uid)
-    return float(((1.0 - cover) * weights).sum())
-
-
 def _threat_lying(view: MatchView, uid: str) -> float:
-    """:func:`_threat_here` if ``uid`` lay prone where it stands."""
+    """`tactics.threat_now` if ``uid`` lay prone where it stands."""
     unit = t.me(view, uid)
     _, rows = t.enemy_rows(view, uid)
     here = np.array([unit.xy])

@@ -554,6 +554,13 @@ def exposure_now(view: MatchView, uid: str) -> tuple[np.ndarray, np.ndarray]:
     return cover, distance_weights(np.array([unit.xy]), view, rows)[0]
 
 
+def threat_now(view: MatchView, uid: str) -> float:
+    """The weighted threat (:func:`threat`) where ``uid`` stands now, from the match's cached
+    sight facts (:func:`exposure_now`)."""
+    cover, weights = exposure_now(view, uid)
+    return float(((1.0 - cover) * weights).sum())
+
+
 def cover_here(view: MatchView, uid: str, ids: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     """:func:`cover_matrix` for the one point where ``uid`` stands, at its current height,
     against the enemies ``ids``, read from the match's cached sight facts (no kernel call):

@@ -127,11 +127,6 @@ def _scores(view: MatchView, uid: str, pts: np.ndarray) -> np.ndarray:
     return np.asarray(threat + DISTANCE_COST * moved)
 
 
-def _threat_here(view: MatchView, uid: str) -> float:
-    cover, weights = t.exposure_now(view, uid)
-    return float(((1.0 - cover) * weights).sum())
-
-
 def _disc(view: MatchView, centre: t.Point, reach: float, rng: np.random.Generator) -> np.ndarray:
     """Uniform samples of the disc of ``reach`` around ``centre`` (the map's inside)."""
     r = reach * np.sqrt(rng.random(SAMPLES))
@@ -157,7 +152,7 @@ def declare_for_spot(view: MatchView, decision: Decision, rng: np.random.Generat
     if len(pts) == 0:
         return None
     score = _scores(view, uid, pts)
-    stay = _threat_here(view, uid)
+    stay = t.threat_now(view, uid)
     order = [int(i) for i in np.lexsort((np.arange(len(pts)), score)) if score[i] <= stay - GAIN]
     for i in order[:PATH_TRIES]:
         length = view.path_length(uid, (float(pts[i, 0]), float(pts[i, 1])))
@@ -189,7 +184,7 @@ def withdraw_policy(view: MatchView, decision: Decision, rng: np.random.Generato
             pts = np.concatenate([corners, t.candidates(move, rng, SAMPLES)])
             if len(pts):
                 score = _scores(view, uid, pts)
-                stay = _threat_here(view, uid)
+                stay = t.threat_now(view, uid)
                 moved = np.hypot(pts[:, 0] - unit.xy[0], pts[:, 1] - unit.xy[1])
                 ok = np.flatnonzero((score <= stay - GAIN) & (moved >= 0.05))
                 if len(ok):
