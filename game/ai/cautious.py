@@ -198,7 +198,7 @@ def outnumbers(view: MatchView, uid: str) -> bool:
 def exposed_here(view: MatchView, uid: str) -> float:
     """The mean threat (see :func:`score_points`) where ``uid`` stands now."""
     cover, weights = t.exposure_now(view, uid)
-    return float(((1.0 - cover) * weights).sum() / len(cover)) if len(cover) else 0.0
+    return float(t.threat(cover[None, :], weights[None, :])[0]) / len(cover) if len(cover) else 0.0
 
 
 def _approach_points(view: MatchView, uid: str, reach: float) -> list[t.Point]:

@@ -558,7 +558,7 @@ def threat_now(view: MatchView, uid: str) -> float:
     """The weighted threat (:func:`threat`) where ``uid`` stands now, from the match's cached
     sight facts (:func:`exposure_now`)."""
     cover, weights = exposure_now(view, uid)
-    return float(((1.0 - cover) * weights).sum())
+    return float(threat(cover[None, :], weights[None, :])[0])
 
 
 def cover_here(view: MatchView, uid: str, ids: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
