@@ -42,3 +42,22 @@ def test_held_ap_pay_one_reaction_per_enemy_most_dangerous_first():
     got = rs.held_worth(np.array([2.0, 5.0]), 1, dodges)
     assert got == pytest.approx([0.6, 0.3])
     assert rs.held_worth(np.array([2.0, 2.0]), 3, dodges) == pytest.approx([0.0, 0.0])
+
+
+def test_a_unit_without_a_shot_here_still_prices_the_step_and_shot_it_would_buy():
+    """4 AP before its turn, no shot from where it stands (the least action worth) but one after a
+    1-AP step: a 3-AP dodge leaves 1 AP and costs that step-and-shot; a 1-AP dodge leaves 3, still
+    enough for the step and the shot, and costs only the spare AP. Without the step the two prices
+    were nearly the same (both the least action's worth)."""
+    here, moved = 0.1, 0.4
+    kw = {"turn": True, "attack": here, "dodges": [], "moved_attack": moved, "c_move": 1, **POOL}
+    three = rs.reaction_price(4, 3, **kw)
+    one = rs.reaction_price(4, 1, **kw)
+    assert three == pytest.approx(moved)  # 4 AP: step, shot and a spare AP; 1 AP: the spare AP
+    assert one == pytest.approx(rs.MOVE_AP)
+    blind = {k: v for k, v in kw.items() if k not in ("moved_attack", "c_move")}
+    assert rs.reaction_price(4, 3, **blind) < three / 2
+    # A move that buys a worse shot than the one here is never taken.
+    assert rs.ap_worth(4, c_react=3, **{**kw, "attack": 0.5, "moved_attack": 0.3}) == pytest.approx(
+        0.5 * (1 + rs.SECOND_ATTACK)
+    )

@@ -175,13 +175,59 @@ def ap_pricer(view: Any, uid: str, attacker: Any) -> Callable[[int], float]:
     p = log_facts(view).defence_chance(uid)
     index = {e: k for k, e in enumerate(b.enemies)}
     dodges = [p * float(here.mine_e[0, index[e]]) for e in later if e in index]
-    attack = action_worth(float(here.offence[0])) if turn else 0.0
+    attack, moved, c_move = turn_attacks(view, b, float(here.offence[0])) if turn else (0.0, 0.0, 0)
     c_attack = rs.attack_cost(view, uid)
 
     def price(cost: int) -> float:
-        return rs.reaction_price(a, cost, turn=turn, attack=attack, c_attack=c_attack, dodges=dodges)
+        return rs.reaction_price(
+            a,
+            cost,
+            turn=turn,
+            attack=attack,
+            c_attack=c_attack,
+            dodges=dodges,
+            moved_attack=moved,
+            c_move=c_move,
+        )
 
     return price
+
+
+def inches_per_ap(view: Any, uid: str) -> float:
+    """The longest move one AP buys ``uid`` now, as ``view.move_ap_cost`` prices it (0: moves do
+    not cost one AP, or none is possible)."""
+    if view.move_ap_cost(uid, 1e-3) != 1:
+        return 0.0
+    lo, hi = 1e-3, 64.0
+    if view.move_ap_cost(uid, hi) == 1:
+        return hi
+    for _ in range(16):
+        mid = 0.5 * (lo + hi)
+        if view.move_ap_cost(uid, mid) == 1:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def turn_attacks(view: Any, b: ev.Board, offence_here: float) -> tuple[float, float, int]:
+    """What the first attack of the unit's own turn is worth: (from where it stands,
+    :func:`action_worth`; after a one-AP move towards its quarry, the turn planner's estimate
+    ``ATTACK_DISCOUNT`` × the best offence along that way; that move's AP, 0 if none is priced).
+    A unit in cover with no shot from where it stands still buys one with a step and an attack:
+    AP held for a reaction give that up as well."""
+    # onestep imports this module: its path helpers are imported here, at call time.
+    from game.ai.planner.onestep import ATTACK_DISCOUNT, approach_points
+
+    attack = action_worth(offence_here)
+    per_ap = inches_per_ap(view, b.uid)
+    if per_ap <= 0.0:
+        return attack, 0.0, 0
+    pts, _ = approach_points(view, b, per_ap)
+    if len(pts) == 0:
+        return attack, 0.0, 0
+    moved = ATTACK_DISCOUNT * float(ev.score_points(view, b, pts).offence.max())
+    return attack, moved, 1
 
 
 def _defence_why(opt: Option) -> tuple[str, ...]:

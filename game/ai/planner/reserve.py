@@ -11,7 +11,9 @@ the enemies still to act this round (one each: a reaction answers one enemy's tu
 is the best split of ``a`` AP between them:
 
 - ``k`` attacks of the own turn, the first worth ``attack``, each further one ``SECOND_ATTACK`` of
-  the one before (the turn planner's own discount, game.ai.planner.onestep);
+  the one before (the turn planner's own discount, game.ai.planner.onestep); or, where a move of
+  ``c_move`` AP first buys a better shot (``moved_attack``: the turn planner's estimate of an
+  attack after a move), those AP and then ``k`` attacks from there;
 - ``n = (a − k × attack cost) // reaction cost`` reactions, at most one per enemy still to act,
   against the most dangerous of them: each worth its incoming worth × the unit's defence chance;
 - every AP left over is worth :data:`MOVE_AP` (a step to a better place).
@@ -70,21 +72,30 @@ def ap_worth(
     c_attack: int | None,
     c_react: int,
     dodges: Sequence[float],
+    moved_attack: float = 0.0,
+    c_move: int = 0,
 ) -> float:
     """The best split of ``a`` AP between own-turn attacks and reactions (see the module doc).
 
-    ``dodges``: the worth of one reaction against each enemy still to act, any order."""
+    ``dodges``: the worth of one reaction against each enemy still to act, any order.
+    ``moved_attack``: the worth of the first attack if the turn first moves ``c_move`` AP towards a
+    better firing point (its further attacks from there, each half the one before); a unit with
+    no shot from where it stands would still buy one with a step and an attack."""
     if a <= 0:
         return 0.0
     ranked = sorted((d for d in dodges if d > 0), reverse=True)
     best = 0.0
-    max_k = a // c_attack if (turn and c_attack and attack > 0) else 0
-    for k in range(max_k + 1):
-        rest = a - k * (c_attack or 0)
-        v = attack * sum(SECOND_ATTACK**i for i in range(k))
-        n = min(len(ranked), rest // c_react) if c_react > 0 else 0
-        v += sum(ranked[:n]) + MOVE_AP * (rest - n * c_react if c_react > 0 else rest)
-        best = max(best, v)
+    openings = [(0, attack)]
+    if c_move > 0 and moved_attack > attack:
+        openings.append((c_move, moved_attack))
+    for move, first in openings:
+        max_k = (a - move) // c_attack if (turn and c_attack and first > 0 and a > move) else 0
+        for k in range(max_k + 1):
+            rest = a - k * (c_attack or 0) - (move if k else 0)
+            v = first * sum(SECOND_ATTACK**i for i in range(k))
+            n = min(len(ranked), rest // c_react) if c_react > 0 else 0
+            v += sum(ranked[:n]) + MOVE_AP * (rest - n * c_react if c_react > 0 else rest)
+            best = max(best, v)
     return best
 
 
@@ -96,13 +107,22 @@ def reaction_price(
     attack: float,
     c_attack: int | None,
     dodges: Sequence[float],
+    moved_attack: float = 0.0,
+    c_move: int = 0,
 ) -> float:
     """Worth the unit gives up by paying ``cost`` of its ``a`` AP for a reaction now."""
     if cost <= 0:
         return 0.0
     if cost > a:
         return math.inf
-    kw: dict[str, Any] = {"turn": turn, "attack": attack, "c_attack": c_attack, "c_react": cost}
+    kw: dict[str, Any] = {
+        "turn": turn,
+        "attack": attack,
+        "c_attack": c_attack,
+        "c_react": cost,
+        "moved_attack": moved_attack,
+        "c_move": c_move,
+    }
     return ap_worth(a, dodges=dodges, **kw) - ap_worth(a - cost, dodges=dodges, **kw)
 
 

@@ -65,7 +65,7 @@ from game.ai.planner import reserve as rs
 from game.ai.planner import trace
 from game.ai.planner.facts import inherit_facts, log_facts
 from game.ai.planner.onestep import Planner as OneStep
-from game.ai.planner.react import REACH, action_worth
+from game.ai.planner.react import REACH, turn_attacks
 from game.ai.planner.withdraw import withdraw_policy
 from game.core.commands import Attack, Command, Decision, EndTurn, Face, Maneuver, Move, Option, Step
 from game.engine.view import MatchView
@@ -357,7 +357,7 @@ class HeldAp:
         self.acted = set(facts.acted)
         b = ev.board(view, None, uid, REACH)
         here = ev.score_points(view, b, np.array([b.me.xy]), here=True)
-        self.attack = action_worth(float(here.offence[0]))
+        self.attack, self.moved_attack, self.c_move = turn_attacks(view, b, float(here.offence[0]))
         p = facts.defence_chance(uid)
         self.dodge = {e: p * float(here.mine_e[0, k]) for k, e in enumerate(b.enemies)}
 
@@ -383,6 +383,8 @@ class HeldAp:
             c_attack=self.c_attack,
             c_react=self.c_react,
             dodges=later,
+            moved_attack=self.moved_attack,
+            c_move=self.c_move,
         )
 
 
