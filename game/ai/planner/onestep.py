@@ -37,7 +37,6 @@ uniform samples of the move region per turn decision: more samples, better point
 
 from __future__ import annotations
 
-import itertools
 import math
 import weakref
 from dataclasses import dataclass
@@ -52,6 +51,7 @@ from game.ai import tactics as t
 from game.ai.planner import evaluate as ev
 from game.ai.planner import reserve as rs
 from game.ai.planner import trace
+from game.ai.planner.approach import ATTACK_DISCOUNT, approach_points, quarry
 from game.ai.planner.facts import log_facts
 from game.ai.planner.react import react
 from game.ai.points import sampling_region
@@ -66,8 +66,6 @@ OFFENCE = 0.6
 INCOMING = 1.0
 #: Weight of the approach term (closing with the enemies worth attacking).
 APPROACH = 0.15
-#: An attack after moving, with odds estimated from the board, counts this much of its estimate.
-ATTACK_DISCOUNT = 0.8
 #: A further attack this turn (when the AP allow it) counts this much of the best attack now.
 SECOND_ATTACK = 0.5
 #: A setup maneuver counts this much of the attack it promises for next turn.
@@ -90,7 +88,6 @@ LOW_POSTURE_COST = {
 }
 #: Samples of the step region, and points on the way to the enemy worth approaching.
 STEP_SAMPLES = 6
-APPROACH_POINTS = 4
 #: How far an enemy is assumed to move when nothing tells (inches).
 DEFAULT_REACH = 6.0
 #: A lower posture is weighed only where the attacks expected on the unit exceed this (worth).
@@ -245,61 +242,6 @@ def pressure(view: Any) -> float:
     return float(min(1.0, max(0.0, (view.round - 0.5 * limit) / (0.5 * limit))))
 
 
-def quarry(b: ev.Board) -> int | None:
-    """Index of the enemy worth approaching most (chance × worth of a hit, nearer counting more)."""
-    if len(b.enemies) == 0:
-        return None
-    here = b.me.xy
-    d = np.hypot(b.exy[:, 0] - here[0], b.exy[:, 1] - here[1])
-    worth = np.maximum(b.pot, b.melee) * ev.loss(b.eh, b.share) / (1.0 + d / ev.APPROACH_SCALE)
-    return int(np.argmax(worth))
-
-
-def approach_points(view: Any, b: ev.Board, reach: float, path: bool = True) -> tuple[np.ndarray, np.ndarray]:
-    """Points on the shortest free path towards the :func:`quarry` (straight if there is none, or
-    without ``path``: a unit with a worthwhile attack does not need the way round), at fractions
-    of ``reach``, and how far along the way each one is (inches)."""
-    j = quarry(b)
-    if j is None or not math.isfinite(reach) or reach <= 0:
-        return np.empty((0, 2)), np.empty(0)
-    goal = (float(b.exy[j, 0]), float(b.exy[j, 1]))
-    stop = b.me.base + float(b.ebase[j]) + 0.05
-    line = [b.me.xy, goal]
-    if path:
-        # The way round obstacles only where the straight line is blocked (a path search costs
-        # milliseconds, the swept-disc test microseconds).
-        end = t.along(line, reach, stop + 0.1)
-        if not view.segment_clear(b.uid, b.me.xy, end):
-            line = _route(view, b, goal, b.enemies[j]) or line
-    pts, along = [], []
-    for i in range(APPROACH_POINTS):
-        want = reach * (i + 1) / APPROACH_POINTS
-        p = t.along(line, want, stop)
-        pts.append(p)
-        along.append(min(want, max(0.0, _length(line) - stop)))
-    return np.round(np.asarray(pts, dtype=np.float64), t.POINT_DECIMALS), np.asarray(along)
-
-
-#: Routes found, per view: (unit, from, to, every unit's centre) -> the path's points.
-_ROUTES: weakref.WeakKeyDictionary[Any, dict[tuple[Any, ...], list[t.Point] | None]] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-def _route(view: Any, b: ev.Board, goal: t.Point, ignore: str) -> list[t.Point] | None:
-    """The points of :func:`game.ai.tactics.route` to ``goal``, remembered while no unit moves."""
-    memo = _ROUTES.get(view)
-    if memo is None:
-        memo = _ROUTES[view] = {}
-    key = (b.uid, b.me.xy, goal, ignore, view.table.xy.tobytes())
-    if key not in memo:
-        if len(memo) >= 256:
-            memo.clear()
-        way = t.route(view, b.me, goal, ignore=ignore)
-        memo[key] = list(way.points) if way is not None else None
-    return memo[key]
-
-
 def move_costs(view: Any, uid: str, lengths: np.ndarray, per_ap: float, ap: int) -> np.ndarray:
     """AP each move of ``lengths`` inches costs now (inf: beyond this turn's reach), as
     ``view.move_ap_cost`` prices it. When the ruleset prices one AP per ``per_ap`` inches begun
@@ -320,10 +262,6 @@ def move_costs(view: Any, uid: str, lengths: np.ndarray, per_ap: float, ap: int)
         got = view.move_ap_cost(uid, length)
         out[j] = math.inf if got is None else float(got)
     return out
-
-
-def _length(line: list[t.Point]) -> float:
-    return float(sum(math.dist(a, c) for a, c in itertools.pairwise(line)))
 
 
 def _facing_towards(b: ev.Board, sc: ev.PointScores, j: int) -> float | None:

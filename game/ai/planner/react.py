@@ -39,6 +39,7 @@ from game.ai import tactics as t
 from game.ai.planner import evaluate as ev
 from game.ai.planner import reserve as rs
 from game.ai.planner import trace
+from game.ai.planner.approach import ATTACK_DISCOUNT, approach_points
 from game.ai.planner.facts import log_facts
 from game.core.commands import Decision, Option
 
@@ -216,9 +217,6 @@ def turn_attacks(view: Any, b: ev.Board, offence_here: float) -> tuple[float, fl
     ``ATTACK_DISCOUNT`` × the best offence along that way; that move's AP, 0 if none is priced).
     A unit in cover with no shot from where it stands still buys one with a step and an attack:
     AP held for a reaction give that up as well."""
-    # onestep imports this module: its path helpers are imported here, at call time.
-    from game.ai.planner.onestep import ATTACK_DISCOUNT, approach_points
-
     attack = action_worth(offence_here)
     per_ap = inches_per_ap(view, b.uid)
     if per_ap <= 0.0:
