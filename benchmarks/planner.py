@@ -7,6 +7,8 @@ Usage::
         --tables --workers 2                            # 2000 battles: the figures in docs/ai.md
     .venv/bin/python benchmarks/planner.py --scenario village-battle --seeds 1 \
         --opponent cautious --opponent aggressive       # the 40v40 village, measured apart
+    .venv/bin/python benchmarks/planner.py --seeds 8 --opponent aggressive --cells --workers 2
+                                                        # a row per scenario and ruleset
     .venv/bin/python benchmarks/planner.py --budget 4   # the budget knob (planner.budget)
     .venv/bin/python benchmarks/planner.py --planner-option samples=4   # any planner option
     .venv/bin/python benchmarks/planner.py --clone-cost # what one look-ahead copy of a match costs
@@ -18,15 +20,22 @@ others together, so it is measured on its own with ``--scenario``) under every r
 is timed with ``time.process_time`` (CPU time of the process playing the battle: a busy host
 slows both policies alike, so compare them in one run, as here); a policy's CPU per battle is the
 sum of its own calls over the battles, divided by the number of battles. The engine's own work
-(applying commands, posing decisions) belongs to neither and is left out. The last lines are, one
+(applying commands, posing decisions) belongs to neither and is left out. The last lines are, two
 per opponent::
 
+    battle CPU: planner vs cautious <ms> ms/battle, cautious vs cautious <ms>, ratio <r>x (...)
     planner: <ms> ms/battle, cautious <ms>, ratio <r>x, win rate vs cautious <p>
 
-with the win rate among decisive battles and its 95 % Wilson interval. The issue's bound is a
-ratio of at most 5 against ``cautious`` at the default budget. ``--tables`` first prints the
-planner's win rates per ruleset and per scenario against each opponent (Markdown, with Wilson
-intervals); ``--workers`` plays the battles in that many processes (the results are the same).
+the first the whole battle's CPU (engine included) against the same battle played by ``cautious``
+on both sides, the issue's measure (at most 20x at the default budget), the second the policies'
+own calls, with the win rate among decisive battles and its 95 % Wilson interval.
+
+``--tables`` first prints the planner's win rates per ruleset and per scenario against each
+opponent (Markdown, with Wilson intervals); ``--cells`` a row per scenario and ruleset, with how
+many seeds the side decided (the planner won on one side and lost on the other: whoever played,
+that side won; a cell decided so on every seed sits at 50 % whatever the policies do, and fair
+coins would split half the seeds); ``--workers`` plays the battles in that many processes (the
+results are the same).
 
 ``--clone-cost`` measures instead what a search over copies of the match would pay for each
 copy, on the 5v5 map after 60 commands under every ruleset: rebuilding the match from its seed
@@ -185,6 +194,47 @@ def table(results: list[Result], opponents: list[str], key: Callable[[Battle], s
     return "\n".join(lines)
 
 
+def side_decided(results: list[Result]) -> tuple[int, int]:
+    """(seeds whose two battles the same side won, seeds with both battles played): the planner
+    won one and lost the other, so the side, not the player, decided that seed."""
+    pairs: dict[tuple[str, str, int, str], dict[bool, str | None]] = {}
+    for r in results:
+        b = r.battle
+        pairs.setdefault((b.scenario, b.ruleset, b.seed, b.opponent), {})[b.swapped] = r.winner
+    both = [p for p in pairs.values() if len(p) == 2]
+    decisive = [p for p in both if None not in p.values()]
+    same = sum(1 for p in decisive if (p[False] == "planner") != (p[True] == "planner"))
+    return same, len(both)
+
+
+def cell_table(results: list[Result], opponents: list[str]) -> str:
+    """A Markdown table per scenario and ruleset: the planner's decisive win rate against each
+    opponent, and how many seeds the side decided (:func:`side_decided`). A cell where the side
+    decides every seed sits at 50 % whoever plays: no choice the players made changed a winner.
+    (Chance alone gives about half: if each battle were a fair coin, half the seeds would split.)"""
+    keys = sorted({(r.battle.scenario, r.battle.ruleset) for r in results})
+    head = (
+        "| scenario | ruleset | "
+        + " | ".join(f"vs `{o}`: W-L-D, win rate | side decided" for o in opponents)
+        + " |"
+    )
+    lines = [head, "|---|---" + "|---|---" * len(opponents) + "|"]
+    for sc, rs in keys:
+        cells = []
+        for o in opponents:
+            got = [
+                r
+                for r in results
+                if r.battle.opponent == o and (r.battle.scenario, r.battle.ruleset) == (sc, rs)
+            ]
+            w, lost, d = tally(got)
+            same, both = side_decided(got)
+            rate = f"{100.0 * w / (w + lost):.0f} %" if w + lost else "-"
+            cells.append(f"{w}-{lost}-{d}, {rate} | {same}/{both}")
+        lines.append(f"| `{sc}` | `{rs}` | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=2, help="seeds per scenario and ruleset (default 2)")
@@ -208,6 +258,11 @@ def main() -> None:
     )
     ap.add_argument("--workers", type=int, default=1, help="processes (default 1)")
     ap.add_argument("--tables", action="store_true", help="also print the win rates per ruleset and scenario")
+    ap.add_argument(
+        "--cells",
+        action="store_true",
+        help="also print a row per scenario and ruleset, with the seeds the side (not the player) decided",
+    )
     ap.add_argument("--clone-cost", action="store_true", help="measure what copying a match costs")
     args = ap.parse_args()
     if args.clone_cost:
@@ -245,6 +300,9 @@ def main() -> None:
         print(table(results, opponents, lambda b: b.ruleset, "ruleset"))
         print()
         print(table(results, opponents, lambda b: b.scenario, "scenario"))
+        print()
+    if args.cells:
+        print(cell_table(results, opponents))
         print()
     for o in opponents:
         rs = [r for r in results if r.battle.opponent == o]

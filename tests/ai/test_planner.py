@@ -191,6 +191,7 @@ def test_benchmark_prints_a_line_per_opponent_and_the_tables():
             "--opponent",
             "aggressive",
             "--tables",
+            "--cells",
         ],
         capture_output=True,
         text=True,
@@ -208,6 +209,10 @@ def test_benchmark_prints_a_line_per_opponent_and_the_tables():
         assert re.fullmatch(want, whole), whole
     assert any(row.startswith("| `aff` |") for row in lines)
     assert any(row.startswith("| `duel` |") for row in lines)
+    # --cells: one row for the one cell, both opponents, the seed's two battles counted once each.
+    cell = [row for row in lines if row.startswith("| `duel` | `aff` |")]
+    assert len(cell) == 1, lines
+    assert re.fullmatch(r"\| `duel` \| `aff` \|( \d+-\d+-\d+, (\d+ %|-) \| [01]/1 \|){2}", cell[0]), cell[0]
     assert "2 battles vs cautious" in got.stderr and "2 battles vs aggressive" in got.stderr
 
 

@@ -196,7 +196,12 @@ def ap_pricer(view: Any, uid: str, attacker: Any) -> Callable[[int], float]:
 
 def inches_per_ap(view: Any, uid: str) -> float:
     """The longest move one AP buys ``uid`` now, as ``view.move_ap_cost`` prices it (0: moves do
-    not cost one AP, or none is possible)."""
+    not cost one AP, or none is possible).
+
+    Found from the price, not read from ``Ruleset.inches_per_ap``: a ruleset may price movement
+    in tiers (its ``inches_per_ap`` is then the rest of the turn's movement spread over the
+    actions left) or take a step already made off the move, so only the pricer says what one AP
+    buys now."""
     if view.move_ap_cost(uid, 1e-3) != 1:
         return 0.0
     lo, hi = 1e-3, 64.0
