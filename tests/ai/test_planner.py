@@ -216,6 +216,36 @@ def test_benchmark_prints_a_line_per_opponent_and_the_tables():
     assert "2 battles vs cautious" in got.stderr and "2 battles vs aggressive" in got.stderr
 
 
+def test_benchmark_cells_count_the_seeds_the_side_decided(monkeypatch):
+    """``--cells``: a seed counts as decided by the side when the planner won one of its two
+    battles and lost the other; a seed it won (or lost) on both sides, or with a draw, does not."""
+    import importlib.util
+    import sys
+
+    spec = importlib.util.spec_from_file_location("bench_planner", ROOT / "benchmarks" / "planner.py")
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "bench_planner", bench)  # its dataclasses look their module up
+    spec.loader.exec_module(bench)
+
+    def result(seed: int, swapped: bool, winner: str | None) -> object:
+        battle = bench.Battle("duel", "aff", seed, "aggressive", swapped)
+        return bench.Result(battle, winner, {}, 0.0, 0.0)
+
+    results = [
+        result(1, False, "planner"),
+        result(1, True, "aggressive"),  # the side decided
+        result(2, False, "planner"),
+        result(2, True, "planner"),  # the planner won both
+        result(3, False, None),
+        result(3, True, "planner"),  # a draw: not decided by the side
+        result(4, False, "aggressive"),  # its other battle not played: not counted
+    ]
+    assert bench.side_decided(results) == (1, 3)
+    table = bench.cell_table(results, ["aggressive"])
+    assert table.splitlines()[-1] == "| `duel` | `aff` | 4-2-1, 67 % | 1/3 |"
+
+
 def test_friends_out_of_range_need_no_sight_lookup():
     """The board reads how much each enemy sees each friend only for pairs within that enemy's
     range estimate; the others would count nothing, so the scores equal those of the full matrix."""
