@@ -29,7 +29,9 @@ command's ``drop`` flag).
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -171,12 +173,9 @@ def ap_pricer(view: Any, uid: str, attacker: Any) -> Callable[[int], float]:
     a = int(view.unit(uid).ap)
     turn = rs.own_turn_ahead(view, uid)
     later = rs.to_act(view, uid, (attacker,) if isinstance(attacker, str) else ())
-    b = ev.board(view, None, uid, REACH)
-    here = ev.score_points(view, b, np.array([b.me.xy]), here=True)
-    p = log_facts(view).defence_chance(uid)
-    index = {e: k for k, e in enumerate(b.enemies)}
-    dodges = [p * float(here.mine_e[0, index[e]]) for e in later if e in index]
-    attack, moved, c_move = turn_attacks(view, b, float(here.offence[0])) if turn else (0.0, 0.0, 0)
+    terms = ap_terms(view, uid, turn)
+    dodges = [terms.dodge[e] for e in later if e in terms.dodge]
+    attack, moved, c_move = terms.attack, terms.moved_attack, terms.c_move
     c_attack = rs.attack_cost(view, uid)
 
     def price(cost: int) -> float:
@@ -192,6 +191,40 @@ def ap_pricer(view: Any, uid: str, attacker: Any) -> Callable[[int], float]:
         )
 
     return price
+
+
+@dataclass(frozen=True)
+class ApTerms:
+    """What the AP ``uid`` holds would buy, as the evaluator sees the board now (one board): the
+    first attack of its own turn from where it stands and after a one-AP move
+    (:func:`turn_attacks`; zeros when its turn is not counted), and one reaction's worth against
+    each enemy (incoming worth × the unit's defence chance from the log)."""
+
+    attack: float
+    moved_attack: float
+    c_move: int
+    dodge: dict[str, float]
+
+
+#: The terms last found per view: (event count, unit, own turn counted) -> terms. The reactions'
+#: price (planner1) and the search's held AP ask for the same decision's terms one after the other.
+_TERMS: weakref.WeakKeyDictionary[Any, tuple[tuple[int, str, bool], ApTerms]] = weakref.WeakKeyDictionary()
+
+
+def ap_terms(view: Any, uid: str, turn: bool) -> ApTerms:
+    """:class:`ApTerms` of ``uid`` now (``turn``: count the attacks of its own turn)."""
+    key = (view.event_count, uid, turn)
+    got = _TERMS.get(view)
+    if got is not None and got[0] == key:
+        return got[1]
+    b = ev.board(view, None, uid, REACH)
+    here = ev.score_points(view, b, np.array([b.me.xy]), here=True)
+    p = log_facts(view).defence_chance(uid)
+    attack, moved, c_move = turn_attacks(view, b, float(here.offence[0])) if turn else (0.0, 0.0, 0)
+    dodge = {e: p * float(here.mine_e[0, k]) for k, e in enumerate(b.enemies)}
+    terms = ApTerms(attack, moved, c_move, dodge)
+    _TERMS[view] = (key, terms)
+    return terms
 
 
 def inches_per_ap(view: Any, uid: str) -> float:

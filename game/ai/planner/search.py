@@ -65,7 +65,7 @@ from game.ai.planner import reserve as rs
 from game.ai.planner import trace
 from game.ai.planner.facts import inherit_facts, log_facts
 from game.ai.planner.onestep import Planner as OneStep
-from game.ai.planner.react import REACH, turn_attacks
+from game.ai.planner.react import ap_terms
 from game.ai.planner.withdraw import withdraw_policy
 from game.core.commands import Attack, Command, Decision, EndTurn, Face, Maneuver, Move, Option, Step
 from game.engine.view import MatchView
@@ -355,11 +355,10 @@ class HeldAp:
         facts = log_facts(view)
         self.turn_ahead = rs.own_turn_ahead(view, uid)
         self.acted = set(facts.acted)
-        b = ev.board(view, None, uid, REACH)
-        here = ev.score_points(view, b, np.array([b.me.xy]), here=True)
-        self.attack, self.moved_attack, self.c_move = turn_attacks(view, b, float(here.offence[0]))
-        p = facts.defence_chance(uid)
-        self.dodge = {e: p * float(here.mine_e[0, k]) for k, e in enumerate(b.enemies)}
+        # The attacks always: a line that turns the round over refills the pool for the next turn.
+        terms = ap_terms(view, uid, turn=True)
+        self.attack, self.moved_attack, self.c_move = terms.attack, terms.moved_attack, terms.c_move
+        self.dodge = terms.dodge
 
     @classmethod
     def of(cls, view: Any, uid: str) -> HeldAp | None:
